@@ -1,0 +1,345 @@
+/**
+ * `NewlineChannel`: newline-delimited JSON both ways over a duplex byte stream, with a bounded output
+ * queue, block-sized writes, and a bounded drain on close.
+ * @module
+ */
+import type { Duplex } from "./duplex.ts";
+import { ClosedError, TimeoutError, WriteFailedError } from "./errors.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLines } from "./line_splitter.ts";
+import { integerOption, numberOption } from "./options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
+
+/** Options of {@linkcode NewlineChannel}. Every bound is a real, enforced limit. */
+export interface NewlineChannelOptions {
+  /** Output bytes queued (UTF-8) before writers wait. A single larger message still enters an empty queue. Default 1 MiB. */
+  maxQueuedOutputBytes?: number;
+  /** Largest block handed to the stream in one write. Default 16 KiB. */
+  writeBlockBytes?: number;
+  /** Longest input line in UTF-8 bytes; a longer one is discarded and reported. Default 16 MiB. */
+  maxMessageBytes?: number;
+  /** While draining on close: the longest wait for a block write to complete. Default 5 000 ms. */
+  shutdownTimeout?: number;
+  /** While draining on close: the longest the whole drain may take. Default 10 000 ms. */
+  drainTimeout?: number;
+  /** The clock for both drain deadlines. Default: the system clock. */
+  timeProvider?: TimeProvider;
+}
+
+/** How a drain of the output ended. */
+export type DrainOutcome = "drained" | "idle_timeout" | "total_timeout" | "failed" | "aborted";
+
+/** Deadlines for one drain, overriding the channel's options. */
+export interface DrainOptions {
+  /** No-progress deadline, reset by every completed block write. */
+  idleTimeout?: number;
+  /** Total bound of the drain. */
+  totalTimeout?: number;
+}
+
+/** A duplex that may also be torn down at once, for a drain that ran out of time. */
+export interface DestroyableDuplex extends Duplex {
+  /** Releases the underlying handles now, even with a write in flight. */
+  destroy?(reason?: unknown): void;
+}
+
+const MiB = 1024 * 1024;
+const encoder = new TextEncoder();
+
+/**
+ * One JSON message per line, `\n` terminated, over `{ readable, writable }`.
+ *
+ * Output: at most `maxQueuedOutputBytes` queued (a `ByteLengthQueuingStrategy` high-water mark),
+ * except that one larger message may enter an empty queue. Senders wait in order, and wait *before*
+ * encoding while the queue is full, so a blocked sender holds no encoded copy. Bytes reach the stream
+ * in blocks of at most `writeBlockBytes`; a failed write closes output and nothing is written after it.
+ *
+ * Input: {@linkcode NewlineChannel.read} yields each line, or a typed error in its place.
+ *
+ * @example
+ * ```ts
+ * const channel = new NewlineChannel(duplex);
+ * await channel.send({ jsonrpc: "2.0", method: "ping", id: 1 });
+ * const next = await channel.read(); // { kind: "line", text: "…" } | { kind: "error", error } | undefined
+ * await channel.close();
+ * ```
+ */
+export class NewlineChannel implements AsyncDisposable {
+  readonly maxQueuedOutputBytes: number;
+  readonly writeBlockBytes: number;
+  readonly maxMessageBytes: number;
+  readonly #shutdownTimeout: number;
+  readonly #drainTimeout: number;
+  readonly #time: TimeProvider;
+  readonly #duplex: DestroyableDuplex;
+  readonly #queue: WritableStream<Uint8Array>;
+  readonly #queueWriter: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #out: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #input: ReadableStreamDefaultReader<InputLine>;
+  #turn: Promise<void> = Promise.resolve();
+  #sendersWaiting = 0;
+  #progress = deferred();
+  #failure: WriteFailedError | undefined;
+  #closing = false;
+  #aborted = false;
+  #drain: Promise<DrainOutcome> | undefined;
+  #closed = deferred<void>();
+  /** Completed block writes, for observers of progress. */
+  blocksWritten = 0;
+
+  constructor(duplex: DestroyableDuplex, options: NewlineChannelOptions = {}) {
+    this.maxQueuedOutputBytes = integerOption("maxQueuedOutputBytes", options.maxQueuedOutputBytes, MiB, 1);
+    this.writeBlockBytes = integerOption("writeBlockBytes", options.writeBlockBytes, 16 * 1024, 1);
+    this.maxMessageBytes = integerOption("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, 1);
+    this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
+    this.#drainTimeout = numberOption("drainTimeout", options.drainTimeout, 10_000);
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#duplex = duplex;
+    this.#out = duplex.writable.getWriter();
+    this.#input = splitLines(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
+    this.#queue = new WritableStream<Uint8Array>(
+      {
+        write: async (block) => {
+          try {
+            await this.#out.write(block);
+          } catch (cause) {
+            this.#fail(cause);
+            throw this.#failure;
+          }
+          this.blocksWritten++;
+          this.#signalProgress();
+        },
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: this.maxQueuedOutputBytes }),
+    );
+    this.#queueWriter = this.#queue.getWriter();
+    this.#queueWriter.closed.catch(() => {});
+    this.#out.closed.catch((cause) => this.#fail(cause));
+  }
+
+  /** UTF-8 bytes accepted for output and not yet written (the block in flight included). */
+  get queuedOutputBytes(): number {
+    const desired = this.#queueWriter.desiredSize;
+    return desired === null ? 0 : this.maxQueuedOutputBytes - desired;
+  }
+
+  /** True when a sender would wait for room now (the queue is full or senders are already waiting). */
+  get outputFull(): boolean {
+    return this.#sendersWaiting > 0 || this.queuedOutputBytes >= this.maxQueuedOutputBytes;
+  }
+
+  /** True once output can take no more messages (closing, closed, or failed). */
+  get outputClosed(): boolean {
+    return this.#closing || this.#failure !== undefined || this.#aborted;
+  }
+
+  /** Why output failed, if a write failed. */
+  get failure(): WriteFailedError | undefined {
+    return this.#failure;
+  }
+
+  /** Resolves when the channel is fully closed (output drained or cut off, input released). */
+  get closed(): Promise<void> {
+    return this.#closed.promise;
+  }
+
+  /**
+   * Queues `message` for output as one line. Resolves once the message is accepted into the queue;
+   * waits first while the queue has no room. Rejects with `ClosedError` after close, with
+   * `WriteFailedError` after a failed write, or with the signal's reason if `signal` aborts first.
+   */
+  async send(message: unknown, signal?: AbortSignal): Promise<void> {
+    this.#assertOpen();
+    signal?.throwIfAborted();
+    const previous = this.#turn;
+    const mine = deferred();
+    this.#turn = mine.promise;
+    this.#sendersWaiting++;
+    try {
+      await previous;
+      await this.#waitFor(() => this.#room() > 0, signal);
+      const bytes = encoder.encode(JSON.stringify(message) + "\n");
+      await this.#waitFor(() => bytes.byteLength <= this.#room() || this.#room() === this.maxQueuedOutputBytes, signal);
+      this.#enqueue(bytes);
+    } finally {
+      this.#sendersWaiting--;
+      mine.resolve();
+    }
+  }
+
+  /** Resolves when a sender would not wait (room in the queue and no sender ahead), or output is closed. */
+  async waitForOutputRoom(signal?: AbortSignal): Promise<void> {
+    while (this.outputFull && !this.outputClosed) {
+      signal?.throwIfAborted();
+      await this.#nextProgress(signal);
+    }
+  }
+
+  /** The next input line, a typed error standing in for a bad line, or `undefined` at end of input. */
+  async read(): Promise<InputLine | undefined> {
+    const { done, value } = await this.#input.read();
+    return done ? undefined : value;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<InputLine> {
+    for (;;) {
+      const next = await this.read();
+      if (next === undefined) return;
+      yield next;
+    }
+  }
+
+  /**
+   * Stops accepting messages, writes what is queued, then closes the output stream. Bounded by the
+   * no-progress deadline (reset by every completed block write) and the total deadline; when either
+   * runs out, or a write fails, output is torn down and nothing more is written.
+   */
+  closeOutput(options: DrainOptions = {}): Promise<DrainOutcome> {
+    this.#drain ??= this.#runDrain(
+      numberOption("idleTimeout", options.idleTimeout, this.#shutdownTimeout),
+      numberOption("totalTimeout", options.totalTimeout, this.#drainTimeout),
+    );
+    return this.#drain;
+  }
+
+  /** Drains output within the deadlines (see {@linkcode closeOutput}), then stops reading input. */
+  async close(options: DrainOptions = {}): Promise<DrainOutcome> {
+    const outcome = await this.closeOutput(options);
+    await this.#input.cancel().catch(() => {});
+    this.#closed.resolve();
+    return outcome;
+  }
+
+  /** Tears everything down now: nothing queued is written, input is released. */
+  async abort(reason: unknown = new ClosedError("The channel was aborted")): Promise<void> {
+    if (!this.#aborted) {
+      this.#aborted = true;
+      this.#closing = true;
+      this.#teardown(reason);
+      this.#signalProgress();
+    }
+    this.#drain ??= Promise.resolve("aborted");
+    await this.#input.cancel(reason).catch(() => {});
+    this.#closed.resolve();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #runDrain(idleTimeout: number, totalTimeout: number): Promise<DrainOutcome> {
+    this.#closing = true;
+    if (this.#failure) return "failed";
+    if (this.#aborted) return "aborted";
+    const outcome = deferred<DrainOutcome>();
+    let idle: TimerHandle | undefined;
+    const armIdle = (): void => {
+      idle?.cancel();
+      idle = this.#time.setTimer(() => outcome.resolve("idle_timeout"), idleTimeout);
+    };
+    const total = this.#time.setTimer(() => outcome.resolve("total_timeout"), totalTimeout);
+    armIdle();
+    let watching = true;
+    void (async () => {
+      while (watching) {
+        await this.#nextProgress();
+        if (watching) armIdle();
+      }
+    })();
+    void (async () => {
+      try {
+        await this.#turn; // senders that were already waiting get their turn
+        if (this.#failure) return outcome.resolve("failed");
+        await this.#queueWriter.close();
+        await this.#out.close();
+        outcome.resolve("drained");
+      } catch {
+        outcome.resolve(this.#aborted ? "aborted" : "failed");
+      }
+    })();
+    const result = await outcome.promise;
+    watching = false;
+    idle?.cancel();
+    total.cancel();
+    this.#signalProgress();
+    if (result === "idle_timeout" || result === "total_timeout") {
+      const limit = result === "idle_timeout" ? idleTimeout : totalTimeout;
+      this.#aborted = true;
+      this.#teardown(new TimeoutError(`Output did not drain within ${result === "idle_timeout" ? "shutdownTimeout" : "the total drain bound"} (${limit} ms)`, limit));
+    }
+    return result;
+  }
+
+  #room(): number {
+    return this.#queueWriter.desiredSize ?? 0;
+  }
+
+  #enqueue(bytes: Uint8Array): void {
+    this.#assertOpen(true);
+    const block = this.writeBlockBytes;
+    for (let at = 0; at < bytes.byteLength; at += block) {
+      this.#queueWriter.write(bytes.subarray(at, Math.min(at + block, bytes.byteLength))).catch(() => {});
+    }
+  }
+
+  async #waitFor(ready: () => boolean, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      this.#assertOpen(true);
+      if (ready()) return;
+      signal?.throwIfAborted();
+      await this.#nextProgress(signal);
+    }
+  }
+
+  #nextProgress(signal?: AbortSignal): Promise<void> {
+    const next = this.#progress.promise;
+    if (!signal) return next;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      next.then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
+  }
+
+  #signalProgress(): void {
+    const current = this.#progress;
+    this.#progress = deferred();
+    current.resolve();
+  }
+
+  #assertOpen(allowClosing = false): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#aborted) throw new ClosedError("Output is closed: the channel was torn down");
+    if (this.#closing && !allowClosing) throw new ClosedError("Output is closed: the channel is closing");
+  }
+
+  #fail(cause: unknown): void {
+    if (this.#failure || this.#aborted) return;
+    this.#failure = new WriteFailedError({ cause });
+    this.#teardown(this.#failure);
+    this.#signalProgress();
+  }
+
+  #teardown(reason: unknown): void {
+    this.#queueWriter.abort(reason).catch(() => {});
+    this.#out.abort(reason).catch(() => {});
+    try {
+      this.#duplex.destroy?.(reason);
+    } catch {
+      // The handle may already be gone.
+    }
+  }
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,38 @@
+/**
+ * In-memory duplex byte streams for tests and for wiring two endpoints in one process.
+ * @module
+ */
+
+import type { Duplex } from "../src/duplex.ts";
+
+export type { Duplex };
+
+/** Options of {@linkcode createDuplexPair}. */
+export interface DuplexPairOptions {
+  /** Bytes each direction buffers before its writer waits (a pipe's capacity). Default 65_536. */
+  bufferBytes?: number;
+}
+
+/**
+ * Two connected duplexes: what `a` writes, `b` reads, and the other way round. Each direction buffers
+ * at most `bufferBytes`, then its writer waits, as an OS pipe does. Chunks are copied on write, so a
+ * writer may reuse its buffer.
+ */
+export function createDuplexPair(options: DuplexPairOptions = {}): [Duplex, Duplex] {
+  const bufferBytes = options.bufferBytes ?? 65_536;
+  const aToB = createPipe(bufferBytes);
+  const bToA = createPipe(bufferBytes);
+  return [
+    { readable: bToA.readable, writable: aToB.writable },
+    { readable: aToB.readable, writable: bToA.writable },
+  ];
+}
+
+/** One direction of a duplex pair: a byte pipe that holds at most `bufferBytes`. */
+export function createPipe(bufferBytes = 65_536): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
+  return new TransformStream<Uint8Array, Uint8Array>(
+    { transform: (chunk, controller) => controller.enqueue(chunk.slice()) },
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+    new ByteLengthQueuingStrategy({ highWaterMark: bufferBytes }),
+  );
+}
