@@ -14,3 +14,4 @@ export {
   NewlineChannel,
   type NewlineChannelOptions,
 } from "./newline_channel.ts";
+export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./transport.ts";
