@@ -15,3 +15,4 @@ export {
   type NewlineChannelOptions,
 } from "./newline_channel.ts";
 export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./transport.ts";
+export * from "./protocol_versions.ts";
