@@ -25,6 +25,7 @@ export class LineLedger {
 }
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 /** A byte placed in a discarded line so that the text stage hears of the discard at once. */
 const DISCARD_MARK = new Uint8Array([0x20]);
 
@@ -86,8 +87,9 @@ export interface Utf8LineGuardOptions {
 
 /**
  * A `TransformStream` of bytes to bytes. Lines within the limit pass unchanged (the chunk itself when
- * nothing is dropped); the part of a line beyond `maxMessageBytes` is dropped, so memory stays within
- * the limit plus one chunk whatever the peer sends.
+ * nothing is dropped); a line longer than `maxMessageBytes` (not counting the `\r` of a `\r\n`
+ * terminator) is dropped from the point where it crosses the limit to its newline, in this and every
+ * later chunk, so memory stays within the limit plus one chunk whatever the peer sends.
  */
 export class Utf8LineGuard extends TransformStream<Uint8Array, Uint8Array> {
   constructor(options: Utf8LineGuardOptions) {
@@ -95,6 +97,8 @@ export class Utf8LineGuard extends TransformStream<Uint8Array, Uint8Array> {
     let line = 0;
     let lineBytes = 0;
     let discarding = false;
+    /** The line holds `maxMessageBytes` + 1 bytes, the last a `\r`: fine if `\n` comes next. */
+    let pendingCr = false;
     let validator = new TextDecoder("utf-8", { fatal: true });
     const scanner = new Utf8Scanner();
     let scannerLine = 0;
@@ -132,24 +136,44 @@ export class Utf8LineGuard extends TransformStream<Uint8Array, Uint8Array> {
         // `kept` stays undefined while every byte so far is kept: the chunk then passes as it is.
         let kept: Uint8Array[] | undefined;
         let start = 0;
+        const drop = (): void => {
+          kept ??= [chunk.subarray(0, start)];
+        };
         for (;;) {
           const nl = chunk.indexOf(NEWLINE, start);
           const end = nl === -1 ? chunk.byteLength : nl;
-          if (!discarding && lineBytes + (end - start) > maxMessageBytes) {
-            ledger.mark(line, "oversize");
-            discarding = true;
-            kept ??= [chunk.subarray(0, start)];
-            kept.push(DISCARD_MARK);
-          }
-          if (!discarding) {
-            lineBytes += end - start;
-            kept?.push(chunk.subarray(start, end));
+          const length = end - start;
+          if (length > 0) {
+            if (discarding) {
+              drop();
+            } else if (pendingCr || lineBytes + length > maxMessageBytes) {
+              // One byte over is still fine when it is the `\r` of a `\r\n` terminator.
+              const crOnly = !pendingCr && lineBytes + length === maxMessageBytes + 1 && chunk[end - 1] === CR;
+              if (crOnly && nl !== -1) {
+                lineBytes += length;
+                kept?.push(chunk.subarray(start, end));
+              } else if (crOnly) {
+                pendingCr = true;
+                lineBytes += length;
+                kept?.push(chunk.subarray(start, end));
+              } else {
+                ledger.mark(line, "oversize");
+                discarding = true;
+                pendingCr = false;
+                drop();
+                kept!.push(DISCARD_MARK);
+              }
+            } else {
+              lineBytes += length;
+              kept?.push(chunk.subarray(start, end));
+            }
           }
           if (nl === -1) break;
           kept?.push(chunk.subarray(nl, nl + 1));
           line++;
           lineBytes = 0;
           discarding = false;
+          pendingCr = false;
           start = nl + 1;
         }
         if (!kept) {
