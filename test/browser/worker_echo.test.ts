@@ -1,0 +1,57 @@
+/**
+ * A module Worker echoes bytes over a MessageChannel: the browser suite can host Worker tests.
+ * @module
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/line_splitter.ts";
+
+let worker: Worker | undefined;
+
+afterEach(() => {
+  worker?.terminate();
+  worker = undefined;
+});
+
+function nextMessage(port: MessagePort): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("No message from the worker within 10 s")), 10_000);
+    port.addEventListener(
+      "message",
+      (event) => {
+        clearTimeout(timer);
+        resolve(event.data);
+      },
+      { once: true },
+    );
+  });
+}
+
+describe("module Worker over a MessageChannel", () => {
+  it("echoes bytes back, transferred, in order", async () => {
+    worker = new Worker(new URL("./echo_worker.ts", import.meta.url), { type: "module" });
+    const failed = new Promise<never>((_, reject) => {
+      worker!.addEventListener("error", (event) => reject(new Error(`Worker failed to load: ${event.message}`)));
+    });
+    const { port1, port2 } = new MessageChannel();
+    port1.start();
+    const ready = nextMessage(port1);
+    worker.postMessage("port", [port2]);
+    expect(await Promise.race([ready, failed])).toEqual({ ready: true, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES });
+
+    const received: Uint8Array[] = [];
+    const sizes = [1, 7, 16 * 1024, 1024 * 1024];
+    for (const size of sizes) {
+      const bytes = new Uint8Array(size).map((_, i) => (i * 31 + size) & 0xff);
+      const expected = bytes.slice();
+      const echoed = nextMessage(port1);
+      port1.postMessage(bytes, [bytes.buffer]);
+      expect(bytes.byteLength).toBe(0); // the buffer was transferred, not copied
+      const back = await echoed;
+      expect(back).toBeInstanceOf(Uint8Array);
+      expect(back).toEqual(expected);
+      received.push(back as Uint8Array);
+    }
+    expect(received.map((b) => b.byteLength)).toEqual(sizes);
+    port1.close();
+  });
+});

@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# The whole test suite, on every runtime, in order: what `npm test` runs and what CI runs.
+#
+#   bash testing/run_all.sh                 # every step
+#   bash testing/run_all.sh node deno       # only the named steps
+#
+# Steps: typecheck · build · node (vitest) · browser (vitest + headless Chromium) · deno · bun.
+# Every step runs even when an earlier one failed, prints its own counts, and is bounded by a timeout
+# (TIMEOUT_<STEP>, e.g. TIMEOUT_NODE=40m). A runtime that cannot start fails its step with the reason;
+# nothing is skipped silently. The script exits non-zero when any step failed, after a summary table
+# and a closing line `N passed, M failed` (tests summed over every runtime). A step that fails without
+# a failing test to count (type error, crash, timeout, missing runtime) counts as one failure.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BIN=$ROOT/node_modules/.bin
+CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
+
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 # never fetch a browser: there is no network for it
+export DENO_NO_UPDATE_CHECK=1 DENO_NO_PROMPT=1
+export DO_NOT_TRACK=1
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/onemodelcontext-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ALL_STEPS=(typecheck build node browser deno bun)
+if (($# > 0)); then
+  for s in "$@"; do
+    [[ " ${ALL_STEPS[*]} " == *" $s "* ]] || { echo "Unknown step '$s'; steps are: ${ALL_STEPS[*]}" >&2; exit 2; }
+  done
+  STEPS=("$@")
+else
+  STEPS=("${ALL_STEPS[@]}")
+fi
+
+declare -A RESULT PASSED FAILED SKIPPED WALL NOTE
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+ANY_FAILED=0
+
+strip_ansi() { sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' "$@"; }
+
+# run_with_timeout LIMIT LOG CMD... : runs CMD without stdin, output to the terminal and LOG; returns
+# its exit status (124 when the limit ran out). `timeout` signals CMD's whole process group.
+run_with_timeout() {
+  local limit=$1 log=$2
+  shift 2
+  echo "\$ $*"
+  timeout --kill-after=30s "$limit" "$@" </dev/null 2>&1 | tee -a "$log"
+  return "${PIPESTATUS[0]}"
+}
+
+# finish STEP RC SECONDS: records the outcome of a step that ran. Test steps must report counts.
+finish() {
+  local step=$1 rc=$2 secs=$3
+  local note=${NOTE[$step]:-} failed=${FAILED[$step]:-} is_suite=0
+  [[ $step == node || $step == browser || $step == deno || $step == bun ]] && is_suite=1
+  WALL[$step]=$secs
+  RESULT[$step]=PASS
+  if ((rc == 124 || rc == 137)); then
+    RESULT[$step]=FAIL
+    note="timed out after $(limit_for "$step")${note:+; $note}"
+  elif ((rc != 0)); then
+    RESULT[$step]=FAIL
+    note="exit status $rc${note:+; $note}"
+  elif ((is_suite)) && [[ -z ${PASSED[$step]:-} ]]; then
+    RESULT[$step]=FAIL
+    note="could not read the test counts from the output"
+  elif ((is_suite)) && [[ ${PASSED[$step]} == 0 && ${FAILED[$step]:-0} == 0 ]]; then
+    RESULT[$step]=FAIL
+    note="no tests ran: a suite that finds nothing fails"
+  fi
+  [[ -n $note ]] && NOTE[$step]=$note
+  [[ ${PASSED[$step]:-} =~ ^[0-9]+$ ]] && TOTAL_PASSED=$((TOTAL_PASSED + PASSED[$step]))
+  if [[ ${RESULT[$step]} == FAIL ]]; then
+    ANY_FAILED=1
+    if [[ $failed =~ ^[0-9]+$ && $failed -gt 0 ]]; then
+      TOTAL_FAILED=$((TOTAL_FAILED + failed))
+    else
+      TOTAL_FAILED=$((TOTAL_FAILED + 1))
+    fi
+  fi
+  echo "--- $step: ${RESULT[$step]} in ${secs}s${PASSED[$step]:+, ${PASSED[$step]} passed, ${FAILED[$step]:-0} failed, ${SKIPPED[$step]:-0} skipped}${NOTE[$step]:+ (${NOTE[$step]})}"
+}
+
+# cannot_run STEP REASON: the step's runtime is unusable; fail it loudly.
+cannot_run() {
+  local step=$1 reason=$2
+  echo "!!! $step cannot run: $reason" >&2
+  RESULT[$step]=FAIL
+  WALL[$step]=0
+  NOTE[$step]="cannot run: $reason"
+  ANY_FAILED=1
+  TOTAL_FAILED=$((TOTAL_FAILED + 1))
+}
+
+limit_for() {
+  local var="TIMEOUT_${1^^}"
+  local fallback
+  case $1 in
+    typecheck | build) fallback=5m ;;
+    node) fallback=25m ;;
+    *) fallback=15m ;;
+  esac
+  echo "${!var:-$fallback}"
+}
+
+elapsed_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+banner() { printf '\n==================== %s ====================\n' "$*"; }
+
+# vitest_counts STEP JSON: reads vitest's JSON report.
+vitest_counts() {
+  local step=$1 json=$2
+  [[ -s $json ]] || return 0
+  local counts
+  counts=$(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests, r.numFailedTestSuites);
+  ' "$json") || return 0
+  read -r PASSED[$step] FAILED[$step] SKIPPED[$step] _ <<<"$counts"
+}
+
+# A runtime binary from node_modules/.bin must exist and answer --version.
+check_binary() {
+  local step=$1 name=$2
+  local path=$BIN/$name
+  if [[ ! -e $path ]]; then
+    cannot_run "$step" "$path is missing: run 'npm ci' first"
+    return 1
+  fi
+  local out
+  if ! out=$(timeout 60s "$path" --version </dev/null 2>&1); then
+    cannot_run "$step" "'$path --version' failed ($(echo "$out" | head -3 | tr '\n' ' ')). The $name npm package fetches its binary in a postinstall script: package.json must allow it (\"allowScripts\": {\"$name\": true}) and npm must not run with --ignore-scripts; reinstall with 'npm ci'"
+    return 1
+  fi
+  echo "$name: $(echo "$out" | head -1)"
+}
+
+step_typecheck() {
+  local log=$WORK/typecheck.log rc=0
+  run_with_timeout "$(limit_for typecheck)" "$log" "$BIN/tsc" -p tsconfig.json || rc=$?
+  # The Bun suite uses bun:test and Bun's globals, so it is checked against @types/bun on its own.
+  # (The Deno suite is type-checked by `deno test` itself.)
+  local rc2=0
+  run_with_timeout "$(limit_for typecheck)" "$log" "$BIN/tsc" -p tsconfig.bun.json || rc2=$?
+  ((rc != 0)) || rc=$rc2
+  local errors
+  errors=$(grep -c 'error TS' "$log" || true)
+  echo "typecheck: $errors type errors"
+  NOTE[typecheck]="$errors type errors"
+  return "$rc"
+}
+
+step_build() {
+  local out=$WORK/dist log=$WORK/build.log rc=0
+  run_with_timeout "$(limit_for build)" "$log" "$BIN/tsc" -p tsconfig.build.json --outDir "$out" || return $?
+  # Every export whose source exists must have been emitted with its declarations; the ones Node can
+  # load must import under plain Node (relative `.ts` specifiers rewritten to `.js`).
+  local report
+  report=$(node --input-type=module - "$ROOT" "$out" <<'EOF'
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+const [root, out] = process.argv.slice(2);
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+let built = 0, pending = 0, broken = 0;
+for (const [name, target] of Object.entries(pkg.exports)) {
+  const js = target.default.replace(/^\.\/dist\//, "");
+  const dts = target.types.replace(/^\.\/dist\//, "");
+  const source = js.replace(/\.js$/, ".ts");
+  if (!existsSync(join(root, source))) {
+    console.log(`  pending  ${name} -> ${source} is not written yet`);
+    pending++;
+    continue;
+  }
+  const missing = [js, dts].filter((f) => !existsSync(join(out, f)));
+  if (missing.length) {
+    console.log(`  BROKEN   ${name}: the build did not emit ${missing.join(", ")}`);
+    broken++;
+    continue;
+  }
+  if (name === "./deno" || name === "./bun") {
+    console.log(`  built    ${name} -> dist/${js} (runtime-specific: not imported under Node)`);
+    built++;
+    continue;
+  }
+  try {
+    const mod = await import(pathToFileURL(join(out, js)).href);
+    console.log(`  built    ${name} -> dist/${js}, imports under Node with ${Object.keys(mod).length} exports`);
+    built++;
+  } catch (error) {
+    console.log(`  BROKEN   ${name}: dist/${js} does not import under Node: ${error?.message ?? error}`);
+    broken++;
+  }
+}
+console.log(`exports: ${built} built, ${pending} pending, ${broken} broken`);
+process.exitCode = broken ? 1 : 0;
+EOF
+  ) || rc=$?
+  echo "$report" | tee -a "$log"
+  NOTE[build]=$(echo "$report" | tail -1)
+  return "$rc"
+}
+
+step_node() {
+  local json=$WORK/node.json rc=0
+  run_with_timeout "$(limit_for node)" "$WORK/node.log" "$BIN/vitest" run --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
+  vitest_counts node "$json"
+  return "$rc"
+}
+
+step_browser() {
+  local json=$WORK/browser.json rc=0
+  run_with_timeout "$(limit_for browser)" "$WORK/browser.log" "$BIN/vitest" run --config vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
+  vitest_counts browser "$json"
+  return "$rc"
+}
+
+step_deno() {
+  local log=$WORK/deno.log rc=0
+  # -A: the suite spawns processes and reads fixtures; deno test type-checks the files it runs.
+  run_with_timeout "$(limit_for deno)" "$log" "$BIN/deno" test -A --config deno.json test/deno/ || rc=$?
+  local summary
+  summary=$(strip_ansi "$log" | grep -E '^(ok|FAILED) \|' | tail -1)
+  if [[ -n $summary ]]; then
+    PASSED[deno]=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '^[0-9]+' || echo 0)
+    FAILED[deno]=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '^[0-9]+' || echo 0)
+    SKIPPED[deno]=$(grep -oE '[0-9]+ ignored' <<<"$summary" | grep -oE '^[0-9]+' || echo 0)
+  fi
+  return "$rc"
+}
+
+step_bun() {
+  local log=$WORK/bun.log rc=0
+  # A directory path, never a bare `bun test`: that would also collect the vitest files.
+  run_with_timeout "$(limit_for bun)" "$log" "$BIN/bun" test --timeout 60000 ./test/bun/ || rc=$?
+  local clean
+  clean=$(strip_ansi "$log")
+  if grep -qE '^\s*[0-9]+ pass$' <<<"$clean"; then
+    PASSED[bun]=$(grep -E '^\s*[0-9]+ pass$' <<<"$clean" | tail -1 | grep -oE '[0-9]+')
+    FAILED[bun]=$(grep -E '^\s*[0-9]+ fail$' <<<"$clean" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    local skip todo
+    skip=$(grep -E '^\s*[0-9]+ skip$' <<<"$clean" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    todo=$(grep -E '^\s*[0-9]+ todo$' <<<"$clean" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    SKIPPED[bun]=$((skip + todo))
+  fi
+  return "$rc"
+}
+
+preflight() {
+  case $1 in
+    typecheck | build | node) [[ -x $BIN/tsc && -x $BIN/vitest ]] || { cannot_run "$1" "node_modules/.bin has no tsc or vitest: run 'npm ci' first"; return 1; } ;;
+    browser)
+      [[ -x $BIN/vitest ]] || { cannot_run browser "node_modules/.bin/vitest is missing: run 'npm ci' first"; return 1; }
+      if [[ ! -x $CHROMIUM ]]; then
+        cannot_run browser "Chromium is not installed at $CHROMIUM (install it with 'apt-get install -y chromium', or set CHROMIUM_PATH); Playwright is not allowed to download one"
+        return 1
+      fi
+      local out
+      if ! out=$(timeout 60s "$CHROMIUM" --version </dev/null 2>/dev/null) || [[ $out != *Chromium* ]]; then
+        cannot_run browser "'$CHROMIUM --version' failed: the Chromium install is broken"
+        return 1
+      fi
+      echo "browser: $out"
+      ;;
+    deno) check_binary deno deno || return 1 ;;
+    bun) check_binary bun bun || return 1 ;;
+  esac
+}
+
+START=$(date +%s.%N)
+n=0
+for step in "${STEPS[@]}"; do
+  n=$((n + 1))
+  banner "[$n/${#STEPS[@]}] $step  (timeout $(limit_for "$step"))"
+  preflight "$step" || continue
+  t0=$(date +%s.%N)
+  rc=0
+  "step_$step" || rc=$?
+  finish "$step" "$rc" "$(elapsed_since "$t0")"
+done
+
+banner "summary"
+printf '%-10s %-6s %7s %7s %8s %9s  %s\n' step result passed failed skipped "time (s)" notes
+for step in "${STEPS[@]}"; do
+  printf '%-10s %-6s %7s %7s %8s %9s  %s\n' "$step" "${RESULT[$step]}" "${PASSED[$step]:--}" "${FAILED[$step]:--}" \
+    "${SKIPPED[$step]:--}" "${WALL[$step]}" "${NOTE[$step]:-}"
+done
+echo "total wall time: $(elapsed_since "$START") s"
+echo
+echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
+exit "$ANY_FAILED"
