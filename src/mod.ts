@@ -16,3 +16,13 @@ export {
 } from "./newline_channel.ts";
 export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./transport.ts";
 export * from "./protocol_versions.ts";
+export {
+  type ConnectionCloseInfo,
+  type IncomingRequest,
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+  type NotificationHandler,
+  type RequestContext,
+  type RequestHandler,
+  type RequestId,
+} from "./json_rpc_connection.ts";

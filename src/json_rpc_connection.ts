@@ -1,0 +1,528 @@
+/**
+ * `JsonRpcConnection`: JSON-RPC 2.0 both ways over a {@linkcode NewlineChannel}, with bounded
+ * concurrency, backpressure from output to input, cancellation, and a bounded EOF half-close.
+ * @module
+ */
+import type { Duplex } from "./duplex.ts";
+import { ClosedError, ErrorCodes, JsonRpcError, ParseError, TimeoutError, TransportError } from "./errors.ts";
+import {
+  classifyMessage,
+  errorResponse,
+  errorResponseFor,
+  type IncomingRequest,
+  idKey,
+  type RequestId,
+} from "./json_rpc_message.ts";
+import { NewlineChannel, type NewlineChannelOptions } from "./newline_channel.ts";
+import { integerOption, numberOption } from "./options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
+import type { TransportConnection } from "./transport.ts";
+
+export type { IncomingRequest, RequestId };
+
+/** What a request handler gets besides the params. */
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Aborted on `notifications/cancelled` for this id, after the EOF grace period, and on close. */
+  readonly signal: AbortSignal;
+  /** Sends a notification tied to this request; a no-op once the request is done or cancelled. */
+  notify(method: string, params?: unknown): Promise<void>;
+}
+
+/** Answers one request; the value becomes `result`, a thrown {@linkcode JsonRpcError} the error. */
+export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
+/** Handles one notification. */
+export type NotificationHandler = (params: unknown) => unknown;
+
+/** Options of {@linkcode JsonRpcConnection}; the channel options apply when it builds its own channel. */
+export interface JsonRpcConnectionOptions extends NewlineChannelOptions {
+  /** Grace for running handlers after input EOF. Default 5 000 ms. */
+  endOfStreamTimeout?: number;
+  /** After the grace (or on close): the wait for handlers, and the no-progress deadline while draining. Default 5 000 ms. */
+  shutdownTimeout?: number;
+  /** Handlers running at once; at the limit the connection stops reading input. Default 256. */
+  maxConcurrentRequests?: number;
+  /** The clock of every deadline. Default: the system clock. */
+  timeProvider?: TimeProvider;
+  /** Fallback for requests without a handler from `handle()`. Default: -32601. */
+  onRequest?: (request: IncomingRequest, context: RequestContext) => unknown;
+  /** Fallback for notifications without a handler from `onNotification()`. */
+  onNotification?: (method: string, params: unknown) => unknown;
+  /** A request for which this is true is an admission barrier: its reply is queued before the next input is dispatched. */
+  isBarrier?: (request: IncomingRequest) => boolean;
+  /** Every bad thing that is nobody's exception: bad input, unknown reply ids, handler failures. */
+  onReport?: (error: Error) => void;
+}
+
+/** How and why a connection closed. */
+export interface ConnectionCloseInfo {
+  /** `eof`: the peer ended its output; `closed`: the owner closed; `fault`: the transport failed. */
+  reason: "eof" | "closed" | "fault";
+  error?: Error;
+  /** How the output drain ended. */
+  drain?: string;
+}
+
+interface InflightRequest {
+  controller: AbortController;
+  cancelledByPeer: boolean;
+  done: boolean;
+}
+
+interface PendingCall {
+  method: string;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One JSON-RPC peer. Requests from the other side run concurrently, at most
+ * `maxConcurrentRequests` at once; replies leave in completion order.
+ *
+ * @example
+ * ```ts
+ * const connection = new JsonRpcConnection(duplex)
+ *   .handle("add", ({ a, b }: any) => a + b)
+ *   .start();
+ * const sum = await connection.request("add", { a: 1, b: 2 });
+ * await connection.close();
+ * ```
+ */
+export class JsonRpcConnection implements AsyncDisposable {
+  readonly channel: NewlineChannel;
+  readonly #transport: Duplex | NewlineChannel;
+  readonly #time: TimeProvider;
+  readonly #endOfStreamTimeout: number;
+  readonly #shutdownTimeout: number;
+  readonly #maxConcurrent: number;
+  readonly #options: JsonRpcConnectionOptions;
+  readonly #handlers = new Map<string, RequestHandler>();
+  readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #inflight = new Map<string, InflightRequest>();
+  readonly #pending = new Map<string, PendingCall>();
+  #nextId = 1;
+  #active = 0;
+  #slotFreed = signal();
+  #state: "new" | "open" | "eof" | "closing" | "closed" = "new";
+  #closeInfo: ConnectionCloseInfo | undefined;
+  readonly #closed = deferred<ConnectionCloseInfo>();
+  readonly #inputEnded = deferred<void>();
+  #shutdown: Promise<void> | undefined;
+
+  constructor(transport: Duplex | NewlineChannel, options: JsonRpcConnectionOptions = {}) {
+    this.#options = options;
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#endOfStreamTimeout = numberOption("endOfStreamTimeout", options.endOfStreamTimeout, 5_000);
+    this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
+    this.#maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
+    this.#transport = transport;
+    this.channel = transport instanceof NewlineChannel ? transport : new NewlineChannel(transport, { ...options, timeProvider: this.#time });
+  }
+
+  /** Registers the handler of `method` (replacing any earlier one). */
+  handle(method: string, handler: RequestHandler): this {
+    this.#handlers.set(method, handler);
+    return this;
+  }
+
+  /** Registers the handler of notification `method` (replacing any earlier one). */
+  onNotification(method: string, handler: NotificationHandler): this {
+    this.#notificationHandlers.set(method, handler);
+    return this;
+  }
+
+  /** Starts reading input. Idempotent. */
+  start(): this {
+    if (this.#state === "new") {
+      this.#state = "open";
+      void this.#readLoop();
+    }
+    return this;
+  }
+
+  /** Handlers running now. */
+  get activeHandlers(): number {
+    return this.#active;
+  }
+
+  /** Outgoing requests awaiting a reply. */
+  get pendingRequests(): number {
+    return this.#pending.size;
+  }
+
+  /** True once the connection is fully closed. */
+  get isClosed(): boolean {
+    return this.#state === "closed";
+  }
+
+  /** Resolves with how the connection ended, once it has. */
+  get closed(): Promise<ConnectionCloseInfo> {
+    return this.#closed.promise;
+  }
+
+  /** Resolves when input has ended (EOF, fault or close). */
+  get inputEnded(): Promise<void> {
+    return this.#inputEnded.promise;
+  }
+
+  /**
+   * Sends a request and resolves with its result. Rejects with the peer's {@linkcode JsonRpcError},
+   * with the signal's reason when `signal` aborts (after sending `notifications/cancelled`), or with
+   * a `ClosedError` (or the transport's own error, such as `ProcessExitedError`) when the connection
+   * ends first. Never left hanging.
+   */
+  request<T = unknown>(method: string, params?: unknown, options: { signal?: AbortSignal; id?: RequestId } = {}): Promise<T> {
+    const { signal } = options;
+    if (this.#state === "eof" || this.#state === "closing" || this.#state === "closed") {
+      return Promise.reject(this.#endError());
+    }
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = options.id ?? this.#nextId++;
+    const key = idKey(id);
+    if (this.#pending.has(key)) return Promise.reject(new TransportError("protocol", `Request id ${JSON.stringify(id)} is already awaiting a reply`));
+    return new Promise<T>((resolve, reject) => {
+      let sent = false;
+      const onAbort = (): void => {
+        if (!this.#pending.delete(key)) return;
+        reject(signal!.reason);
+        if (sent) {
+          this.notify("notifications/cancelled", { requestId: id, reason: String(signal!.reason?.message ?? signal!.reason ?? "cancelled") }).catch(() => {});
+        }
+      };
+      const cleanup = (): void => signal?.removeEventListener("abort", onAbort);
+      this.#pending.set(key, {
+        method,
+        resolve: (v) => (cleanup(), resolve(v as T)),
+        reject: (e) => (cleanup(), reject(e)),
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
+      if (params !== undefined) message.params = params;
+      this.channel.send(message, signal).then(
+        () => (sent = true),
+        (error) => {
+          const call = this.#pending.get(key);
+          if (!call) return;
+          this.#pending.delete(key);
+          call.reject(signal?.aborted ? signal.reason : error);
+          this.#checkOutputFault();
+        },
+      );
+    });
+  }
+
+  /** Sends a notification; resolves once it is queued for output. */
+  async notify(method: string, params?: unknown): Promise<void> {
+    if (this.#state === "closed") throw this.#endError();
+    const message: Record<string, unknown> = { jsonrpc: "2.0", method };
+    if (params !== undefined) message.params = params;
+    try {
+      await this.channel.send(message);
+    } catch (error) {
+      this.#checkOutputFault();
+      throw error;
+    }
+  }
+
+  /**
+   * Closes by the owner's choice: no grace period. Reading stops, pending requests are rejected,
+   * handler signals are aborted, handlers get at most `shutdownTimeout` to finish, and output drains
+   * within the same bound (each completed block resets the no-progress deadline).
+   */
+  async close(): Promise<ConnectionCloseInfo> {
+    if (this.#state === "new") this.#state = "open";
+    this.#beginShutdown("closed", 0);
+    return this.#closed.promise;
+  }
+
+  /** Tears down at once: nothing more is written, pending requests and handlers are ended. */
+  async abort(reason: unknown = new ClosedError("The connection was aborted")): Promise<ConnectionCloseInfo> {
+    this.#fault(reason instanceof Error ? reason : new ClosedError(String(reason)));
+    return this.#closed.promise;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  // ---- input ----
+
+  async #readLoop(): Promise<void> {
+    try {
+      for (;;) {
+        await this.channel.waitForOutputRoom();
+        if (this.#state !== "open") return;
+        const item = await this.channel.read();
+        if (this.#state !== "open") return;
+        if (item === undefined) break;
+        if (item.kind === "error") {
+          this.#report(item.error);
+          const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
+          await this.#sendOwnError(errorResponse(undefined, code, item.error.message));
+          continue;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(item.text);
+        } catch (cause) {
+          this.#report(new ParseError(item.text, { cause }));
+          await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
+          continue;
+        }
+        await this.#dispatch(value);
+      }
+    } catch (error) {
+      if (this.#state === "open") this.#fault(error instanceof Error ? error : new TransportError("closed", String(error)));
+      return;
+    }
+    this.#onEndOfInput();
+  }
+
+  async #dispatch(value: unknown): Promise<void> {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "invalid":
+        this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
+        await this.#sendOwnError(errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`));
+        return;
+      case "result":
+      case "error":
+        this.#settle(message);
+        return;
+      case "notification":
+        this.#notification(message.method, message.params);
+        return;
+      case "request": {
+        const { request } = message;
+        const key = idKey(request.id);
+        if (this.#inflight.has(key)) {
+          this.#report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
+          await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
+          return;
+        }
+        while (this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
+        if (this.#state !== "open") return;
+        const run = this.#runHandler(request, key);
+        if (this.#options.isBarrier?.(request)) await run;
+        return;
+      }
+    }
+  }
+
+  #settle(message: { kind: "result"; id: RequestId; result: unknown } | { kind: "error"; id: RequestId | undefined; error: JsonRpcError }): void {
+    if (message.kind === "error" && message.id === undefined) {
+      this.#report(new TransportError("protocol", `Error response without an id: ${message.error.code} ${message.error.message}`, { cause: message.error }));
+      return;
+    }
+    const key = idKey(message.id!);
+    const call = this.#pending.get(key);
+    if (!call) {
+      this.#report(new TransportError("protocol", `Reply to unknown request id ${JSON.stringify(message.id)}: dropped`));
+      return;
+    }
+    this.#pending.delete(key);
+    if (message.kind === "result") call.resolve(message.result);
+    else call.reject(message.error);
+  }
+
+  #notification(method: string, params: unknown): void {
+    if (method === "notifications/cancelled") {
+      const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") {
+        const entry = this.#inflight.get(idKey(requestId));
+        if (entry && !entry.done) {
+          entry.cancelledByPeer = true;
+          entry.controller.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
+        }
+      }
+    }
+    const handler = this.#notificationHandlers.get(method);
+    try {
+      const result = handler ? handler(params) : this.#options.onNotification?.(method, params);
+      if (result instanceof Promise) result.catch((error) => this.#report(asError(error)));
+    } catch (error) {
+      this.#report(asError(error));
+    }
+  }
+
+  #runHandler(request: IncomingRequest, key: string): Promise<void> {
+    const entry: InflightRequest = { controller: new AbortController(), cancelledByPeer: false, done: false };
+    this.#inflight.set(key, entry);
+    this.#active++;
+    const context: RequestContext = {
+      id: request.id,
+      method: request.method,
+      signal: entry.controller.signal,
+      notify: async (method, params) => {
+        if (entry.done || entry.controller.signal.aborted || this.channel.outputClosed) return;
+        const message: Record<string, unknown> = { jsonrpc: "2.0", method };
+        if (params !== undefined) message.params = params;
+        await this.channel.send(message, entry.controller.signal).catch(() => this.#checkOutputFault());
+      },
+    };
+    const handler = this.#handlers.get(request.method);
+    return (async () => {
+      let reply: Record<string, unknown>;
+      try {
+        let result: unknown;
+        if (handler) result = await handler(request.params, context);
+        else if (this.#options.onRequest) result = await this.#options.onRequest(request, context);
+        else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+        reply = { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
+      } catch (error) {
+        if (!(error instanceof JsonRpcError) && !entry.controller.signal.aborted) this.#report(asError(error));
+        reply = errorResponseFor(request.id, error);
+      }
+      entry.done = true;
+      if (entry.cancelledByPeer || this.channel.outputClosed) return;
+      try {
+        await this.channel.send(reply);
+      } catch {
+        this.#checkOutputFault();
+      }
+    })().finally(() => {
+      this.#inflight.delete(key);
+      this.#active--;
+      this.#slotFreed.fire();
+    });
+  }
+
+  async #sendOwnError(reply: Record<string, unknown>): Promise<void> {
+    try {
+      await this.channel.send(reply);
+    } catch {
+      this.#checkOutputFault();
+    }
+  }
+
+  // ---- ending ----
+
+  #onEndOfInput(): void {
+    this.#inputEnded.resolve();
+    if (this.#state !== "open") return;
+    this.#beginShutdown("eof", this.#endOfStreamTimeout);
+  }
+
+  /** Rejects pending calls, gives handlers `grace`, aborts them, waits `shutdownTimeout`, drains output. */
+  #beginShutdown(reason: "eof" | "closed", grace: number): void {
+    if (this.#shutdown) return;
+    this.#state = reason === "eof" ? "eof" : "closing";
+    this.#slotFreed.fire();
+    const endError = reason === "eof" ? this.#endError() : new ClosedError("The connection was closed by its owner");
+    this.#rejectPending(endError);
+    this.#shutdown = (async () => {
+      const start = this.#time.now();
+      const budget = grace + this.#shutdownTimeout;
+      if (grace > 0) await this.#handlersDone(grace);
+      if (this.#active > 0) {
+        const abortReason = reason === "eof"
+          ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
+          : new ClosedError("The connection was closed by its owner");
+        for (const entry of this.#inflight.values()) entry.controller.abort(abortReason);
+        await this.#handlersDone(Math.max(0, start + budget - this.#time.now()));
+      }
+      if (this.#state === "closed") return;
+      this.#state = "closing";
+      const remaining = Math.max(0, start + budget - this.#time.now());
+      const drain = await this.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining });
+      if (this.#active > 0) for (const entry of this.#inflight.values()) entry.controller.abort(endError);
+      this.#finish({ reason, drain, error: drain === "failed" ? this.channel.failure : undefined });
+    })();
+  }
+
+  #handlersDone(timeoutMs: number): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      let timer: TimerHandle | undefined;
+      let finished = false;
+      const finish = (): void => {
+        if (finished) return;
+        finished = true;
+        timer?.cancel();
+        resolve();
+      };
+      timer = this.#time.setTimer(finish, timeoutMs);
+      void (async () => {
+        while (!finished && this.#active > 0 && this.#state !== "closed") await this.#slotFreed.wait();
+        finish();
+      })();
+    });
+  }
+
+  #checkOutputFault(): void {
+    const failure = this.channel.failure;
+    if (failure && this.#state !== "closed") this.#fault(failure);
+  }
+
+  /** Transport failure: no grace, nothing more written, everything pending ended now. */
+  #fault(error: Error): void {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    const endError = this.#endError(error);
+    this.#rejectPending(endError);
+    for (const entry of this.#inflight.values()) entry.controller.abort(endError);
+    this.#slotFreed.fire();
+    void this.channel.abort(error).finally(() => this.#finish({ reason: "fault", error: endError, drain: "aborted" }));
+  }
+
+  #finish(info: ConnectionCloseInfo): void {
+    this.#state = "closed";
+    this.#inputEnded.resolve();
+    this.#rejectPending(this.#endError());
+    this.#slotFreed.fire();
+    if (!this.#closeInfo) {
+      this.#closeInfo = info;
+      this.#closed.resolve(info);
+    }
+  }
+
+  #rejectPending(error: Error): void {
+    const calls = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const call of calls) call.reject(error);
+  }
+
+  /** The error for calls that cannot complete: the transport's own account when it has one. */
+  #endError(fallback?: Error): Error {
+    const transport = this.#transport as Partial<TransportConnection>;
+    const own = typeof transport.closeError === "function" ? transport.closeError() : undefined;
+    return own ?? fallback ?? new ClosedError("The connection is closed: the peer ended its output");
+  }
+
+  #report(error: Error): void {
+    try {
+      this.#options.onReport?.(error);
+    } catch {
+      // A failing reporter must not break the connection.
+    }
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A reusable wake-up: `wait()` resolves at the next `fire()`. */
+function signal(): { wait(): Promise<void>; fire(): void } {
+  let current = deferred<void>();
+  return {
+    wait: () => current.promise,
+    fire: () => {
+      const fired = current;
+      current = deferred<void>();
+      fired.resolve();
+    },
+  };
+}
