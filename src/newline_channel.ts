@@ -106,7 +106,6 @@ export class NewlineChannel implements AsyncDisposable {
             throw this.#failure;
           }
           this.blocksWritten++;
-          this.#signalProgress();
         },
       },
       new ByteLengthQueuingStrategy({ highWaterMark: this.maxQueuedOutputBytes }),
@@ -277,7 +276,13 @@ export class NewlineChannel implements AsyncDisposable {
     this.#assertOpen(true);
     const block = this.writeBlockBytes;
     for (let at = 0; at < bytes.byteLength; at += block) {
-      this.#queueWriter.write(bytes.subarray(at, Math.min(at + block, bytes.byteLength))).catch(() => {});
+      // Progress is signalled when the writer's promise settles: by then the stream has taken the
+      // block off its queue, so a waiter that wakes up sees the room it made (inside the sink's
+      // `write` the block still counts as queued, and a waiter would go back to sleep for good).
+      this.#queueWriter.write(bytes.subarray(at, Math.min(at + block, bytes.byteLength))).then(
+        () => this.#signalProgress(),
+        () => {},
+      );
     }
   }
 
