@@ -144,7 +144,9 @@ export class NewlineChannel implements AsyncDisposable {
   /**
    * Queues `message` for output as one line. Resolves once the message is accepted into the queue;
    * waits first while the queue has no room. Rejects with `ClosedError` after close, with
-   * `WriteFailedError` after a failed write, or with the signal's reason if `signal` aborts first.
+   * `WriteFailedError` after a failed write, with the signal's reason if `signal` aborts first, or
+   * with a `TypeError` when `JSON.stringify` has no text for `message` (undefined, a function, a
+   * symbol) or throws (a BigInt, a cycle); nothing is written then.
    */
   async send(message: unknown, signal?: AbortSignal): Promise<void> {
     this.#assertOpen();
@@ -156,7 +158,9 @@ export class NewlineChannel implements AsyncDisposable {
     try {
       await previous;
       await this.#waitFor(() => this.#room() > 0, signal);
-      const bytes = encoder.encode(JSON.stringify(message) + "\n");
+      const json: string | undefined = JSON.stringify(message);
+      if (typeof json !== "string") throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
+      const bytes = encoder.encode(json + "\n");
       await this.#waitFor(() => bytes.byteLength <= this.#room() || this.#room() === this.maxQueuedOutputBytes, signal);
       this.#enqueue(bytes);
     } finally {
@@ -193,10 +197,16 @@ export class NewlineChannel implements AsyncDisposable {
    * runs out, or a write fails, output is torn down and nothing more is written.
    */
   closeOutput(options: DrainOptions = {}): Promise<DrainOutcome> {
-    this.#drain ??= this.#runDrain(
-      numberOption("idleTimeout", options.idleTimeout, this.#shutdownTimeout),
-      numberOption("totalTimeout", options.totalTimeout, this.#drainTimeout),
-    );
+    if (this.#drain) return this.#drain;
+    let idleTimeout: number;
+    let totalTimeout: number;
+    try {
+      idleTimeout = numberOption("idleTimeout", options.idleTimeout, this.#shutdownTimeout);
+      totalTimeout = numberOption("totalTimeout", options.totalTimeout, this.#drainTimeout);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#drain = this.#runDrain(idleTimeout, totalTimeout);
     return this.#drain;
   }
 
