@@ -1,0 +1,101 @@
+/**
+ * Remembers which protocol era a server speaks, so a client need not probe it on every connect.
+ * @module
+ */
+import { numberOption } from "./options.ts";
+import type { Era } from "./protocol_versions.ts";
+import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
+
+/** What the cache knows about one server. */
+export interface EraCacheEntry {
+  /** The era the server was found to speak. */
+  era: Era;
+  /** The protocol version negotiated when the entry was learned (modern: the version to send). */
+  protocolVersion?: string;
+  /**
+   * When the definitive probe that taught this entry answered, on the cache's clock
+   * (`TimeProvider.now()`). The in-memory {@linkcode EraCache} measures legacy expiry from it.
+   */
+  learnedAt: number;
+}
+
+/**
+ * The small interface {@linkcode ContextClient} uses; implement it to persist eras elsewhere.
+ * Every method may be synchronous or return a promise. A custom store owns its expiry policy:
+ * the client never refreshes an entry on a cached connect, and calls `forget` when a negotiation
+ * that relied on an entry fails.
+ */
+export interface EraCacheStore {
+  get(key: string): EraCacheEntry | undefined | Promise<EraCacheEntry | undefined>;
+  set(key: string, entry: EraCacheEntry): void | Promise<void>;
+  forget(key: string): void | Promise<void>;
+}
+
+/** Options of {@linkcode EraCache}. */
+export interface EraCacheOptions {
+  /** The clock used for expiry. Default: the system clock. */
+  timeProvider?: TimeProvider;
+  /** How long a legacy entry lives after the definitive probe that taught it, in ms. Default 300 000. */
+  legacyLifetime?: number;
+}
+
+/** Default lifetime of a legacy entry: five minutes. */
+export const DEFAULT_LEGACY_LIFETIME = 300_000;
+
+/**
+ * The in-memory {@linkcode EraCacheStore}.
+ *
+ * A legacy entry expires `legacyLifetime` after the definitive probe that taught it (its
+ * `learnedAt`), however many cached legacy connections succeed meanwhile, so an upgraded or
+ * dual-era server gets probed again. A modern entry stays until `forget(key)`.
+ *
+ * @example
+ * ```ts
+ * const eraCache = new EraCache({ legacyLifetime: 60_000 });
+ * const client = await ContextClient.connect(spawnProcess("node", ["server.js"]), { eraCache });
+ * ```
+ */
+export class EraCache implements EraCacheStore {
+  readonly legacyLifetime: number;
+  #time: TimeProvider;
+  #entries = new Map<string, EraCacheEntry>();
+
+  constructor(options: EraCacheOptions = {}) {
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.legacyLifetime = numberOption("legacyLifetime", options.legacyLifetime, DEFAULT_LEGACY_LIFETIME);
+  }
+
+  /** The live entry for `key`; an expired legacy entry is dropped and reported as absent. */
+  get(key: string): EraCacheEntry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.era === "legacy" && this.#time.now() - entry.learnedAt >= this.legacyLifetime) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return { ...entry };
+  }
+
+  /** Stores `entry` for `key`, replacing any previous one. */
+  set(key: string, entry: EraCacheEntry): void {
+    this.#entries.set(key, { ...entry });
+  }
+
+  /** Drops what is known about `key`. */
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  /** How many entries are stored (expired legacy entries count until next looked up). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/** The cache every client shares when none is given: in memory, system clock, five-minute legacy lifetime. */
+export const defaultEraCache: EraCache = new EraCache();

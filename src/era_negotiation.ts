@@ -1,0 +1,440 @@
+/**
+ * The connect-time dance of {@linkcode ContextClient}: probe with `server/discover`, classify the
+ * answer, fall back to `initialize`, respawn a server that died on the probe, and teach the cache.
+ * Every wait is bounded by the probe deadline and by the overall `connectTimeout`.
+ * @module
+ */
+import type { EraCacheEntry, EraCacheStore } from "./era_cache.ts";
+import { JsonRpcError, TimeoutError, TransportError } from "./errors.ts";
+import type { JsonRpcConnection } from "./json_rpc_connection.ts";
+import { isImplementation, isPlainObject, type RequestEnvelope, withRequestEnvelope } from "./meta_envelope.ts";
+import {
+  classifyProbeError,
+  classifyProbeResult,
+  type DiscoverInfo,
+  type NegotiationOutcome,
+  type ProbeVerdict,
+} from "./probe_classifier.ts";
+import {
+  type Capabilities,
+  type Era,
+  eraOf,
+  type Implementation,
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+} from "./protocol_versions.ts";
+import type { TimeProvider } from "./time_provider.ts";
+import type { ClientTransport, TransportConnection } from "./transport.ts";
+
+/** How a client's era was decided, for diagnostics. */
+export interface NegotiationInfo {
+  /** Which row of the probe-outcome table applied (see {@linkcode NegotiationOutcome}). */
+  outcome: NegotiationOutcome;
+  /** Milliseconds from the start of `connect` until the era was settled (handshake included). */
+  elapsedMs: number;
+  /** `server/discover` probes sent (0, 1, or 2 after a -32022 re-probe; more after a stale cache entry). */
+  probes: number;
+  /** True when the server was started again after it died on the probe. */
+  respawned: boolean;
+  /** True when a cache entry decided the era without a probe verdict. */
+  fromCache: boolean;
+  /** What the era cache learned from this connect, if anything. */
+  learned?: Era;
+  /** True when a cache entry was forgotten because negotiation with it failed. */
+  forgotten: boolean;
+  /** Human-readable account of the deciding probe answer, when there was one. */
+  detail?: string;
+}
+
+/** One opened connection and its JSON-RPC peer. */
+export interface LiveConnection {
+  transport: TransportConnection;
+  rpc: JsonRpcConnection;
+  /** True once anything was sent on it (the startup allowance applies only to the first probe). */
+  used: boolean;
+}
+
+/** What negotiation settled on. */
+export interface NegotiatedSession {
+  live: LiveConnection;
+  era: Era;
+  protocolVersion: string;
+  serverInfo?: Implementation;
+  serverCapabilities: Capabilities;
+  instructions?: string;
+  info: NegotiationInfo;
+}
+
+/** Everything the negotiator needs from the client. */
+export interface NegotiationSettings {
+  era: "auto" | "modern" | "legacy";
+  transport: ClientTransport;
+  /** Opens a connection through `transport` and wraps it in a started JSON-RPC peer. */
+  open(): Promise<LiveConnection>;
+  /** Releases a connection given up on (in the background; the client awaits it on close). */
+  discard(live: LiveConnection): void;
+  time: TimeProvider;
+  probeTimeout: number;
+  processStartupAllowance: number;
+  connectTimeout: number;
+  cache?: EraCacheStore;
+  cacheKey?: string;
+  clientInfo: Implementation;
+  capabilities: Capabilities;
+  report(error: Error): void;
+}
+
+type Waited<T> = { ok: true; value: T } | { ok: false; error: unknown } | { ok: false; stepTimeout: true };
+
+type ProbeAnswer =
+  | { kind: "verdict"; verdict: ProbeVerdict }
+  | { kind: "silence"; waitedMs: number }
+  | { kind: "transport"; error: unknown };
+
+let probeSequence = 0;
+
+/** Runs one connect's negotiation. Throws a typed error when no era could be settled. */
+export class EraNegotiator {
+  readonly #s: NegotiationSettings;
+  readonly #started: number;
+  readonly #deadline: number;
+  #probes = 0;
+  #respawned = false;
+  #forgotten = false;
+  #live: LiveConnection | undefined;
+
+  constructor(settings: NegotiationSettings) {
+    this.#s = settings;
+    this.#started = settings.time.now();
+    this.#deadline = this.#started + settings.connectTimeout;
+  }
+
+  /** The connection in use when negotiation failed (for the client to clean up). */
+  get current(): LiveConnection | undefined {
+    return this.#live;
+  }
+
+  async run(): Promise<NegotiatedSession> {
+    const s = this.#s;
+    let live = await this.#open();
+    if (s.era === "legacy") return this.#initialize(live, "requested_legacy", LATEST_LEGACY_VERSION, { fromCache: false });
+
+    const cached = s.era === "auto" ? await this.#cacheGet() : undefined;
+    if (cached?.era === "legacy") {
+      try {
+        return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), { fromCache: true });
+      } catch (error) {
+        if (error instanceof TimeoutError) {
+          await this.#forget();
+          throw error;
+        }
+        // The server no longer takes what the cache said: forget it and negotiate from scratch once.
+        s.report(new TransportError("negotiation_failed", `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`, { cause: error }));
+        await this.#forget();
+        live = await this.#usableOrRespawn(live, error);
+      }
+    }
+
+    let cachedModern = cached?.era === "modern";
+    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern" ? cached!.protocolVersion! : LATEST_MODERN_VERSION;
+    let reprobed = false;
+    for (;;) {
+      const answer = await this.#probe(live, version, !reprobed);
+      if (answer.kind === "verdict" && answer.verdict.kind === "reprobe") {
+        if (cachedModern) await this.#forget();
+        cachedModern = false;
+        reprobed = true;
+        version = answer.verdict.version;
+        continue;
+      }
+      if (answer.kind === "verdict" && answer.verdict.kind === "modern") {
+        const { verdict } = answer;
+        if (cachedModern && verdict.version === version) {
+          return this.#modern(live, verdict.version, verdict.discover, "cached_modern", { fromCache: true });
+        }
+        if (cachedModern) await this.#forget();
+        const learnedAt = s.time.now();
+        await this.#learn({ era: "modern", protocolVersion: verdict.version, learnedAt });
+        return this.#modern(live, verdict.version, verdict.discover, reprobed ? "reprobed_modern" : "discovered_modern", { learned: "modern" });
+      }
+      // Not modern: a cached modern entry was wrong.
+      if (cachedModern) await this.#forget();
+      cachedModern = false;
+      return this.#afterNonModern(live, answer);
+    }
+  }
+
+  async #afterNonModern(live: LiveConnection, answer: Exclude<ProbeAnswer, { kind: "verdict"; verdict: { kind: "modern" | "reprobe" } }>): Promise<NegotiatedSession> {
+    const s = this.#s;
+    if (answer.kind === "verdict") {
+      const verdict = answer.verdict as Extract<ProbeVerdict, { kind: "legacy" }>;
+      if (verdict.learn) {
+        const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
+        if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
+        await this.#learn(entry);
+      }
+      if (s.era === "modern") {
+        throw new TransportError(
+          "negotiation_failed",
+          `Server does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
+        );
+      }
+      return this.#initialize(live, verdict.outcome, newestLegacy(verdict.legacyVersions), {
+        learned: verdict.learn ? "legacy" : undefined,
+        detail: verdict.detail,
+      });
+    }
+    if (answer.kind === "silence") {
+      const detail = `No answer to server/discover within ${answer.waitedMs} ms (probeTimeout)`;
+      if (s.era === "modern") throw new TransportError("negotiation_failed", `${detail}; the server does not answer the modern era (era: "modern")`);
+      return this.#initialize(live, "fallback_silence", LATEST_LEGACY_VERSION, { detail });
+    }
+    const detail = `The connection failed during the server/discover probe: ${messageOf(answer.error)}`;
+    if (s.era === "modern") {
+      throw new TransportError(
+        "negotiation_failed",
+        `${detail}. The server may be a legacy server that exits on any request before initialize (era: "modern")`,
+        { cause: answer.error },
+      );
+    }
+    const fresh = await this.#respawn(live, answer.error, detail);
+    return this.#initialize(fresh, "fallback_respawned", LATEST_LEGACY_VERSION, { detail });
+  }
+
+  // ---- steps ----
+
+  async #probe(live: LiveConnection, version: string, mayReprobe: boolean): Promise<ProbeAnswer> {
+    const s = this.#s;
+    const allowance = live.transport.newlySpawned === true && !live.used ? s.processStartupAllowance : 0;
+    const budget = s.probeTimeout + allowance;
+    live.used = true;
+    this.#probes++;
+    const params = withRequestEnvelope(undefined, this.#envelope(version));
+    // A string id outside the connection's counter. An unanswered probe is not cancelled on the
+    // wire: a notification before `initialize` could upset a legacy server. A late reply is dropped.
+    const reply = live.rpc.request("server/discover", params, { id: `discover-probe-${++probeSequence}` });
+    reply.catch(() => {});
+    const waited = await this.#wait(reply, budget, `waiting for the server/discover probe (probeTimeout ${s.probeTimeout} ms${allowance ? ` + processStartupAllowance ${allowance} ms` : ""})`);
+    if (waited.ok) return { kind: "verdict", verdict: classifyProbeResult(waited.value) };
+    if ("stepTimeout" in waited) return { kind: "silence", waitedMs: budget };
+    if (waited.error instanceof JsonRpcError) return { kind: "verdict", verdict: classifyProbeError(waited.error, mayReprobe) };
+    return { kind: "transport", error: waited.error };
+  }
+
+  async #initialize(
+    live: LiveConnection,
+    outcome: NegotiationOutcome,
+    offered: string,
+    extra: { fromCache?: boolean; learned?: Era; detail?: string },
+  ): Promise<NegotiatedSession> {
+    const s = this.#s;
+    live.used = true;
+    const params = { protocolVersion: offered, capabilities: s.capabilities, clientInfo: s.clientInfo };
+    const waited = await this.#wait(live.rpc.request("initialize", params), Infinity, "waiting for the initialize reply");
+    if (!waited.ok) {
+      const error = (waited as { error: unknown }).error;
+      if (error instanceof JsonRpcError) {
+        throw new TransportError(
+          "negotiation_failed",
+          `Server rejected initialize (protocolVersion ${offered}) with ${error.code} ${JSON.stringify(error.message)}${dataSuffix(error.data)}`,
+          { cause: error },
+        );
+      }
+      throw new TransportError("negotiation_failed", `The connection failed during initialize: ${messageOf(error)}`, { cause: error });
+    }
+    const result = waited.value;
+    if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
+      throw new TransportError("negotiation_failed", `Server answered initialize with a malformed result (no protocolVersion string): ${JSON.stringify(result)?.slice(0, 200)}`);
+    }
+    const version = result.protocolVersion;
+    if (eraOf(version) !== "legacy") {
+      throw new TransportError(
+        "negotiation_failed",
+        `Server answered initialize with protocolVersion ${JSON.stringify(version)}, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`,
+      );
+    }
+    await live.rpc.notify("notifications/initialized");
+    const session: NegotiatedSession = {
+      live,
+      era: "legacy",
+      protocolVersion: version,
+      serverCapabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+      info: this.#info(outcome, extra),
+    };
+    if (isImplementation(result.serverInfo)) session.serverInfo = result.serverInfo;
+    if (typeof result.instructions === "string") session.instructions = result.instructions;
+    return session;
+  }
+
+  #modern(
+    live: LiveConnection,
+    version: string,
+    discover: DiscoverInfo,
+    outcome: NegotiationOutcome,
+    extra: { fromCache?: boolean; learned?: Era },
+  ): NegotiatedSession {
+    const session: NegotiatedSession = {
+      live,
+      era: "modern",
+      protocolVersion: version,
+      serverCapabilities: discover.capabilities,
+      info: this.#info(outcome, extra),
+    };
+    if (discover.serverInfo) session.serverInfo = discover.serverInfo;
+    if (discover.instructions !== undefined) session.instructions = discover.instructions;
+    return session;
+  }
+
+  async #open(): Promise<LiveConnection> {
+    const opening = this.#s.open();
+    let waited: Waited<LiveConnection>;
+    try {
+      waited = await this.#wait(opening, Infinity, "opening the transport");
+    } catch (error) {
+      opening.then((late) => this.#s.discard(late), () => {});
+      throw error;
+    }
+    if (!waited.ok) throw (waited as { error: unknown }).error;
+    this.#live = waited.value;
+    return waited.value;
+  }
+
+  /** After a failed cached legacy handshake: keep the connection if it still works, else respawn. */
+  async #usableOrRespawn(live: LiveConnection, error: unknown): Promise<LiveConnection> {
+    const transportFailed = error instanceof TransportError && error.cause !== undefined && !(error.cause instanceof JsonRpcError);
+    if (!transportFailed && !live.rpc.isClosed) return live;
+    return this.#respawn(live, error, `The connection failed during the cached legacy handshake: ${messageOf(error)}`);
+  }
+
+  async #respawn(live: LiveConnection, cause: unknown, detail: string): Promise<LiveConnection> {
+    const s = this.#s;
+    if (!s.transport.canRespawn) {
+      throw new TransportError(
+        "negotiation_failed",
+        `${detail}; this transport cannot start the server again (a bare duplex cannot respawn). Use a respawnable transport such as spawnProcess(), or era: "legacy"`,
+        { cause },
+      );
+    }
+    s.discard(live);
+    this.#live = undefined;
+    this.#respawned = true;
+    return this.#open();
+  }
+
+  /** Waits for `promise`, at most `stepMs` (→ step timeout) and never past the connect deadline (→ throws). */
+  #wait<T>(promise: Promise<T>, stepMs: number, doing: string): Promise<Waited<T>> {
+    const time = this.#s.time;
+    const remaining = Math.max(0, this.#deadline - time.now());
+    return new Promise<Waited<T> | "deadline">((resolve) => {
+      let done = false;
+      const timers: Array<{ cancel(): void }> = [];
+      const finish = (value: Waited<T> | "deadline"): void => {
+        if (done) return;
+        done = true;
+        for (const t of timers) t.cancel();
+        resolve(value);
+      };
+      if (stepMs <= remaining) timers.push(time.setTimer(() => finish({ ok: false, stepTimeout: true }), stepMs));
+      timers.push(time.setTimer(() => finish("deadline"), remaining));
+      promise.then((value) => finish({ ok: true, value }), (error) => finish({ ok: false, error }));
+    }).then((value) => {
+      if (value !== "deadline") return value;
+      promise.then(undefined, () => {});
+      throw new TimeoutError(
+        `Connect did not finish within connectTimeout (${this.#s.connectTimeout} ms) while ${doing}${this.#progressNote()}`,
+        this.#s.connectTimeout,
+      );
+    });
+  }
+
+  #progressNote(): string {
+    const parts: string[] = [];
+    if (this.#probes) parts.push(`${this.#probes} probe${this.#probes > 1 ? "s" : ""} sent`);
+    if (this.#respawned) parts.push("server respawned");
+    return parts.length ? ` (${parts.join(", ")})` : "";
+  }
+
+  #envelope(version: string): RequestEnvelope {
+    return { protocolVersion: version, clientCapabilities: this.#s.capabilities, clientInfo: this.#s.clientInfo };
+  }
+
+  #info(outcome: NegotiationOutcome, extra: { fromCache?: boolean; learned?: Era; detail?: string }): NegotiationInfo {
+    const info: NegotiationInfo = {
+      outcome,
+      elapsedMs: this.#s.time.now() - this.#started,
+      probes: this.#probes,
+      respawned: this.#respawned,
+      fromCache: extra.fromCache ?? false,
+      forgotten: this.#forgotten,
+    };
+    if (extra.learned) info.learned = extra.learned;
+    if (extra.detail) info.detail = extra.detail;
+    return info;
+  }
+
+  // ---- cache ----
+
+  async #cacheGet(): Promise<EraCacheEntry | undefined> {
+    const { cache, cacheKey } = this.#s;
+    if (!cache || cacheKey === undefined) return undefined;
+    try {
+      const entry = await cache.get(cacheKey);
+      if (entry && (entry.era === "legacy" || entry.era === "modern")) return entry;
+      return undefined;
+    } catch (error) {
+      this.#s.report(new TransportError("protocol", `Era cache get(${JSON.stringify(cacheKey)}) failed: ${messageOf(error)}`, { cause: error }));
+      return undefined;
+    }
+  }
+
+  async #learn(entry: EraCacheEntry): Promise<void> {
+    const { cache, cacheKey } = this.#s;
+    if (!cache || cacheKey === undefined) return;
+    try {
+      await cache.set(cacheKey, entry);
+    } catch (error) {
+      this.#s.report(new TransportError("protocol", `Era cache set(${JSON.stringify(cacheKey)}) failed: ${messageOf(error)}`, { cause: error }));
+    }
+  }
+
+  async #forget(): Promise<void> {
+    const { cache, cacheKey } = this.#s;
+    if (!cache || cacheKey === undefined || this.#forgotten) return;
+    this.#forgotten = true;
+    await forgetEra(cache, cacheKey, this.#s.report);
+  }
+
+}
+
+/** Calls `cache.forget(key)`, reporting (not throwing) a failing store. */
+export async function forgetEra(cache: EraCacheStore, key: string, report: (error: Error) => void): Promise<void> {
+  try {
+    await cache.forget(key);
+  } catch (error) {
+    report(new TransportError("protocol", `Era cache forget(${JSON.stringify(key)}) failed: ${messageOf(error)}`, { cause: error }));
+  }
+}
+
+function cachedLegacyVersion(entry: EraCacheEntry): string {
+  return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy" ? entry.protocolVersion : LATEST_LEGACY_VERSION;
+}
+
+function newestLegacy(versions: readonly string[]): string {
+  for (let i = LEGACY_VERSIONS.length - 1; i >= 0; i--) if (versions.includes(LEGACY_VERSIONS[i])) return LEGACY_VERSIONS[i];
+  return LATEST_LEGACY_VERSION;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function dataSuffix(data: unknown): string {
+  if (data === undefined) return "";
+  const text = JSON.stringify(data);
+  return text ? ` (data: ${text.slice(0, 200)})` : "";
+}
+
+/** Versions this client can speak, for error messages. */
+export const CLIENT_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];

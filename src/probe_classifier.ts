@@ -1,0 +1,158 @@
+/**
+ * Turns the answer to a `server/discover` probe into a verdict: which era, and what the cache learns.
+ * Pure functions; no I/O.
+ * @module
+ */
+import { ErrorCodes, JsonRpcError } from "./errors.ts";
+import { type ParsedDiscoverResult, parseDiscoverResult } from "./discover_result.ts";
+import { isPlainObject } from "./meta_envelope.ts";
+import { type Era, eraOf, LEGACY_VERSIONS, MODERN_VERSIONS } from "./protocol_versions.ts";
+
+/**
+ * How a connection's era was decided: one value per row of the probe-outcome table, plus the
+ * paths that do not probe.
+ *
+ * | outcome | probe answer | connection | cache learns |
+ * |---|---|---|---|
+ * | `discovered_modern` | DiscoverResult with a shared modern version | modern | modern |
+ * | `reprobed_modern` | -32022 naming a shared modern version, then a DiscoverResult | modern | modern |
+ * | `legacy_only_versions` | DiscoverResult or -32022 listing only legacy versions | legacy | legacy |
+ * | `definitive_rejection` | -32601 or -32602 | legacy | legacy |
+ * | `fallback_rpc_error` | any other JSON-RPC error (also a second -32022) | legacy | nothing |
+ * | `fallback_malformed` | a result that is not a DiscoverResult | legacy | nothing |
+ * | `fallback_no_shared_version` | DiscoverResult sharing no version, not legacy-only | legacy | nothing |
+ * | `fallback_silence` | nothing before the probe deadline | legacy | nothing |
+ * | `fallback_respawned` | EOF, process exit or write failure during the probe | respawn, legacy | nothing |
+ * | `cached_modern` | (cache said modern; `server/discover` confirmed it) | modern | unchanged |
+ * | `cached_legacy` | (cache said legacy; no probe) | legacy | unchanged |
+ * | `requested_legacy` | (`era: "legacy"`; no probe) | legacy | unchanged |
+ */
+export type NegotiationOutcome =
+  | "discovered_modern"
+  | "reprobed_modern"
+  | "legacy_only_versions"
+  | "definitive_rejection"
+  | "fallback_rpc_error"
+  | "fallback_malformed"
+  | "fallback_no_shared_version"
+  | "fallback_silence"
+  | "fallback_respawned"
+  | "cached_modern"
+  | "cached_legacy"
+  | "requested_legacy";
+
+/** A `server/discover` result, normalised from either shape (WIRE §6 item 3). */
+export type DiscoverInfo = ParsedDiscoverResult;
+
+/** What one probe answer means. */
+export type ProbeVerdict =
+  | { kind: "modern"; version: string; discover: DiscoverInfo }
+  | { kind: "reprobe"; version: string }
+  | { kind: "legacy"; outcome: "legacy_only_versions" | "definitive_rejection"; learn: true; legacyVersions: string[]; detail: string }
+  | {
+    kind: "legacy";
+    outcome: "fallback_rpc_error" | "fallback_malformed" | "fallback_no_shared_version";
+    learn: false;
+    legacyVersions: string[];
+    detail: string;
+  };
+
+const MALFORMED_DISCOVER =
+  "the result is not a DiscoverResult (needs supportedVersions: string[] and capabilities: object; resultType absent or \"complete\")";
+
+/** The newest modern version this client shares with `versions`, if any. */
+export function newestSharedModern(versions: readonly string[]): string | undefined {
+  for (let i = MODERN_VERSIONS.length - 1; i >= 0; i--) {
+    if (versions.includes(MODERN_VERSIONS[i])) return MODERN_VERSIONS[i];
+  }
+  return undefined;
+}
+
+/** True for a non-empty list in which every entry is a legacy version this client knows. */
+export function isLegacyOnlyList(versions: readonly string[]): boolean {
+  return versions.length > 0 && versions.every((v) => eraOf(v) === "legacy");
+}
+
+function legacyIn(versions: readonly string[]): string[] {
+  return LEGACY_VERSIONS.filter((v) => versions.includes(v));
+}
+
+/** Classifies a result the server returned to `server/discover`. */
+export function classifyProbeResult(result: unknown): ProbeVerdict {
+  const parsed = parseDiscoverResult(result);
+  if (parsed === undefined) {
+    const shown = JSON.stringify(result)?.slice(0, 200) ?? String(result);
+    return { kind: "legacy", outcome: "fallback_malformed", learn: false, legacyVersions: [], detail: `Malformed probe response: ${MALFORMED_DISCOVER}, got ${shown}` };
+  }
+  const shared = newestSharedModern(parsed.supportedVersions);
+  if (shared) return { kind: "modern", version: shared, discover: parsed };
+  const list = JSON.stringify(parsed.supportedVersions);
+  if (isLegacyOnlyList(parsed.supportedVersions)) {
+    return {
+      kind: "legacy",
+      outcome: "legacy_only_versions",
+      learn: true,
+      legacyVersions: legacyIn(parsed.supportedVersions),
+      detail: `DiscoverResult lists only legacy versions ${list}`,
+    };
+  }
+  return {
+    kind: "legacy",
+    outcome: "fallback_no_shared_version",
+    learn: false,
+    legacyVersions: legacyIn(parsed.supportedVersions),
+    detail: `DiscoverResult shares no version with this client: ${list}`,
+  };
+}
+
+/**
+ * Classifies a JSON-RPC error the server returned to `server/discover`. `mayReprobe` is false once
+ * the single corrective re-probe has been spent: a second -32022 then counts as an ordinary error.
+ */
+export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): ProbeVerdict {
+  const what = `${error.code} ${JSON.stringify(error.message)}`;
+  if (error.code === ErrorCodes.UnsupportedProtocolVersion) {
+    const data = isPlainObject(error.data) ? error.data : {};
+    const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+    const shared = newestSharedModern(supported);
+    if (shared && mayReprobe) return { kind: "reprobe", version: shared };
+    if (isLegacyOnlyList(supported)) {
+      return {
+        kind: "legacy",
+        outcome: "legacy_only_versions",
+        learn: true,
+        legacyVersions: legacyIn(supported),
+        detail: `server/discover was answered ${what} listing only legacy versions ${JSON.stringify(supported)}`,
+      };
+    }
+    return {
+      kind: "legacy",
+      outcome: "fallback_rpc_error",
+      learn: false,
+      legacyVersions: legacyIn(supported),
+      detail: shared
+        ? `server/discover was answered ${what} again after the one re-probe with ${shared}`
+        : `server/discover was answered ${what} without a usable data.supported list`,
+    };
+  }
+  if (error.code === ErrorCodes.MethodNotFound || error.code === ErrorCodes.InvalidParams) {
+    return {
+      kind: "legacy",
+      outcome: "definitive_rejection",
+      learn: true,
+      legacyVersions: [],
+      detail: `server/discover was rejected with ${what}, as legacy servers refuse a request before initialize`,
+    };
+  }
+  return { kind: "legacy", outcome: "fallback_rpc_error", learn: false, legacyVersions: [], detail: `server/discover was answered ${what}` };
+}
+
+/** True when `value` is a JSON-RPC error from the peer (as opposed to a transport failure). */
+export function isPeerError(value: unknown): value is JsonRpcError {
+  return value instanceof JsonRpcError;
+}
+
+/** The era a verdict puts the connection in. */
+export function verdictEra(verdict: ProbeVerdict): Era {
+  return verdict.kind === "legacy" ? "legacy" : "modern";
+}
