@@ -126,13 +126,16 @@ vitest_counts() {
 check_binary() {
   local step=$1 name=$2
   local path=$BIN/$name
-  if [[ ! -e $path ]]; then
+  if [[ -L $path && ! -e $path ]]; then
+    cannot_run "$step" "$path points to $(readlink "$path"), which does not exist: the $name npm package's postinstall script did not fetch its binary. package.json must allow it (\"allowScripts\": {\"$name\": true}) and npm must not run with --ignore-scripts; reinstall with 'npm ci' or 'npm rebuild $name'"
+    return 1
+  elif [[ ! -e $path ]]; then
     cannot_run "$step" "$path is missing: run 'npm ci' first"
     return 1
   fi
   local out
   if ! out=$(timeout 60s "$path" --version </dev/null 2>&1); then
-    cannot_run "$step" "'$path --version' failed ($(echo "$out" | head -3 | tr '\n' ' ')). The $name npm package fetches its binary in a postinstall script: package.json must allow it (\"allowScripts\": {\"$name\": true}) and npm must not run with --ignore-scripts; reinstall with 'npm ci'"
+    cannot_run "$step" "'$path --version' failed ($(echo "$out" | head -3 | tr '\n' ' ')). The $name npm package fetches its binary in a postinstall script: package.json must allow it (\"allowScripts\": {\"$name\": true}) and npm must not run with --ignore-scripts; reinstall with 'npm ci' or 'npm rebuild $name'"
     return 1
   fi
   echo "$name: $(echo "$out" | head -1)"
