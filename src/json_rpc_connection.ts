@@ -182,13 +182,17 @@ export class JsonRpcConnection implements AsyncDisposable {
     const key = idKey(id);
     if (this.#pending.has(key)) return Promise.reject(new TransportError("protocol", `Request id ${JSON.stringify(id)} is already awaiting a reply`));
     return new Promise<T>((resolve, reject) => {
-      let sent = false;
+      let sending: Promise<void> | undefined;
       const onAbort = (): void => {
         if (!this.#pending.delete(key)) return;
-        reject(signal!.reason);
-        if (sent) {
-          this.notify("notifications/cancelled", { requestId: id, reason: String(signal!.reason?.message ?? signal!.reason ?? "cancelled") }).catch(() => {});
-        }
+        const reason = signal!.reason;
+        reject(reason);
+        // Tell the peer only when the request was queued: the send settles either way, and a send
+        // that was still waiting for room rejects with the same signal, so nothing was written.
+        void sending?.then(
+          () => this.#sendCancelled(id, reason),
+          () => {},
+        );
       };
       const cleanup = (): void => signal?.removeEventListener("abort", onAbort);
       this.#pending.set(key, {
@@ -199,8 +203,9 @@ export class JsonRpcConnection implements AsyncDisposable {
       signal?.addEventListener("abort", onAbort, { once: true });
       const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
       if (params !== undefined) message.params = params;
-      this.channel.send(message, signal).then(
-        () => (sent = true),
+      sending = this.channel.send(message, signal);
+      sending.then(
+        () => {},
         (error) => {
           const call = this.#pending.get(key);
           if (!call) return;
@@ -210,6 +215,12 @@ export class JsonRpcConnection implements AsyncDisposable {
         },
       );
     });
+  }
+
+  #sendCancelled(id: RequestId, reason: unknown): void {
+    if (this.channel.outputClosed) return;
+    const text = reason instanceof Error ? reason.message : reason === undefined ? "cancelled" : String(reason);
+    this.notify("notifications/cancelled", { requestId: id, reason: text }).catch(() => {});
   }
 
   /** Sends a notification; resolves once it is queued for output. */
