@@ -1,0 +1,444 @@
+/**
+ * `fromMessagePort` on Node: over a `worker_threads` MessageChannel in one thread, and with a real
+ * `Worker` on the other end. Round trips, a 3 MiB message, end-of-stream, abort, and flow control.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { build } from "rolldown";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort, type MessagePortConnection, type MessagePortLike } from "../../adapters/message_port.ts";
+import { ClosedError, isTransportError } from "../../src/errors.ts";
+import { NewlineChannel } from "../../src/newline_channel.ts";
+
+const MiB = 1024 * 1024;
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A port that reports every data message it posts, for an independent count of bytes in transit. */
+function spyPort(port: MessagePort, onData: (bytes: number) => void): MessagePortLike {
+  return {
+    postMessage(message, transfer) {
+      const m = message as { omc?: string; bytes?: ArrayBuffer };
+      if (m.omc === "data") onData(m.bytes!.byteLength);
+      port.postMessage(message, transfer);
+    },
+    addEventListener: (type, listener) => port.addEventListener(type as "message", listener),
+    removeEventListener: (type, listener) => port.removeEventListener(type as "message", listener),
+    start: () => port.start(),
+    close: () => port.close(),
+  };
+}
+
+async function readAll(channel: NewlineChannel): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const line of channel) {
+    if (line.kind !== "line") throw line.error;
+    out.push(JSON.parse(line.text));
+  }
+  return out;
+}
+
+async function echo(channel: NewlineChannel): Promise<void> {
+  for await (const line of channel) {
+    if (line.kind === "line") await channel.send(JSON.parse(line.text));
+  }
+  await channel.close();
+}
+
+/** Waits until `value()` has not changed for `quietMs`. */
+async function untilStill(value: () => number, quietMs = 250, limitMs = 20_000): Promise<void> {
+  const start = Date.now();
+  let last = value();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    if (Date.now() - start > limitMs) throw new Error(`Still moving after ${limitMs} ms`);
+    await sleep(10);
+    const now = value();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+  }
+}
+
+function pair(options: { window?: number } = {}): { a: MessagePortConnection; b: MessagePortConnection } {
+  const { port1, port2 } = new MessageChannel();
+  return {
+    a: fromMessagePort(port1, { receiveWindowBytes: options.window }),
+    b: fromMessagePort(port2, { receiveWindowBytes: options.window }),
+  };
+}
+
+describe("fromMessagePort over a worker_threads MessageChannel", () => {
+  it("round-trips 10,000 lines in order through an echo, then both ends close", async () => {
+    const { a, b } = pair();
+    const client = new NewlineChannel(a);
+    const server = new NewlineChannel(b);
+    const echoing = echo(server);
+    const messages = Array.from({ length: 10_000 }, (_, i) => ({ i, text: "é🙂x".repeat(i % 97) }));
+    const received = readAll(client);
+    for (const m of messages) await client.send(m);
+    await client.closeOutput();
+    expect(await received).toEqual(messages);
+    await echoing;
+    await client.close();
+    await Promise.all([a.closed, b.closed]);
+    expect(a.closeError()).toBeUndefined();
+    expect(b.closeError()).toBeUndefined();
+    expect(a.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    expect(b.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+  });
+
+  it("carries a 3 MiB message whole, in window-sized pieces", async () => {
+    const { a, b } = pair();
+    const client = new NewlineChannel(a);
+    const server = new NewlineChannel(b);
+    const echoing = echo(server);
+    const big = { text: "0123456789abcdef".repeat((3 * MiB) / 16) };
+    const received = readAll(client);
+    await client.send(big);
+    await client.send({ after: true });
+    await client.closeOutput();
+    const [first, second] = await received;
+    expect((first as { text: string }).text.length).toBe(3 * MiB);
+    expect(first).toEqual(big);
+    expect(second).toEqual({ after: true });
+    await echoing;
+    expect(a.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    expect(a.stats.sentBytes).toBeGreaterThan(3 * MiB);
+  });
+
+  it("transfers whole-buffer chunks and copies views into larger buffers", async () => {
+    const { a, b } = pair();
+    const writer = a.writable.getWriter();
+    const whole = new Uint8Array(1000).fill(1);
+    await writer.write(whole);
+    expect(whole.byteLength).toBe(0); // handed over, not copied
+    const backing = new Uint8Array(4000).fill(2);
+    const view = backing.subarray(1000, 2000);
+    await writer.write(view);
+    expect(backing.byteLength).toBe(4000); // not detached
+    expect(a.stats.copiedBytes).toBe(1000);
+    await writer.close();
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of b.readable) chunks.push(chunk);
+    expect(chunks.map((c) => [c.byteLength, c[0]])).toEqual([
+      [1000, 1],
+      [1000, 2],
+    ]);
+    const mine = new Uint8Array(10);
+    await fromMessagePortTransferOff(mine); // transfer: false copies even a whole buffer
+    expect(mine.byteLength).toBe(10);
+  });
+
+  it("ends the peer's readable on writable close, and the other direction keeps working (half-close)", async () => {
+    const { a, b } = pair();
+    const aw = a.writable.getWriter();
+    await aw.write(new TextEncoder().encode("one\n"));
+    await aw.close();
+    const br = b.readable.getReader();
+    expect(new TextDecoder().decode((await br.read()).value)).toBe("one\n");
+    expect((await br.read()).done).toBe(true);
+    const bw = b.writable.getWriter();
+    await bw.write(new TextEncoder().encode("reply\n"));
+    await bw.close();
+    const ar = a.readable.getReader();
+    expect(new TextDecoder().decode((await ar.read()).value)).toBe("reply\n");
+    expect((await ar.read()).done).toBe(true);
+    await Promise.all([a.closed, b.closed]);
+    expect(b.closeError()).toBeUndefined();
+  });
+
+  it("errors the peer's readable with a ClosedError when the writer aborts, and names the reason", async () => {
+    const { a, b } = pair();
+    const aw = a.writable.getWriter();
+    await aw.write(new Uint8Array([104, 105]));
+    await aw.abort(new Error("gave up"));
+    const br = b.readable.getReader();
+    const error = await (async () => {
+      for (;;) if ((await br.read()).done) return undefined;
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClosedError);
+    expect(isTransportError(error) && error.code).toBe("closed");
+    expect(String((error as Error).message)).toContain("gave up");
+    expect(b.closeError()).toBe(error);
+  });
+
+  it("destroy() errors the peer's readable and fails its pending and later writes", async () => {
+    const { a, b } = pair({ window: 16 });
+    const bw = b.writable.getWriter();
+    await bw.write(new Uint8Array(16)); // uses all of b's credit
+    const pending = bw.write(new Uint8Array(8)); // waits for credit
+    a.destroy(new Error("torn down"));
+    await expect(pending).rejects.toBeInstanceOf(ClosedError);
+    const read = b.readable.getReader().read();
+    await expect(read).rejects.toBeInstanceOf(ClosedError);
+    await expect(read).rejects.toThrow(/torn down/);
+    await expect(a.readable.getReader().read()).rejects.toThrow(/torn down/);
+  });
+
+  it("a writer abort while waiting for credit reaches the peer at once", async () => {
+    const { a, b } = pair({ window: 8 });
+    const aw = a.writable.getWriter();
+    const blocked = aw.write(new Uint8Array(20));
+    await sleep(20);
+    expect(a.bytesInTransit).toBe(8);
+    await aw.abort(new Error("stop"));
+    await expect(blocked).rejects.toBeDefined();
+    const br = b.readable.getReader();
+    await expect((async () => {
+      for (;;) if ((await br.read()).done) return "ended";
+    })()).rejects.toThrow(/stop/);
+  });
+
+  it("a reader that cancels fails the peer's writes with a ClosedError (EPIPE)", async () => {
+    const { a, b } = pair({ window: 8 });
+    await b.readable.cancel("not interested");
+    const aw = a.writable.getWriter();
+    await expect((async () => {
+      for (;;) await aw.write(new Uint8Array(4));
+    })()).rejects.toThrow(/stopped reading/);
+  });
+
+  it("a port closed without end-of-stream errors the readable (the peer thread went away)", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const a = fromMessagePort(port1);
+    port2.close();
+    await expect(a.readable.getReader().read()).rejects.toThrow(/closed before end-of-stream/);
+    expect(a.closeError()).toBeInstanceOf(ClosedError);
+    await a.closed;
+  });
+
+  it("refuses a peer that sends beyond its credit with a protocol error", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const a = fromMessagePort(port1, { receiveWindowBytes: 4 });
+    port2.postMessage({ omc: "data", bytes: new ArrayBuffer(5) });
+    await expect(a.readable.getReader().read()).rejects.toThrow(/5 bytes with only 4 bytes of credit/);
+    expect(a.closeError() && isTransportError(a.closeError()) && (a.closeError() as { code: string }).code).toBe("protocol");
+    port2.close();
+  });
+
+  it("keeps the sender's queue at its bound and the bytes in transit within the window while the reader stops", async () => {
+    const window = DEFAULT_RECEIVE_WINDOW_BYTES;
+    const { port1, port2 } = new MessageChannel();
+    let posted = 0;
+    let maxInTransit = 0;
+    let receiver!: MessagePortConnection;
+    const sender = fromMessagePort(
+      spyPort(port1, (n) => {
+        posted += n;
+        const delivered = receiver ? receiver.stats.receivedBytes - receiver.bufferedInputBytes : 0;
+        maxInTransit = Math.max(maxInTransit, posted - delivered);
+      }),
+    );
+    receiver = fromMessagePort(port2);
+    const out = new NewlineChannel(sender);
+    const input = new NewlineChannel(receiver);
+
+    const message = (i: number) => ({ i, pad: "p".repeat(8 * 1024) });
+    const messageBytes = JSON.stringify(message(999)).length + 1;
+    const total = 600; // ≈ 4.8 MiB: far beyond queue + window
+    let accepted = 0;
+    const sending = (async () => {
+      for (let i = 0; i < total; i++) {
+        await out.send(message(i));
+        accepted++;
+      }
+      await out.closeOutput();
+    })();
+
+    await untilStill(() => accepted);
+    const queued = out.queuedOutputBytes;
+    expect(accepted).toBeLessThan(total);
+    expect(queued).toBeLessThanOrEqual(MiB + messageBytes);
+    expect(queued).toBeGreaterThanOrEqual(MiB - messageBytes); // the bound is reached, not stopped short
+    expect(sender.bytesInTransit).toBe(window); // no credit left: the window is full, not stopped short
+    expect(maxInTransit).toBeLessThanOrEqual(window);
+    expect(sender.maxBytesInTransit).toBeLessThanOrEqual(window);
+    expect(receiver.bufferedInputBytes).toBeLessThanOrEqual(window);
+    console.info(
+      `[message_port flow] window=${window} queuedOutputBytes at the bound=${queued} message=${messageBytes} ` +
+        `accepted=${accepted}/${total} inTransit=${sender.bytesInTransit} maxInTransit(spy)=${maxInTransit}`,
+    );
+
+    const received = await readAll(input);
+    await sending;
+    expect(received.length).toBe(total);
+    expect(received.every((m, i) => (m as { i: number }).i === i)).toBe(true);
+    expect(maxInTransit).toBeLessThanOrEqual(window);
+  });
+
+  it("a small window bounds the bytes in transit to the window", async () => {
+    const { port1, port2 } = new MessageChannel();
+    let posted = 0;
+    let maxInTransit = 0;
+    let receiver!: MessagePortConnection;
+    const sender = fromMessagePort(
+      spyPort(port1, (n) => {
+        posted += n;
+        maxInTransit = Math.max(maxInTransit, posted - (receiver.stats.receivedBytes - receiver.bufferedInputBytes));
+      }),
+    );
+    receiver = fromMessagePort(port2, { receiveWindowBytes: 1000 });
+    const writer = sender.writable.getWriter();
+    const writing = (async () => {
+      for (let i = 0; i < 50; i++) await writer.write(new Uint8Array(700).fill(i));
+      await writer.close();
+    })();
+    await untilStill(() => posted, 100);
+    expect(posted).toBe(1000);
+    const bytes: number[] = [];
+    for await (const chunk of receiver.readable) bytes.push(...chunk);
+    await writing;
+    expect(bytes.length).toBe(50 * 700);
+    expect(bytes.every((v, i) => v === Math.floor(i / 700))).toBe(true);
+    expect(maxInTransit).toBeLessThanOrEqual(1000);
+    expect(maxInTransit).toBe(1000);
+  });
+
+  it("validates receiveWindowBytes", () => {
+    const { port1 } = new MessageChannel();
+    expect(() => fromMessagePort(port1, { receiveWindowBytes: 0 })).toThrow(/receiveWindowBytes/);
+    port1.close();
+  });
+});
+
+async function fromMessagePortTransferOff(chunk: Uint8Array): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  const a = fromMessagePort(port1, { transfer: false });
+  const b = fromMessagePort(port2);
+  const w = a.writable.getWriter();
+  await w.write(chunk);
+  await w.close();
+  for await (const c of b.readable) expect(c.byteLength).toBe(chunk.byteLength);
+  expect(a.stats.copiedBytes).toBe(chunk.byteLength);
+}
+
+// ---- a real Worker ----
+
+let dir: string;
+let workerFile: string;
+
+const WORKER_SOURCE = (root: string) => `
+import { parentPort } from "node:worker_threads";
+import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port.ts"))};
+import { NewlineChannel } from ${JSON.stringify(join(root, "src/newline_channel.ts"))};
+
+parentPort.once("message", async ({ mode, port, report, count, size }) => {
+  const conn = fromMessagePort(port);
+  const channel = new NewlineChannel(conn);
+  if (mode === "echo") {
+    for await (const line of channel) {
+      if (line.kind === "line") await channel.send(JSON.parse(line.text));
+    }
+    await channel.close();
+  } else if (mode === "flood") {
+    const pad = "w".repeat(size);
+    for (let i = 0; i < count; i++) {
+      await channel.send({ i, pad });
+      report.postMessage({ accepted: i + 1, queued: channel.queuedOutputBytes, inTransit: conn.bytesInTransit, maxInTransit: conn.maxBytesInTransit });
+    }
+    await channel.close();
+    report.postMessage({ done: true, maxInTransit: conn.maxBytesInTransit });
+    report.close();
+  }
+});
+`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "omc-message-port-"));
+  writeFileSync(join(dir, "worker.ts"), WORKER_SOURCE(repo));
+  await build({
+    input: join(dir, "worker.ts"),
+    platform: "node",
+    external: [/^node:/],
+    logLevel: "silent",
+    output: { file: join(dir, "worker.mjs"), format: "esm" },
+  });
+  workerFile = join(dir, "worker.mjs");
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function startWorker(init: Record<string, unknown>, transfer: MessagePort[]): Worker {
+  const worker = new Worker(workerFile);
+  worker.postMessage(init, transfer);
+  return worker;
+}
+
+function exited(worker: Worker): Promise<number> {
+  return new Promise((resolve, reject) => {
+    worker.once("exit", resolve);
+    worker.once("error", reject);
+  });
+}
+
+describe("fromMessagePort with a real worker_threads Worker", () => {
+  it("round-trips 5,000 lines and a 3 MiB message through an echo Worker; end-of-stream lets it exit", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const worker = startWorker({ mode: "echo", port: port2 }, [port2]);
+    const gone = exited(worker);
+    const conn = fromMessagePort(port1);
+    const channel = new NewlineChannel(conn);
+    const messages: unknown[] = Array.from({ length: 5_000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "echo", params: { s: "ü".repeat(i % 50) } }));
+    messages.push({ big: "B".repeat(3 * MiB) });
+    const received = readAll(channel);
+    for (const m of messages) await channel.send(m);
+    await channel.closeOutput();
+    const back = await received;
+    expect(back.length).toBe(messages.length);
+    expect(back).toEqual(messages);
+    expect(await gone).toBe(0); // the worker's port closed, so its event loop emptied
+    expect(conn.closeError()).toBeUndefined();
+    expect(conn.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+  });
+
+  it("a terminated Worker errors the readable: the port's close event stands in for an abort", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const worker = startWorker({ mode: "echo", port: port2 }, [port2]);
+    const conn = fromMessagePort(port1);
+    const reader = conn.readable.getReader();
+    const writer = conn.writable.getWriter();
+    await writer.write(new TextEncoder().encode('{"x":1}\n'));
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"x":1}\n');
+    await worker.terminate();
+    await expect(reader.read()).rejects.toThrow(/closed before end-of-stream/);
+  });
+
+  it("the Worker's queued output stops at the bound while the main thread stops reading, then all arrives in order", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const reports = new MessageChannel();
+    const count = 500;
+    const size = 10 * 1024;
+    const worker = startWorker({ mode: "flood", port: port2, report: reports.port2, count, size }, [port2, reports.port2]);
+    const gone = exited(worker);
+    let last: { accepted: number; queued: number; inTransit: number; maxInTransit: number } = { accepted: 0, queued: 0, inTransit: 0, maxInTransit: 0 };
+    let done: { maxInTransit: number } | undefined;
+    reports.port1.on("message", (m) => (m.done ? (done = m) : (last = m)));
+    const conn = fromMessagePort(port1); // not read yet
+    while (last.accepted === 0) await sleep(10); // the Worker has started
+    await untilStill(() => last.accepted, 400);
+    const messageBytes = JSON.stringify({ i: 499, pad: "w".repeat(size) }).length + 1;
+    expect(last.accepted).toBeLessThan(count);
+    expect(last.queued).toBeLessThanOrEqual(MiB + messageBytes);
+    expect(last.queued).toBeGreaterThanOrEqual(MiB - messageBytes);
+    expect(last.maxInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    expect(last.inTransit).toBe(DEFAULT_RECEIVE_WINDOW_BYTES);
+    expect(conn.bufferedInputBytes).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    console.info(
+      `[message_port worker flow] queuedOutputBytes at the bound=${last.queued} message=${messageBytes} accepted=${last.accepted}/${count} ` +
+        `worker inTransit=${last.inTransit} maxInTransit=${last.maxInTransit} main buffered=${conn.bufferedInputBytes}`,
+    );
+    const received = await readAll(new NewlineChannel(conn));
+    expect(received.length).toBe(count);
+    expect(received.every((m, i) => (m as { i: number }).i === i)).toBe(true);
+    expect(await gone).toBe(0);
+    expect(done?.maxInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    reports.port1.close();
+  });
+});
