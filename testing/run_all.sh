@@ -159,8 +159,8 @@ step_typecheck() {
 step_build() {
   local out=$WORK/dist log=$WORK/build.log rc=0
   run_with_timeout "$(limit_for build)" "$log" "$BIN/tsc" -p tsconfig.build.json --outDir "$out" || return $?
-  # Every export whose source exists must have been emitted with its declarations; the ones Node can
-  # load must import under plain Node (relative `.ts` specifiers rewritten to `.js`).
+  # Every export (and bin) whose source exists must have been emitted, exports with declarations; the
+  # exports Node can load must import under plain Node (relative `.ts` specifiers rewritten to `.js`).
   local report
   report=$(node --input-type=module - "$ROOT" "$out" <<'EOF'
 import { existsSync, readFileSync } from "node:fs";
@@ -198,7 +198,22 @@ for (const [name, target] of Object.entries(pkg.exports)) {
     broken++;
   }
 }
-console.log(`exports: ${built} built, ${pending} pending, ${broken} broken`);
+const bins = typeof pkg.bin === "string" ? { [pkg.name]: pkg.bin } : (pkg.bin ?? {});
+for (const [name, target] of Object.entries(bins)) {
+  const js = target.replace(/^(\.\/)?dist\//, "");
+  const source = js.replace(/\.js$/, ".ts");
+  if (!existsSync(join(root, source))) {
+    console.log(`  pending  bin ${name} -> ${source} is not written yet`);
+    pending++;
+  } else if (!existsSync(join(out, js))) {
+    console.log(`  BROKEN   bin ${name}: the build did not emit dist/${js}`);
+    broken++;
+  } else {
+    console.log(`  built    bin ${name} -> dist/${js} (not run)`);
+    built++;
+  }
+}
+console.log(`exports and bins: ${built} built, ${pending} pending, ${broken} broken`);
 process.exitCode = broken ? 1 : 0;
 EOF
   ) || rc=$?
