@@ -82,6 +82,8 @@ export class NewlineChannel implements AsyncDisposable {
   #closing = false;
   #aborted = false;
   #drain: Promise<DrainOutcome> | undefined;
+  /** The outcome of the drain under way, settled early by `abort()` or a failed write. */
+  #drainOutcome: Deferred<DrainOutcome> | undefined;
   #closed = deferred<void>();
   /** Completed block writes, for observers of progress. */
   blocksWritten = 0;
@@ -225,6 +227,8 @@ export class NewlineChannel implements AsyncDisposable {
       this.#closing = true;
       this.#teardown(reason);
       this.#signalProgress();
+      // A write in flight may never settle (a stalled reader): the drain ends now, not with it.
+      this.#drainOutcome?.resolve("aborted");
     }
     this.#drain ??= Promise.resolve("aborted");
     await this.#input.cancel(reason).catch(() => {});
@@ -240,6 +244,7 @@ export class NewlineChannel implements AsyncDisposable {
     if (this.#failure) return "failed";
     if (this.#aborted) return "aborted";
     const outcome = deferred<DrainOutcome>();
+    this.#drainOutcome = outcome;
     let idle: TimerHandle | undefined;
     const armIdle = (): void => {
       idle?.cancel();
@@ -335,6 +340,7 @@ export class NewlineChannel implements AsyncDisposable {
     this.#failure = new WriteFailedError({ cause });
     this.#teardown(this.#failure);
     this.#signalProgress();
+    this.#drainOutcome?.resolve("failed");
   }
 
   #teardown(reason: unknown): void {
@@ -353,6 +359,7 @@ interface Deferred<T> {
   resolve(value: T): void;
 }
 
+/** A promise with its resolver; only the first `resolve` counts. */
 function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
