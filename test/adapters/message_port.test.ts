@@ -217,7 +217,8 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     const a = fromMessagePort(port1, { receiveWindowBytes: 4 });
     port2.postMessage({ omc: "data", bytes: new ArrayBuffer(5) });
     await expect(a.readable.getReader().read()).rejects.toThrow(/5 bytes with only 4 bytes of credit/);
-    expect(a.closeError() && isTransportError(a.closeError()) && (a.closeError() as { code: string }).code).toBe("protocol");
+    const why = a.closeError();
+    expect(isTransportError(why) && why.code).toBe("protocol");
     port2.close();
   });
 
