@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../src/era_cache.ts";
+import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+
+describe("EraCache", () => {
+  it("a legacy entry expires exactly legacyLifetime (default 5 min) after learnedAt", async () => {
+    const time = new FakeTimeProvider();
+    const cache = new EraCache({ timeProvider: time });
+    expect(DEFAULT_LEGACY_LIFETIME).toBe(300_000);
+    cache.set("k", { era: "legacy", learnedAt: time.now() });
+    await time.advance(299_999);
+    expect(cache.get("k")?.era).toBe("legacy");
+    await time.advance(1);
+    expect(cache.get("k")).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it("reading a legacy entry does not refresh it", async () => {
+    const time = new FakeTimeProvider();
+    const cache = new EraCache({ timeProvider: time });
+    cache.set("k", { era: "legacy", learnedAt: time.now() });
+    for (let i = 0; i < 4; i++) {
+      await time.advance(60_000);
+      expect(cache.get("k")).toBeDefined();
+    }
+    await time.advance(60_000);
+    expect(cache.get("k")).toBeUndefined();
+  });
+
+  it("expiry counts from learnedAt, not from when set() was called", async () => {
+    const time = new FakeTimeProvider();
+    const cache = new EraCache({ timeProvider: time, legacyLifetime: 1_000 });
+    cache.set("k", { era: "legacy", learnedAt: time.now() - 900 });
+    await time.advance(99);
+    expect(cache.get("k")).toBeDefined();
+    await time.advance(1);
+    expect(cache.get("k")).toBeUndefined();
+  });
+
+  it("a modern entry stays until forget()", async () => {
+    const time = new FakeTimeProvider();
+    const cache = new EraCache({ timeProvider: time });
+    cache.set("k", { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
+    await time.advance(24 * 3_600_000);
+    expect(cache.get("k")).toEqual({ era: "modern", protocolVersion: "2026-07-28", learnedAt: 1_000_000 });
+    cache.forget("k");
+    expect(cache.get("k")).toBeUndefined();
+  });
+
+  it("returns copies, so callers cannot change stored entries", () => {
+    const cache = new EraCache();
+    cache.set("k", { era: "modern", learnedAt: 0 });
+    cache.get("k")!.era = "legacy";
+    expect(cache.get("k")!.era).toBe("modern");
+  });
+
+  it("rejects a bad legacyLifetime by name", () => {
+    expect(() => new EraCache({ legacyLifetime: -5 })).toThrow(/legacyLifetime/);
+  });
+});
