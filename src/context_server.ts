@@ -233,8 +233,8 @@ export class ContextServer implements AsyncDisposable {
         if (method === "ping") return decorateModernResult({}, this.serverInfo);
         const result = this.#invoke(method, params, context);
         return result instanceof Promise
-          ? result.then((value) => decorateModernResult(value, this.serverInfo))
-          : decorateModernResult(result, this.serverInfo);
+          ? result.then((value) => decorateModernResult(value, this.serverInfo, method))
+          : decorateModernResult(result, this.serverInfo, method);
       }
       case "none": {
         if (method === "ping") return {};

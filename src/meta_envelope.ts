@@ -145,19 +145,42 @@ export function withRequestEnvelope(params: unknown, envelope: RequestEnvelope):
 }
 
 /**
+ * The methods whose 2026-07-28 results are `CacheableResult`s: a complete result of one of them must
+ * carry `ttlMs` and `cacheScope`.
+ */
+export const CACHEABLE_RESULT_METHODS: readonly string[] = [
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "server/discover",
+];
+
+/** The cache hint a cacheable modern result gets when its handler set none: immediately stale, per user. */
+export const DEFAULT_CACHE_HINT = { ttlMs: 0, cacheScope: "private" } as const;
+
+/**
  * A copy of a modern result with `resultType: "complete"` unless it has one, and
- * `_meta["io.modelcontextprotocol/serverInfo"]` unless the result already names one.
+ * `_meta["io.modelcontextprotocol/serverInfo"]` unless the result already names one. When `method`
+ * is one of {@linkcode CACHEABLE_RESULT_METHODS} and the result is complete, a missing `ttlMs` or
+ * `cacheScope` is filled from {@linkcode DEFAULT_CACHE_HINT}.
  * `undefined` and `null` count as `{}`; other non-objects are returned unchanged.
  */
-export function decorateModernResult(result: unknown, serverInfo: Implementation): unknown {
+export function decorateModernResult(result: unknown, serverInfo: Implementation, method?: string): unknown {
   if (result === undefined || result === null) result = {};
   if (!isPlainObject(result)) return result;
   const meta = isPlainObject(result._meta) ? result._meta : {};
-  return {
+  const decorated: Record<string, unknown> = {
     ...result,
     resultType: result.resultType ?? "complete",
     _meta: MetaKeys.serverInfo in meta ? meta : { ...meta, [MetaKeys.serverInfo]: serverInfo },
   };
+  if (decorated.resultType === "complete" && method !== undefined && CACHEABLE_RESULT_METHODS.includes(method)) {
+    decorated.ttlMs ??= DEFAULT_CACHE_HINT.ttlMs;
+    decorated.cacheScope ??= DEFAULT_CACHE_HINT.cacheScope;
+  }
+  return decorated;
 }
 
 /** The server's `Implementation` from a result's `_meta`, when present and well-formed. */

@@ -229,6 +229,8 @@ describe("ContextServer modern era", () => {
         tools: [{ name: "echo", inputSchema: { type: "object" } }],
         resultType: "complete",
         _meta: { [MetaKeys.serverInfo]: SERVER_INFO },
+        ttlMs: 0,
+        cacheScope: "private",
       },
     });
     expect(seen).toEqual([{ era: "modern", v: "2026-07-28", info: CLIENT_INFO, caps: { elicitation: {} }, level: "info", params }]);
@@ -241,6 +243,20 @@ describe("ContextServer modern era", () => {
     const reply = await peer.call(1, "tools/call", { name: "x", _meta: envelope() });
     expect(reply.result).toEqual({ resultType: "input_required", requestState: "s", _meta: { trace: 1, [MetaKeys.serverInfo]: SERVER_INFO } });
     expect((await peer.call(2, "empty", { _meta: envelope() })).result).toEqual({ resultType: "complete", _meta: { [MetaKeys.serverInfo]: SERVER_INFO } });
+  });
+
+  it("gives cacheable results (tools/list, resources/read, …) a default cache hint unless the handler set one", async () => {
+    const { server, peer } = setup();
+    server.handle("resources/read", () => ({ contents: [], ttlMs: 5_000, cacheScope: "public" }));
+    server.handle("prompts/list", () => ({ prompts: [] }));
+    server.handle("tools/call", () => ({ content: [] }));
+    server.handle("resources/list", () => ({ resultType: "input_required", requestState: "x" }));
+    expect((await peer.call(1, "resources/read", { uri: "a", _meta: envelope() })).result).toMatchObject({ ttlMs: 5_000, cacheScope: "public" });
+    expect((await peer.call(2, "prompts/list", { _meta: envelope() })).result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+    expect("ttlMs" in (await peer.call(3, "tools/call", { _meta: envelope() })).result).toBe(false);
+    expect("ttlMs" in (await peer.call(4, "resources/list", { _meta: envelope() })).result).toBe(false);
+    await peer.call(5, "initialize", initializeParams());
+    expect((await peer.call(6, "prompts/list", {})).result).toEqual({ prompts: [] });
   });
 
   it("decorates the result of an async handler too", async () => {
@@ -308,6 +324,8 @@ describe("ContextServer modern era", () => {
       v: "2026-07-28",
       resultType: "complete",
       _meta: { [MetaKeys.serverInfo]: SERVER_INFO },
+      ttlMs: 0,
+      cacheScope: "private",
     });
   });
 
