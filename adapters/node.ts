@@ -263,8 +263,9 @@ export interface StdioOptions {
 
 /**
  * This process's stdin and stdout as a duplex, for a server: stdin is read only when pulled;
- * a write to stdout waits for `'drain'` when Node's buffer is full. `destroy()` lets go of both so
- * a server whose client stopped reading can still exit.
+ * a write to stdout waits for `'drain'` when Node's buffer is full. Closing the writable does not end
+ * `process.stdout` (Node forbids it; the process's exit closes it). `destroy()` lets go of both, closing
+ * stdout's pipe handle so that writes a stalled client never read cannot keep the process alive.
  *
  * @example
  * ```ts
@@ -283,6 +284,9 @@ export function stdio(options: StdioOptions = {}): TransportConnection {
     destroy() {
       input.destroy();
       output.destroy();
+      // process.stdout's destroy() leaves its pipe handle open, and a write the client never reads
+      // keeps the event loop alive: close the handle so pending writes fail with ECANCELED.
+      (output as unknown as { _handle?: { close?(): void } })._handle?.close?.();
     },
     async close() {
       input.pause();
