@@ -13,8 +13,8 @@ const MODERN_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/modern
 const sdk1 = () => spawnProcess(process.execPath, [LEGACY_SERVER]);
 const sdk2 = (...args: string[]) => spawnProcess(process.execPath, [MODERN_SERVER, ...args]);
 
-function options(extra: ContextClientOptions = {}): ContextClientOptions & { eraCache: EraCache } {
-  return { eraCache: new EraCache(), clientInfo: { name: "interop", version: "1.0.0" }, ...extra } as ContextClientOptions & { eraCache: EraCache };
+function options(extra: ContextClientOptions = {}): Omit<ContextClientOptions, "eraCache"> & { eraCache: EraCache } {
+  return { clientInfo: { name: "interop", version: "1.0.0" }, ...extra, eraCache: new EraCache() };
 }
 
 type ToolList = { tools: Array<{ name: string }> };
