@@ -1,0 +1,101 @@
+/**
+ * The implementations under test. Each one connects a client in this process to a server it spawns
+ * as a child Node process of the same implementation, in the legacy era (the one all three speak),
+ * and offers the same three operations:
+ *   call(tool, args) → the text of the tool result; close() → the client's own close; pid.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { lineSplitter } from './floor_lines.mjs';
+import { MAX_MESSAGE_BYTES, toolCall } from './payloads.mjs';
+import { loadOurs } from './ours.mjs';
+
+export const peer = (file) => fileURLToPath(new URL(`../peers/${file}`, import.meta.url));
+const serverArgs = (file, linger) => (linger ? [peer(file), '--linger'] : [peer(file)]);
+const textOf = (result) => result.content[0].text;
+
+async function connectOurs({ linger = false } = {}) {
+  const { ContextClient, spawnProcess } = await loadOurs();
+  let pid;
+  const transport = spawnProcess(process.execPath, serverArgs('ours_server.mjs', linger), { stderr: 'inherit' });
+  const open = transport.open;
+  const tapped = { ...transport, open: async () => { const c = await open(); pid = c.pid; return c; } };
+  const client = await ContextClient.connect(tapped, { era: 'legacy', maxMessageBytes: MAX_MESSAGE_BYTES, eraCache: null });
+  return {
+    pid,
+    call: async (name, args) => textOf(await client.request('tools/call', { name, arguments: args })),
+    close: () => client.close(),
+  };
+}
+
+async function connectSdk1({ linger = false } = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: serverArgs('sdk1_server.mjs', linger),
+    stderr: 'inherit',
+    maxBufferSize: MAX_MESSAGE_BYTES,
+  });
+  const client = new Client({ name: 'bench', version: '0.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return {
+    pid: transport.pid,
+    call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
+    close: () => client.close(),
+  };
+}
+
+async function connectSdk2({ linger = false } = {}) {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: serverArgs('sdk2_server.mjs', linger),
+    stderr: 'inherit',
+    maxBufferSize: MAX_MESSAGE_BYTES,
+  });
+  const client = new Client({ name: 'bench', version: '0.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return {
+    pid: transport.pid,
+    call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
+    close: () => client.close(),
+  };
+}
+
+/** The floor client: JSON.stringify → stdin, stdout → split → JSON.parse → match the id. */
+async function connectFloor() {
+  const child = spawn(process.execPath, [peer('floor_server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
+  const pending = new Map();
+  let nextId = 1;
+  child.stdout.on('data', lineSplitter((line) => {
+    const message = JSON.parse(line);
+    const settle = pending.get(message.id);
+    pending.delete(message.id);
+    settle?.(message.result);
+  }));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    pid: child.pid,
+    call(name, args) {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, (result) => resolve(textOf(result)));
+        child.stdin.write(JSON.stringify(toolCall(id, name, args)) + '\n');
+      });
+    },
+    async close() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+export const IMPLS = [
+  { id: 'ours', label: 'onemodelcontext', server: 'ours_server.mjs', connect: connectOurs },
+  { id: 'sdk2', label: 'SDK 2.4.0', server: 'sdk2_server.mjs', connect: connectSdk2 },
+  { id: 'sdk1', label: 'SDK 1.32.2', server: 'sdk1_server.mjs', connect: connectSdk1 },
+  { id: 'floor', label: 'floor', server: 'floor_server.mjs', connect: connectFloor },
+];

@@ -1,0 +1,92 @@
+/** Turns the medians into the Markdown table, the machine line and the sample details. */
+import { MiB } from './payloads.mjs';
+import { median } from './stats.mjs';
+
+const COLUMNS = ['ours', 'sdk2', 'sdk1', 'floor'];
+const HEAD = ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'];
+
+const fmt = (value, digits = 0) => {
+  if (value === undefined || !Number.isFinite(value)) return '—';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+};
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—');
+const mark = (ok) => (ok === undefined ? '' : ok ? 'yes' : '**no**');
+
+/**
+ * `results[row][impl]` holds the samples of one measurement. Returns `{ table, details, verdicts }`.
+ */
+export function renderReport(results) {
+  const m = (row, impl) => median(results[row]?.[impl] ?? []);
+  const rows = [];
+  const verdicts = [];
+  const add = (label, row, { digits = 0, scale = 1, target = '', check, floor = true } = {}) => {
+    const values = Object.fromEntries(COLUMNS.map((c) => [c, m(row, c) / scale]));
+    const ok = check?.(values);
+    if (ok !== undefined) verdicts.push({ label, target, ok });
+    rows.push([
+      label,
+      ...COLUMNS.map((c) => fmt(values[c], digits)),
+      ratio(values.ours, values.sdk2),
+      ratio(values.ours, values.sdk1),
+      floor ? ratio(values.ours, values.floor) : '—',
+      target,
+      mark(ok),
+    ]);
+    return values;
+  };
+  const rt1 = add('Round trips/s, 1 in flight (higher is better)', 'rt1', {
+    target: '≥ ½ floor',
+    check: (v) => v.ours >= v.floor / 2,
+  });
+  add('Round trips/s, 64 in flight (higher is better)', 'rt64', {
+    target: '≥ 2× each SDK, ≥ ½ floor',
+    check: (v) => v.ours >= 2 * v.sdk2 && v.ours >= 2 * v.sdk1 && v.ours >= v.floor / 2,
+  });
+  void rt1;
+  const l8 = add('8 MiB tool result, ms (lower is better)', 'large8', { digits: 0 });
+  const l32 = add('32 MiB tool result, ms (lower is better)', 'large32', { digits: 0 });
+  const growth = Object.fromEntries(COLUMNS.map((c) => [c, l32[c] / l8[c]]));
+  const growthOk = growth.ours <= 4.4;
+  verdicts.push({ label: '32 MiB / 8 MiB time', target: '≤ ~4', ok: growthOk });
+  rows.push([
+    '32 MiB time ÷ 8 MiB time (4.00 = linear)',
+    ...COLUMNS.map((c) => fmt(growth[c], 2)),
+    '—', '—', '—', '≤ ~4', mark(growthOk),
+  ]);
+  add('Server peak RSS growth, client never reads, 200 × 1 MiB replies, MiB (lower is better)', 'rss', {
+    digits: 1,
+    scale: MiB,
+    target: '< 32 MiB',
+    check: (v) => v.ours < 32,
+    floor: false,
+  });
+  add('Close, server exits on stdin EOF, ms (lower is better)', 'closeExit', {
+    digits: 0,
+    target: '< 100 ms',
+    check: (v) => v.ours < 100,
+    floor: false,
+  });
+  add('Close, server ignores stdin EOF, ms (lower is better)', 'closeLinger', { digits: 0, floor: false });
+
+  const header = ['Measurement (median)', ...HEAD, 'ours / SDK 2.4', 'ours / SDK 1.32', 'ours / floor', 'target', 'met'];
+  const table = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+
+  const detailLines = [];
+  for (const [row, byImpl] of Object.entries(results)) {
+    const parts = [];
+    for (const c of COLUMNS) {
+      const samples = byImpl[c];
+      if (!samples?.length) continue;
+      const scale = row === 'rss' ? MiB : 1;
+      const digits = row === 'rss' || row.startsWith('rt') ? 1 : 0;
+      parts.push(`${c} [${samples.map((s) => fmt(s / scale, digits)).join(', ')}]`);
+    }
+    const extra = results[row].notes ? ` — ${results[row].notes.join('; ')}` : '';
+    detailLines.push(`- \`${row}\`: ${parts.join(' · ')}${extra}`);
+  }
+  return { table, details: detailLines.join('\n'), verdicts };
+}

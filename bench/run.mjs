@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: onemodelcontext beside @modelcontextprotocol/sdk 1.32.2 and
+ * @modelcontextprotocol/client + server 2.4.0, and a bare JSON-over-pipe floor, in one run on one
+ * machine with the same payloads. Each client runs in this process; each server is a spawned Node
+ * process of the same implementation. Prints a Markdown table (medians of --reps runs) to stdout,
+ * progress to stderr. Then runs bench/channel/run.mjs when it exists.
+ *
+ *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,large,rss,close]
+ *                      [--no-build] [--no-channel] [--write]
+ *
+ * --write also puts the table, the machine and the command into bench/RESULTS.md, between the
+ * generated-section markers (the analysis around them is kept).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const option = (name, fallback) => {
+  const hit = argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+};
+const reps = Number(option('reps', 3));
+const durationMs = Number(option('duration', 1000));
+const skip = new Set(option('skip', '').split(',').filter(Boolean));
+const log = (...parts) => process.stderr.write(`${parts.join(' ')}\n`);
+
+if (!flag('no-build')) {
+  log('build: npx tsc -p tsconfig.build.json');
+  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.status !== 0) {
+    if (!existsSync(new URL('../dist/src/mod.js', import.meta.url))) {
+      log(`build failed (exit ${build.status}) and there is no dist/ to run`);
+      process.exit(1);
+    }
+    log(`build reported errors (exit ${build.status}); benchmarking the emitted dist/ anyway`);
+  }
+}
+
+// Imported after the build: the implementations load dist/.
+const { IMPLS } = await import('./lib/impls.mjs');
+const { LARGE_SIZES, MiB } = await import('./lib/payloads.mjs');
+const { roundTripsPerSecond, warmUp, largeMessageMs, closeMs } = await import('./lib/scenarios.mjs');
+const { nonReadingPeak } = await import('./lib/flood.mjs');
+const { machine } = await import('./lib/machine.mjs');
+const { renderReport } = await import('./lib/report.mjs');
+
+const only = new Set(option('only', IMPLS.map((i) => i.id).join(',')).split(','));
+const impls = IMPLS.filter((i) => only.has(i.id));
+const servers = impls.filter((i) => i.id !== 'floor');
+const results = {};
+const record = (row, impl, value) => ((results[row] ??= {})[impl] ??= []).push(value);
+const note = (row, text) => ((results[row] ??= {}).notes ??= []).push(text);
+const failures = [];
+const attempt = async (what, fn) => {
+  try {
+    return await fn();
+  } catch (error) {
+    failures.push(`${what}: ${error?.message ?? error}`);
+    log(`  ${what} FAILED: ${error?.stack ?? error}`);
+    return undefined;
+  }
+};
+
+const started = performance.now();
+const host = machine();
+log(`machine: ${host.cpu}, ${host.cores} cores, Node ${host.node}, load ${host.load}`);
+
+// 1 and 2: round trips and large messages, one long-lived connection per implementation,
+// implementations interleaved within each repetition so that machine noise spreads evenly.
+if (!skip.has('rt') || !skip.has('large')) {
+  const clients = new Map();
+  for (const impl of impls) {
+    const client = await attempt(`${impl.id} connect`, () => impl.connect());
+    if (client) clients.set(impl.id, client);
+  }
+  for (const [id, client] of clients) await attempt(`${id} warm-up`, () => warmUp(client));
+  if (!skip.has('rt')) {
+    for (let rep = 1; rep <= reps; rep++) {
+      for (const inFlight of [1, 64]) {
+        for (const [id, client] of clients) {
+          const rate = await attempt(`${id} ${inFlight} in flight`, () => roundTripsPerSecond(client, { inFlight, durationMs }));
+          if (rate !== undefined) record(`rt${inFlight}`, id, rate);
+          log(`round trips  rep ${rep}  ${String(inFlight).padStart(2)} in flight  ${id.padEnd(5)} ${rate?.toFixed(0)}/s`);
+        }
+      }
+    }
+  }
+  if (!skip.has('large')) {
+    for (const [id, client] of clients) await attempt(`${id} large warm-up`, () => largeMessageMs(client, LARGE_SIZES[0]));
+    for (let rep = 1; rep <= reps; rep++) {
+      for (const bytes of LARGE_SIZES) {
+        for (const [id, client] of clients) {
+          const ms = await attempt(`${id} ${bytes / MiB} MiB`, () => largeMessageMs(client, bytes));
+          if (ms !== undefined) record(`large${bytes / MiB}`, id, ms);
+          log(`large        rep ${rep}  ${String(bytes / MiB).padStart(2)} MiB  ${id.padEnd(5)} ${ms?.toFixed(0)} ms`);
+        }
+      }
+    }
+  }
+  for (const [id, client] of clients) await attempt(`${id} close`, () => client.close());
+}
+
+// 3: peak RSS of a server whose client never reads.
+if (!skip.has('rss')) {
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const impl of servers) {
+      const peak = await attempt(`${impl.id} non-reading client`, () => nonReadingPeak(impl.server));
+      if (!peak) continue;
+      record('rss', impl.id, peak.growth);
+      log(
+        `rss          rep ${rep}  ${impl.id.padEnd(5)} baseline ${(peak.baseline / MiB).toFixed(1)} MiB, peak ${(peak.peak / MiB).toFixed(1)} MiB, ` +
+          `growth ${(peak.growth / MiB).toFixed(1)} MiB (sampled ${peak.sampledMs.toFixed(0)} ms${peak.exactPeak ? ', VmHWM reset' : ', VmRSS samples'})`,
+      );
+    }
+  }
+}
+
+// 4: closing a server that exits on stdin EOF, and one that ignores it.
+if (!skip.has('close')) {
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const [row, linger] of [['closeExit', false], ['closeLinger', true]]) {
+      for (const impl of servers) {
+        const closed = await attempt(`${impl.id} ${row}`, () => closeMs(impl, { linger }));
+        if (!closed) continue;
+        record(row, impl.id, closed.ms);
+        if (!closed.gone) note(row, `${impl.id}: server still alive after close (rep ${rep})`);
+        log(`close        rep ${rep}  ${linger ? 'ignores EOF' : 'exits on EOF'}  ${impl.id.padEnd(5)} ${closed.ms.toFixed(0)} ms${closed.gone ? '' : ' (server still alive)'}`);
+      }
+    }
+  }
+}
+
+const totalS = (performance.now() - started) / 1000;
+host.loadAfter = machine().load;
+const { table, details, verdicts } = renderReport(results);
+const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+const machineLine =
+  `${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}, Node ${host.node}; ` +
+  `load average ${host.load} before, ${host.loadAfter} after; ${reps} repetitions, ${(durationMs / 1000).toFixed(1)} s per round-trip sample; run took ${totalS.toFixed(0)} s`;
+const shortfalls = verdicts.filter((v) => !v.ok).map((v) => `${v.label} (target ${v.target})`);
+const output = [
+  `## Benchmark: onemodelcontext vs the MCP TypeScript SDKs (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC)`,
+  '',
+  `Command: \`${command}\``,
+  '',
+  `Machine: ${machineLine}`,
+  '',
+  table,
+  '',
+  shortfalls.length ? `Targets missed: ${shortfalls.join('; ')}.` : 'Every target met.',
+  ...(failures.length ? ['', `Failures: ${failures.join('; ')}`] : []),
+  '',
+  'Samples per measurement:',
+  '',
+  details,
+].join('\n');
+process.stdout.write(`${output}\n`);
+
+if (flag('write')) {
+  const file = new URL('./RESULTS.md', import.meta.url);
+  const BEGIN = '<!-- bench:begin (generated by bench/run.mjs --write) -->';
+  const END = '<!-- bench:end -->';
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmark results\n\n${BEGIN}\n${END}\n`;
+  const [head, rest = ''] = previous.includes(BEGIN) ? previous.split(BEGIN) : [previous + '\n', END];
+  const tail = rest.includes(END) ? rest.slice(rest.indexOf(END) + END.length) : '';
+  writeFileSync(file, `${head}${BEGIN}\n${output}\n${END}${tail}`);
+  log('wrote bench/RESULTS.md');
+}
+
+const channel = new URL('./channel/run.mjs', import.meta.url);
+if (!flag('no-channel') && existsSync(channel)) {
+  log('\nbench/channel/run.mjs:');
+  const run = spawnSync(process.execPath, [fileURLToPath(channel)], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) process.exitCode = run.status ?? 1;
+}
