@@ -13,8 +13,11 @@ export interface EraCacheEntry {
   /** The protocol version negotiated when the entry was learned (modern: the version to send). */
   protocolVersion?: string;
   /**
-   * When the definitive probe that taught this entry answered, on the cache's clock
-   * (`TimeProvider.now()`). The in-memory {@linkcode EraCache} measures legacy expiry from it.
+   * When the definitive probe that taught this entry answered, on the client's clock
+   * (`TimeProvider.now()`: monotonic, not wall-clock). The client calls `set` at that moment. The
+   * in-memory {@linkcode EraCache} stamps entries with its own clock on `set` instead, so a cache
+   * shared by clients with different clocks still expires correctly; a persistent store should
+   * likewise record its own (wall-clock) time.
    */
   learnedAt: number;
 }
@@ -45,9 +48,9 @@ export const DEFAULT_LEGACY_LIFETIME = 300_000;
 /**
  * The in-memory {@linkcode EraCacheStore}.
  *
- * A legacy entry expires `legacyLifetime` after the definitive probe that taught it (its
- * `learnedAt`), however many cached legacy connections succeed meanwhile, so an upgraded or
- * dual-era server gets probed again. A modern entry stays until `forget(key)`.
+ * A legacy entry expires `legacyLifetime` after the definitive probe that taught it (when the
+ * client stored it with `set`), however many cached legacy connections succeed meanwhile, so an
+ * upgraded or dual-era server gets probed again. A modern entry stays until `forget(key)`.
  *
  * @example
  * ```ts
@@ -76,9 +79,12 @@ export class EraCache implements EraCacheStore {
     return { ...entry };
   }
 
-  /** Stores `entry` for `key`, replacing any previous one. */
+  /**
+   * Stores `entry` for `key`, replacing any previous one. `learnedAt` is set to this cache's clock
+   * now: the client calls `set` when the definitive probe answers, and legacy expiry counts from here.
+   */
   set(key: string, entry: EraCacheEntry): void {
-    this.#entries.set(key, { ...entry });
+    this.#entries.set(key, { ...entry, learnedAt: this.#time.now() });
   }
 
   /** Drops what is known about `key`. */

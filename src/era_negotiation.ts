@@ -118,18 +118,27 @@ export class EraNegotiator {
 
   async run(): Promise<NegotiatedSession> {
     const s = this.#s;
-    let live = await this.#open();
+    const live = await this.#open();
     if (s.era === "legacy") return this.#initialize(live, "requested_legacy", LATEST_LEGACY_VERSION, { fromCache: false });
 
     const cached = s.era === "auto" ? await this.#cacheGet() : undefined;
+    if (cached === undefined) return this.#negotiate(live, undefined);
+    try {
+      return await this.#negotiate(live, cached);
+    } catch (error) {
+      // A failed negotiation with a cached entry forgets it, whatever the failure was.
+      await this.#forget();
+      throw error;
+    }
+  }
+
+  async #negotiate(live: LiveConnection, cached: EraCacheEntry | undefined): Promise<NegotiatedSession> {
+    const s = this.#s;
     if (cached?.era === "legacy") {
       try {
         return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), { fromCache: true });
       } catch (error) {
-        if (error instanceof TimeoutError) {
-          await this.#forget();
-          throw error;
-        }
+        if (error instanceof TimeoutError) throw error;
         // The server no longer takes what the cache said: forget it and negotiate from scratch once.
         s.report(new TransportError("negotiation_failed", `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`, { cause: error }));
         await this.#forget();

@@ -406,6 +406,16 @@ describe("ContextClient and the EraCache", () => {
     await client.close();
   });
 
+  it("a cached entry is forgotten when the connect fails for any reason (here: connectTimeout)", async () => {
+    const { eraCache, time, options } = setup({ connectTimeout: 3_000 });
+    eraCache.set(KEY, { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
+    const state = track(ContextClient.connect(fakeTransport(() => {}, { cacheKey: KEY }), options));
+    await time.advance(3_000);
+    await flushMicrotasks();
+    expect((state.error as TransportError).code).toBe("timeout");
+    expect(eraCache.get(KEY)).toBeUndefined();
+  });
+
   it("a legacy entry expires exactly 5 min after the definitive probe, even with cached connects at 1, 2 and 4 min", async () => {
     const { time, options } = setup();
     const transport = fakeTransport(() => legacyScript(), { cacheKey: KEY, perSpawn: true });

@@ -27,11 +27,12 @@ describe("EraCache", () => {
     expect(cache.get("k")).toBeUndefined();
   });
 
-  it("expiry counts from learnedAt, not from when set() was called", async () => {
+  it("expiry counts from set() on the cache's own clock, whatever learnedAt the caller's clock gave", async () => {
     const time = new FakeTimeProvider();
     const cache = new EraCache({ timeProvider: time, legacyLifetime: 1_000 });
-    cache.set("k", { era: "legacy", learnedAt: time.now() - 900 });
-    await time.advance(99);
+    cache.set("k", { era: "legacy", learnedAt: 42 });
+    expect(cache.get("k")?.learnedAt).toBe(time.now());
+    await time.advance(999);
     expect(cache.get("k")).toBeDefined();
     await time.advance(1);
     expect(cache.get("k")).toBeUndefined();
