@@ -6,6 +6,7 @@
 import type { Duplex } from "./duplex.ts";
 import { ClosedError, ErrorCodes, JsonRpcError, ParseError, TimeoutError, TransportError } from "./errors.ts";
 import {
+  type ClassifiedMessage,
   classifyMessage,
   errorResponse,
   errorResponseFor,
@@ -13,6 +14,7 @@ import {
   idKey,
   type RequestId,
 } from "./json_rpc_message.ts";
+import type { InputLine } from "./line_splitter.ts";
 import { NewlineChannel, type NewlineChannelOptions } from "./newline_channel.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
@@ -104,6 +106,9 @@ export class JsonRpcConnection implements AsyncDisposable {
   #nextId = 1;
   #active = 0;
   #slotFreed = signal();
+  readonly #sendSettled = signal();
+  /** A request read at the concurrency limit, waiting for a slot. */
+  #held: { request: IncomingRequest; key: string; barrier: boolean } | undefined;
   #state: "new" | "open" | "eof" | "closing" | "closed" = "new";
   #closeInfo: ConnectionCloseInfo | undefined;
   readonly #closed = deferred<ConnectionCloseInfo>();
@@ -203,7 +208,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       signal?.addEventListener("abort", onAbort, { once: true });
       const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
       if (params !== undefined) message.params = params;
-      sending = this.channel.send(message, signal);
+      sending = this.#send(message, signal);
       sending.then(
         () => {},
         (error) => {
@@ -229,7 +234,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     const message: Record<string, unknown> = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
     try {
-      await this.channel.send(message);
+      await this.#send(message);
     } catch (error) {
       this.#checkOutputFault();
       throw error;
@@ -259,29 +264,72 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   // ---- input ----
 
+  /**
+   * Reads input one message at a time. Before each read it waits while the output queue is full.
+   * At the concurrency limit one request is held back; while it waits for a slot the loop keeps
+   * reading replies to our own requests and `notifications/cancelled` (neither needs a slot, and a
+   * handler at the limit may be waiting for exactly those), but nothing else: the next request, any
+   * other notification, or EOF waits until the held request is dispatched, so input stays paused.
+   */
   async #readLoop(): Promise<void> {
+    let pendingRead: Promise<InputLine | undefined> | undefined;
     try {
       for (;;) {
-        await this.channel.waitForOutputRoom();
+        const held = this.#held;
+        if (held) {
+          if (this.#active < this.#maxConcurrent) {
+            this.#held = undefined;
+            await this.#admit(held.request, held.key);
+            continue;
+          }
+          if (held.barrier) {
+            await this.#slotFreed.wait();
+            if (this.#state !== "open") return;
+            continue;
+          }
+        }
+        if (!pendingRead) {
+          await this.#waitForOutputRoom();
+          if (this.#state !== "open") return;
+          pendingRead = this.channel.read();
+        }
+        if (held) {
+          // Wake for whichever comes first: a free slot or the next input.
+          const slot = this.#slotFreed.wait().then(() => true);
+          const slotFirst = await Promise.race([pendingRead.then(() => false, () => false), slot]);
+          if (this.#state !== "open") return;
+          if (slotFirst && this.#held) continue;
+        }
+        const item = await pendingRead;
+        pendingRead = undefined;
         if (this.#state !== "open") return;
-        const item = await this.channel.read();
-        if (this.#state !== "open") return;
-        if (item === undefined) break;
-        if (item.kind === "error") {
+        if (item !== undefined && item.kind === "error") {
           this.#report(item.error);
           const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
           await this.#sendOwnError(errorResponse(undefined, code, item.error.message));
           continue;
         }
-        let value: unknown;
-        try {
-          value = JSON.parse(item.text);
-        } catch (cause) {
-          this.#report(new ParseError(item.text, { cause }));
-          await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
-          continue;
+        let message: ClassifiedMessage | undefined;
+        if (item !== undefined) {
+          try {
+            message = classifyMessage(JSON.parse(item.text));
+          } catch (cause) {
+            this.#report(new ParseError(item.text, { cause }));
+            await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
+            continue;
+          }
         }
-        await this.#dispatch(value);
+        if (this.#held && !overtakesHeldRequest(message)) {
+          // This message must not overtake the held request: wait for a slot and dispatch it first.
+          while (this.#held && this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
+          if (this.#state !== "open") return;
+          const first = this.#held;
+          this.#held = undefined;
+          if (first) await this.#admit(first.request, first.key);
+          if (this.#state !== "open") return;
+        }
+        if (message === undefined) break;
+        await this.#dispatch(message);
       }
     } catch (error) {
       if (this.#state === "open") this.#fault(error instanceof Error ? error : new TransportError("closed", String(error)));
@@ -290,8 +338,23 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#onEndOfInput();
   }
 
-  async #dispatch(value: unknown): Promise<void> {
-    const message = classifyMessage(value);
+  /** Waits while a sender would wait for output room. */
+  async #waitForOutputRoom(): Promise<void> {
+    // `NewlineChannel.waitForOutputRoom` wakes only on block progress; a sender that passed through
+    // without waiting (it counts as "waiting" meanwhile) signals nothing when it leaves. Our own sends
+    // signal `#sendSettled`, so a stalled reader cannot keep input paused below the bound.
+    while (this.channel.outputFull && !this.channel.outputClosed && this.#state === "open") {
+      const settled = this.#sendSettled.wait();
+      await Promise.race([this.channel.waitForOutputRoom(), settled]);
+    }
+  }
+
+  /** Every message the connection writes goes through here. */
+  #send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+    return this.channel.send(message, signal).finally(() => this.#sendSettled.fire());
+  }
+
+  async #dispatch(message: ClassifiedMessage): Promise<void> {
     switch (message.kind) {
       case "invalid":
         this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
@@ -312,13 +375,21 @@ export class JsonRpcConnection implements AsyncDisposable {
           await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
           return;
         }
-        while (this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
-        if (this.#state !== "open") return;
-        const run = this.#runHandler(request, key);
-        if (this.#options.isBarrier?.(request)) await run;
+        if (this.#active >= this.#maxConcurrent) {
+          this.#held = { request, key, barrier: this.#options.isBarrier?.(request) === true };
+          return;
+        }
+        await this.#admit(request, key);
         return;
       }
     }
+  }
+
+  /** Starts a handler; an admission barrier is awaited until its reply is queued. */
+  async #admit(request: IncomingRequest, key: string): Promise<void> {
+    if (this.#state !== "open") return;
+    const run = this.#runHandler(request, key);
+    if (this.#options.isBarrier?.(request)) await run;
   }
 
   #settle(message: { kind: "result"; id: RequestId; result: unknown } | { kind: "error"; id: RequestId | undefined; error: JsonRpcError }): void {
@@ -341,7 +412,9 @@ export class JsonRpcConnection implements AsyncDisposable {
     if (method === "notifications/cancelled") {
       const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === "string" || typeof requestId === "number") {
-        const entry = this.#inflight.get(idKey(requestId));
+        const key = idKey(requestId);
+        if (this.#held?.key === key) this.#held = undefined; // never dispatched, never answered
+        const entry = this.#inflight.get(key);
         if (entry && !entry.done) {
           entry.cancelledByPeer = true;
           entry.controller.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
@@ -369,7 +442,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         if (entry.done || entry.controller.signal.aborted || this.channel.outputClosed) return;
         const message: Record<string, unknown> = { jsonrpc: "2.0", method };
         if (params !== undefined) message.params = params;
-        await this.channel.send(message, entry.controller.signal).catch(() => this.#checkOutputFault());
+        await this.#send(message, entry.controller.signal).catch(() => this.#checkOutputFault());
       },
     };
     const handler = this.#handlers.get(request.method);
@@ -388,7 +461,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       entry.done = true;
       if (entry.cancelledByPeer || this.channel.outputClosed) return;
       try {
-        await this.channel.send(reply);
+        await this.#send(reply);
       } catch {
         this.#checkOutputFault();
       }
@@ -401,7 +474,7 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   async #sendOwnError(reply: Record<string, unknown>): Promise<void> {
     try {
-      await this.channel.send(reply);
+      await this.#send(reply);
     } catch {
       this.#checkOutputFault();
     }
@@ -508,6 +581,13 @@ export class JsonRpcConnection implements AsyncDisposable {
       // A failing reporter must not break the connection.
     }
   }
+}
+
+/** True for messages that may be handled while a request waits for a slot: replies and cancellations. */
+function overtakesHeldRequest(message: ClassifiedMessage | undefined): boolean {
+  if (message === undefined) return false; // EOF comes after every request before it
+  if (message.kind === "result" || message.kind === "error") return true;
+  return message.kind === "notification" && message.method === "notifications/cancelled";
 }
 
 function asError(value: unknown): Error {

@@ -79,10 +79,10 @@ describe("JsonRpcConnection messages both ways", () => {
       .handle("client/echo", (p) => ({ echoed: p }))
       .onNotification("note", (p) => void seenByClient.push(p))
       .start();
-    const server = new JsonRpcConnection(b)
+    const server: JsonRpcConnection = new JsonRpcConnection(b)
       .handle("server/ask", async (p, ctx) => {
         await ctx.notify("note", { progress: 1 });
-        const back = await server.request("client/echo", { from: "server", inner: p });
+        const back: unknown = await server.request("client/echo", { from: "server", inner: p });
         return { back };
       })
       .onNotification("note", (p) => void seenByServer.push(p))
