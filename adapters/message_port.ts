@@ -22,10 +22,12 @@
  * batches of a quarter window, so the writer always has at least three quarters of a window of credit
  * while the reader keeps up.
  *
- * A port has no reliable close event (browsers fire none when the other side's realm goes away), so
- * `end`/`abort` carry what a pipe's EOF or EPIPE would. Where the host does fire `close` (Node
- * `worker_threads`, recent Chromium), an end that has not seen `end` errors its readable with a
- * `ClosedError` and its writable too.
+ * A port has no reliable close event (browsers fire none, not even when the other side's Worker is
+ * terminated: measured on Chromium 156), so `end`/`abort` carry what a pipe's EOF or EPIPE would. Where
+ * the host does fire `close` (Node `worker_threads`, also when the Worker is terminated), an end that
+ * has not seen `end` errors its readable with a `ClosedError` and fails its writes. In a browser, the
+ * owner of a Worker it terminates should `destroy()` the connection; a `ContextClient`'s timeouts bound
+ * the wait otherwise.
  *
  * @example
  * ```ts
@@ -47,6 +49,8 @@ import type { TransportConnection } from "../src/transport.ts";
  * What {@linkcode fromMessagePort} needs of a port: a browser `MessagePort`, a Node `worker_threads`
  * `MessagePort`, a `Worker`, or a dedicated worker's `self`. With `addEventListener` the adapter listens
  * for `message`, `messageerror` and `close` and calls `start()`; without it, it sets `onmessage`.
+ * Note that `close()` on a dedicated worker's `self` closes the Worker: pass `closePort: false` there
+ * unless that is what you want.
  */
 export interface MessagePortLike {
   postMessage(message: unknown, transfer: ArrayBuffer[]): void;

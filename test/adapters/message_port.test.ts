@@ -300,6 +300,34 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     expect(maxInTransit).toBe(1000);
   });
 
+  it("works over a port that only has postMessage and onmessage (no addEventListener)", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const bare = (port: MessagePort): MessagePortLike & { onmessage: ((event: { data: unknown }) => void) | null } => {
+      const shim = {
+        onmessage: null as ((event: { data: unknown }) => void) | null,
+        postMessage: (message: unknown, transfer: ArrayBuffer[]) => port.postMessage(message, transfer),
+        close: () => port.close(),
+      };
+      port.on("message", (data: unknown) => shim.onmessage?.({ data }));
+      return shim;
+    };
+    const a = fromMessagePort(bare(port1));
+    const b = fromMessagePort(bare(port2), { receiveWindowBytes: 100 });
+    const writing = (async () => {
+      const w = a.writable.getWriter();
+      for (let i = 0; i < 20; i++) await w.write(new Uint8Array(30).fill(i));
+      await w.close();
+    })();
+    let n = 0;
+    for await (const chunk of b.readable) n += chunk.byteLength;
+    await writing;
+    expect(n).toBe(600);
+    expect(a.maxBytesInTransit).toBe(100);
+    await b.close(); // sends end: a's readable ends
+    expect((await a.readable.getReader().read()).done).toBe(true);
+    await Promise.all([a.closed, b.closed]);
+  });
+
   it("validates receiveWindowBytes", () => {
     const { port1 } = new MessageChannel();
     expect(() => fromMessagePort(port1, { receiveWindowBytes: 0 })).toThrow(/receiveWindowBytes/);

@@ -63,6 +63,36 @@ describe("fromMessagePort between the page and a module Worker", () => {
     expect(conn.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
   });
 
+  it("works over the Worker object and the Worker's own global scope, without a MessageChannel", async () => {
+    const w = startWorker({ mode: "self-echo" }, []);
+    const conn = fromMessagePort(w);
+    const channel = new NewlineChannel(conn);
+    const messages = Array.from({ length: 300 }, (_, i) => ({ i, pad: "x".repeat(i * 10) }));
+    const received = readAll(channel);
+    for (const m of messages) await channel.send(m);
+    await channel.closeOutput();
+    expect(await received).toEqual(messages);
+    expect(conn.closeError()).toBeUndefined();
+  });
+
+  it("a terminated Worker sends no signal in Chromium (no port close event); the owner's destroy() ends the reader", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const w = startWorker({ mode: "echo", port: port2 }, [port2]);
+    const conn = fromMessagePort(port1);
+    const reader = conn.readable.getReader();
+    const writer = conn.writable.getWriter();
+    await writer.write(new TextEncoder().encode("[1]\n"));
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("[1]\n");
+    w.terminate();
+    let settled = false;
+    const read = reader.read().finally(() => (settled = true));
+    await sleep(300);
+    expect(settled).toBe(false); // this is why the wire has explicit end and abort messages
+    conn.destroy(new Error("The Worker was terminated"));
+    await expect(read).rejects.toThrow(/Worker was terminated/);
+    await conn.closed;
+  });
+
   it("the page's readable ends when the Worker closes its output, with nothing lost", async () => {
     const { port1, port2 } = new MessageChannel();
     const reports = new MessageChannel();
