@@ -5,8 +5,8 @@
  * @module
  */
 import type { Duplex } from "./duplex.ts";
-import { defaultEraCache, type EraCacheStore } from "./era_cache.ts";
-import { EraNegotiator, forgetEra, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
+import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
+import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
 import { ErrorCodes, InvalidOptionError, JsonRpcError, TransportError } from "./errors.ts";
 import {
   type ConnectionCloseInfo,

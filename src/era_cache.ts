@@ -2,6 +2,7 @@
  * Remembers which protocol era a server speaks, so a client need not probe it on every connect.
  * @module
  */
+import { TransportError } from "./errors.ts";
 import { numberOption } from "./options.ts";
 import type { Era } from "./protocol_versions.ts";
 import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
@@ -105,3 +106,37 @@ export class EraCache implements EraCacheStore {
 
 /** The cache every client shares when none is given: in memory, system clock, five-minute legacy lifetime. */
 export const defaultEraCache: EraCache = new EraCache();
+
+/** `store.get(key)`, reporting (not throwing) a failing store; an entry of unknown era counts as absent. */
+export async function readEra(store: EraCacheStore, key: string, report: (error: Error) => void): Promise<EraCacheEntry | undefined> {
+  try {
+    const entry = await store.get(key);
+    return entry && (entry.era === "legacy" || entry.era === "modern") ? entry : undefined;
+  } catch (error) {
+    report(storeError("get", key, error));
+    return undefined;
+  }
+}
+
+/** `store.set(key, entry)`, reporting (not throwing) a failing store. */
+export async function storeEra(store: EraCacheStore, key: string, entry: EraCacheEntry, report: (error: Error) => void): Promise<void> {
+  try {
+    await store.set(key, entry);
+  } catch (error) {
+    report(storeError("set", key, error));
+  }
+}
+
+/** `store.forget(key)`, reporting (not throwing) a failing store. */
+export async function forgetEra(store: EraCacheStore, key: string, report: (error: Error) => void): Promise<void> {
+  try {
+    await store.forget(key);
+  } catch (error) {
+    report(storeError("forget", key, error));
+  }
+}
+
+function storeError(operation: string, key: string, cause: unknown): TransportError {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new TransportError("protocol", `Era cache ${operation}(${JSON.stringify(key)}) failed: ${message}`, { cause });
+}

@@ -4,15 +4,19 @@
  * Every wait is bounded by the probe deadline and by the overall `connectTimeout`.
  * @module
  */
-import type { EraCacheEntry, EraCacheStore } from "./era_cache.ts";
+import { type EraCacheEntry, type EraCacheStore, forgetEra, readEra, storeEra } from "./era_cache.ts";
 import { JsonRpcError, TimeoutError, TransportError } from "./errors.ts";
 import type { JsonRpcConnection } from "./json_rpc_connection.ts";
-import { isImplementation, isPlainObject, type RequestEnvelope, withRequestEnvelope } from "./meta_envelope.ts";
+import { type RequestEnvelope, withRequestEnvelope } from "./meta_envelope.ts";
 import {
   classifyProbeError,
   classifyProbeResult,
+  describeRpcError,
   type DiscoverInfo,
+  messageOf,
   type NegotiationOutcome,
+  newestLegacy,
+  parseInitializeResult,
   type ProbeVerdict,
 } from "./probe_classifier.ts";
 import {
@@ -22,8 +26,6 @@ import {
   type Implementation,
   LATEST_LEGACY_VERSION,
   LATEST_MODERN_VERSION,
-  LEGACY_VERSIONS,
-  MODERN_VERSIONS,
 } from "./protocol_versions.ts";
 import type { TimeProvider } from "./time_provider.ts";
 import type { ClientTransport, TransportConnection } from "./transport.ts";
@@ -247,34 +249,16 @@ export class EraNegotiator {
       if (error instanceof JsonRpcError) {
         throw new TransportError(
           "negotiation_failed",
-          `Server rejected initialize (protocolVersion ${offered}) with ${error.code} ${JSON.stringify(error.message)}${dataSuffix(error.data)}`,
+          `Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`,
           { cause: error },
         );
       }
       throw new TransportError("negotiation_failed", `The connection failed during initialize: ${messageOf(error)}`, { cause: error });
     }
-    const result = waited.value;
-    if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
-      throw new TransportError("negotiation_failed", `Server answered initialize with a malformed result (no protocolVersion string): ${JSON.stringify(result)?.slice(0, 200)}`);
-    }
-    const version = result.protocolVersion;
-    if (eraOf(version) !== "legacy") {
-      throw new TransportError(
-        "negotiation_failed",
-        `Server answered initialize with protocolVersion ${JSON.stringify(version)}, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`,
-      );
-    }
+    const parsed = parseInitializeResult(waited.value);
+    if (typeof parsed === "string") throw new TransportError("negotiation_failed", parsed);
     await live.rpc.notify("notifications/initialized");
-    const session: NegotiatedSession = {
-      live,
-      era: "legacy",
-      protocolVersion: version,
-      serverCapabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
-      info: this.#info(outcome, extra),
-    };
-    if (isImplementation(result.serverInfo)) session.serverInfo = result.serverInfo;
-    if (typeof result.instructions === "string") session.instructions = result.instructions;
-    return session;
+    return { live, era: "legacy", ...parsed, info: this.#info(outcome, extra) };
   }
 
   #modern(
@@ -385,65 +369,24 @@ export class EraNegotiator {
 
   // ---- cache ----
 
-  async #cacheGet(): Promise<EraCacheEntry | undefined> {
-    const { cache, cacheKey } = this.#s;
-    if (!cache || cacheKey === undefined) return undefined;
-    try {
-      const entry = await cache.get(cacheKey);
-      if (entry && (entry.era === "legacy" || entry.era === "modern")) return entry;
-      return undefined;
-    } catch (error) {
-      this.#s.report(new TransportError("protocol", `Era cache get(${JSON.stringify(cacheKey)}) failed: ${messageOf(error)}`, { cause: error }));
-      return undefined;
-    }
+  #cacheGet(): Promise<EraCacheEntry | undefined> {
+    const { cache, cacheKey, report } = this.#s;
+    return cache && cacheKey !== undefined ? readEra(cache, cacheKey, report) : Promise.resolve(undefined);
   }
 
   async #learn(entry: EraCacheEntry): Promise<void> {
-    const { cache, cacheKey } = this.#s;
-    if (!cache || cacheKey === undefined) return;
-    try {
-      await cache.set(cacheKey, entry);
-    } catch (error) {
-      this.#s.report(new TransportError("protocol", `Era cache set(${JSON.stringify(cacheKey)}) failed: ${messageOf(error)}`, { cause: error }));
-    }
+    const { cache, cacheKey, report } = this.#s;
+    if (cache && cacheKey !== undefined) await storeEra(cache, cacheKey, entry, report);
   }
 
   async #forget(): Promise<void> {
-    const { cache, cacheKey } = this.#s;
+    const { cache, cacheKey, report } = this.#s;
     if (!cache || cacheKey === undefined || this.#forgotten) return;
     this.#forgotten = true;
-    await forgetEra(cache, cacheKey, this.#s.report);
-  }
-
-}
-
-/** Calls `cache.forget(key)`, reporting (not throwing) a failing store. */
-export async function forgetEra(cache: EraCacheStore, key: string, report: (error: Error) => void): Promise<void> {
-  try {
-    await cache.forget(key);
-  } catch (error) {
-    report(new TransportError("protocol", `Era cache forget(${JSON.stringify(key)}) failed: ${messageOf(error)}`, { cause: error }));
+    await forgetEra(cache, cacheKey, report);
   }
 }
 
 function cachedLegacyVersion(entry: EraCacheEntry): string {
   return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy" ? entry.protocolVersion : LATEST_LEGACY_VERSION;
 }
-
-function newestLegacy(versions: readonly string[]): string {
-  for (let i = LEGACY_VERSIONS.length - 1; i >= 0; i--) if (versions.includes(LEGACY_VERSIONS[i])) return LEGACY_VERSIONS[i];
-  return LATEST_LEGACY_VERSION;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function dataSuffix(data: unknown): string {
-  if (data === undefined) return "";
-  const text = JSON.stringify(data);
-  return text ? ` (data: ${text.slice(0, 200)})` : "";
-}
-
-/** Versions this client can speak, for error messages. */
-export const CLIENT_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];

@@ -5,8 +5,16 @@
  */
 import { ErrorCodes, JsonRpcError } from "./errors.ts";
 import { type ParsedDiscoverResult, parseDiscoverResult } from "./discover_result.ts";
-import { isPlainObject } from "./meta_envelope.ts";
-import { type Era, eraOf, LEGACY_VERSIONS, MODERN_VERSIONS } from "./protocol_versions.ts";
+import { isImplementation, isPlainObject } from "./meta_envelope.ts";
+import {
+  type Capabilities,
+  type Era,
+  eraOf,
+  type Implementation,
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+} from "./protocol_versions.ts";
 
 /**
  * How a connection's era was decided: one value per row of the probe-outcome table, plus the
@@ -147,12 +155,45 @@ export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): Pr
   return { kind: "legacy", outcome: "fallback_rpc_error", learn: false, legacyVersions: [], detail: `server/discover was answered ${what}` };
 }
 
-/** True when `value` is a JSON-RPC error from the peer (as opposed to a transport failure). */
-export function isPeerError(value: unknown): value is JsonRpcError {
-  return value instanceof JsonRpcError;
+/** What a legacy `initialize` result says, once checked. */
+export interface InitializeInfo {
+  protocolVersion: string;
+  serverCapabilities: Capabilities;
+  serverInfo?: Implementation;
+  instructions?: string;
 }
 
-/** The era a verdict puts the connection in. */
-export function verdictEra(verdict: ProbeVerdict): Era {
-  return verdict.kind === "legacy" ? "legacy" : "modern";
+/**
+ * Reads an `initialize` result. The server's version must be a legacy version this client knows
+ * (a lower counter-offer is fine); returns the reason as a string otherwise.
+ */
+export function parseInitializeResult(result: unknown): InitializeInfo | string {
+  if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
+    return `Server answered initialize with a malformed result (no protocolVersion string): ${JSON.stringify(result)?.slice(0, 200)}`;
+  }
+  const version = result.protocolVersion;
+  if (eraOf(version) !== "legacy") {
+    return `Server answered initialize with protocolVersion ${JSON.stringify(version)}, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`;
+  }
+  const info: InitializeInfo = { protocolVersion: version, serverCapabilities: isPlainObject(result.capabilities) ? result.capabilities : {} };
+  if (isImplementation(result.serverInfo)) info.serverInfo = result.serverInfo;
+  if (typeof result.instructions === "string") info.instructions = result.instructions;
+  return info;
+}
+
+/** The newest of `versions` that is a known legacy version; the newest legacy version when none is. */
+export function newestLegacy(versions: readonly string[]): string {
+  for (let i = LEGACY_VERSIONS.length - 1; i >= 0; i--) if (versions.includes(LEGACY_VERSIONS[i])) return LEGACY_VERSIONS[i];
+  return LATEST_LEGACY_VERSION;
+}
+
+/** `-32603 "message" (data: …)`, for error messages. */
+export function describeRpcError(error: JsonRpcError): string {
+  const data = error.data === undefined ? undefined : JSON.stringify(error.data);
+  return `${error.code} ${JSON.stringify(error.message)}${data ? ` (data: ${data.slice(0, 200)})` : ""}`;
+}
+
+/** An error's message, or the value as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
