@@ -14,7 +14,7 @@ afterEach(() => {
 
 function nextMessage(port: MessagePort): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("No message from the worker within 10 s")), 10_000);
+    const timer = setTimeout(() => reject(new Error("No message from the worker within 30 s")), 30_000);
     port.addEventListener(
       "message",
       (event) => {
