@@ -122,6 +122,8 @@ export class ContextServer implements AsyncDisposable {
   readonly #notificationHandlers = new Map<string, ServerNotificationHandler>();
   readonly #connections = new Set<JsonRpcConnection>();
   #closing: Promise<void> | undefined;
+  #markClosed!: () => void;
+  readonly #closed = new Promise<void>((resolve) => (this.#markClosed = resolve));
 
   constructor(options: ContextServerOptions) {
     const { name, version, title, capabilities, instructions, supportedVersions, discoverTtlMs, cacheScope, unenvelopedRequests, ...rest } =
@@ -200,8 +202,13 @@ export class ContextServer implements AsyncDisposable {
 
   /** Closes every live connection (no grace: handlers are cancelled, output drains bounded) and refuses new ones. */
   close(): Promise<void> {
-    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() => undefined);
+    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() => this.#markClosed());
     return this.#closing;
+  }
+
+  /** Resolves once {@linkcode ContextServer.close} has closed every connection. */
+  get closed(): Promise<void> {
+    return this.#closed;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -489,6 +489,26 @@ describe("ContextServer lifecycle", () => {
     expect(["eof", "fault"]).toContain(outcome.reason);
   });
 
+  it("passes connection options through: maxConcurrentRequests holds further requests back", async () => {
+    const { server, peer, time } = setup({ maxConcurrentRequests: 1 });
+    const started: number[] = [];
+    server.handle("slow", async (p: Json) => {
+      started.push(p.n);
+      await delay(time, 100);
+      return { n: p.n };
+    });
+    await peer.send({ jsonrpc: "2.0", id: 1, method: "slow", params: { n: 1, _meta: envelope() } });
+    await peer.send({ jsonrpc: "2.0", id: 2, method: "slow", params: { n: 2, _meta: envelope() } });
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    expect(started).toEqual([1]);
+    await time.advance(100);
+    expect((await peer.next()).id).toBe(1);
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    expect(started).toEqual([1, 2]);
+    await time.advance(100);
+    expect((await peer.next()).id).toBe(2);
+  });
+
   it("close() closes every live connection and refuses new ones", async () => {
     const time = new FakeTimeProvider();
     const server = new ContextServer({ name: "s", version: "1", capabilities: {}, timeProvider: time });
@@ -497,7 +517,10 @@ describe("ContextServer lifecycle", () => {
     const peers = pairs.map(([, c]) => new Peer(c, time));
     for (const p of peers) expect((await p.call(1, "ping")).result).toEqual({});
     expect(server.connectionCount).toBe(2);
+    let closed = false;
+    void server.closed.then(() => (closed = true));
     await server.close();
+    expect(closed).toBe(true);
     for (const s of serving) expect((await s).reason).toBe("closed");
     for (const p of peers) expect(await p.next()).toBeUndefined();
     await expect(server.serve(createDuplexPair()[0])).rejects.toBeInstanceOf(ClosedError);
