@@ -253,7 +253,7 @@ export class EraNegotiator {
           { cause: error },
         );
       }
-      throw new TransportError("negotiation_failed", `The connection failed during initialize: ${messageOf(error)}`, { cause: error });
+      throw new TransportError("negotiation_failed", `The connection failed during initialize${this.#progressNote()}: ${messageOf(error)}`, { cause: error });
     }
     const parsed = parseInitializeResult(waited.value);
     if (typeof parsed === "string") throw new TransportError("negotiation_failed", parsed);

@@ -48,7 +48,10 @@ describe("ContextClient against hostile servers (real processes)", () => {
     expect(h.eraCache.get(h.key)).toBeUndefined();
     expect(await client.request("tools/list", {})).toEqual({ tools: [] });
     await client.close();
-    expect(h.received().map(([, m]) => m)).toEqual(["server/discover", "initialize", "notifications/initialized", "tools/list"]);
+    const lines = h.received();
+    expect(lines.map(([, m]) => m)).toEqual(["server/discover", "initialize", "notifications/initialized", "tools/list"]);
+    // close() ended the process (stdin EOF, then the bounded kill sequence).
+    expect(() => process.kill(Number(lines[0][0]), 0)).toThrow();
   });
 
   it("exits on any pre-initialize request: respawn, initialize the new process, nothing cached", async () => {
@@ -66,6 +69,15 @@ describe("ContextClient against hostile servers (real processes)", () => {
     expect(pids).toHaveLength(2);
     expect(lines.filter(([pid]) => pid === pids[0]).map(([, m]) => m)).toEqual(["server/discover"]);
     expect(lines.filter(([pid]) => pid === pids[1]).map(([, m]) => m)).toEqual(["initialize", "notifications/initialized", "tools/list"]);
+  });
+
+  it("crashes at startup every time: one respawn, then a clear error carrying the exit code and stderr", async () => {
+    const h = hostile("crash");
+    const error = await ContextClient.connect(h.transport, h.options).catch((e) => e);
+    expect(error.code).toBe("negotiation_failed");
+    expect(error.message).toMatch(/during initialize \(1 probe sent, server respawned\): Server process exited \(exit code 2\)/);
+    expect(error.message).toContain("boom: missing config file");
+    expect(h.eraCache.get(h.key)).toBeUndefined();
   });
 
   it("prints a non-JSON banner on stdout: tolerated and reported", async () => {
