@@ -28,11 +28,16 @@ export function createDuplexPair(options: DuplexPairOptions = {}): [Duplex, Dupl
   ];
 }
 
-/** One direction of a duplex pair: a byte pipe that holds at most `bufferBytes`. */
+/**
+ * One direction of a duplex pair: a byte pipe that buffers `bufferBytes` for the reader, plus at most
+ * the one chunk being written. `writer.ready` (and so `pipeTo`) waits exactly while that buffer is full.
+ */
 export function createPipe(bufferBytes = 65_536): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
   return new TransformStream<Uint8Array, Uint8Array>(
     { transform: (chunk, controller) => controller.enqueue(chunk.slice()) },
-    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+    // A high-water mark of 1, not 0: at 0 an idle writable reports backpressure for ever, so
+    // `writer.ready` never resolves and `pipeTo` into the pair never starts.
+    new ByteLengthQueuingStrategy({ highWaterMark: 1 }),
     new ByteLengthQueuingStrategy({ highWaterMark: bufferBytes }),
   );
 }
