@@ -26,3 +26,28 @@ export {
   type RequestHandler,
   type RequestId,
 } from "./json_rpc_connection.ts";
+export {
+  ContextServer,
+  type ContextServerOptions,
+  type ServeResult,
+  type ServerNotificationHandler,
+  type ServerRequestContext,
+  type ServerRequestHandler,
+} from "./context_server.ts";
+export {
+  type ClientRequestOptions,
+  ContextClient,
+  type ContextClientOptions,
+  type NegotiationInfo,
+  type NegotiationOutcome,
+} from "./context_client.ts";
+export {
+  DEFAULT_LEGACY_LIFETIME,
+  defaultEraCache,
+  EraCache,
+  type EraCacheEntry,
+  type EraCacheOptions,
+  type EraCacheStore,
+} from "./era_cache.ts";
+export { type CacheScope, type DiscoverResult, parseDiscoverResult, type ParsedDiscoverResult } from "./discover_result.ts";
+export { buildRequestMeta, type LoggingLevel, readRequestEnvelope, type RequestEnvelope } from "./meta_envelope.ts";

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * `onemodelcontext`: connect to any MCP server (either era), show how the era was decided and what it
+ * offers, call a tool, or serve the demo server. See `onemodelcontext --help`.
+ * @module
+ */
+import { JsonRpcError, isTransportError, ProcessExitedError } from "../src/errors.ts";
+import { parseArgs, USAGE, UsageError } from "./args.ts";
+import { formatInspect, inspect } from "./inspect.ts";
+import { Progress } from "./progress.ts";
+import { connect } from "./session.ts";
+
+const EXIT_OK = 0;
+const EXIT_USAGE = 2;
+const EXIT_CONNECT = 3;
+const EXIT_TOOL = 4;
+
+/** Runs the CLI and returns its exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (args.command === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (args.command === "demo") {
+    const { runDemo } = await import("./demo.ts");
+    await runDemo();
+    return EXIT_OK;
+  }
+  const progress = new Progress();
+  let client;
+  try {
+    client = await connect(args, progress);
+  } catch (error) {
+    progress.stop();
+    process.stderr.write(`Connection failed: ${describe(error)}\n`);
+    return EXIT_CONNECT;
+  }
+  try {
+    if (args.command === "inspect" || args.command === "tour") {
+      const report = await inspect(client);
+      if (args.json && args.command === "inspect") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else process.stdout.write(`${formatInspect(report)}\n`);
+    }
+    if (args.command === "call" || args.command === "tour") {
+      const tool = args.tool ?? "echo";
+      const toolArgs = args.toolArgs ?? (args.command === "tour" ? { text: "hello from onemodelcontext" } : {});
+      if (args.command === "tour") process.stdout.write(`\nCalling ${tool} ${JSON.stringify(toolArgs)}\n`);
+      progress.phase(`calling tool ${tool}`);
+      const result = (await client.request("tools/call", { name: tool, arguments: toolArgs })) as Record<string, unknown>;
+      if (args.json && args.command === "call") process.stdout.write(`${JSON.stringify({ tool, result }, null, 2)}\n`);
+      else process.stdout.write(`${formatToolResult(result)}\n`);
+      if (result.isError === true) return EXIT_TOOL;
+    }
+    return EXIT_OK;
+  } catch (error) {
+    progress.stop();
+    process.stderr.write(`${error instanceof JsonRpcError ? "Request failed" : "Failed"}: ${describe(error)}\n`);
+    return error instanceof JsonRpcError ? EXIT_TOOL : EXIT_CONNECT;
+  } finally {
+    await client.close().catch(() => {});
+    progress.phase("closed");
+  }
+}
+
+function formatToolResult(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const parts = content.map((c: Record<string, unknown>) => (c.type === "text" ? String(c.text) : JSON.stringify(c)));
+  const body = parts.join("\n") || JSON.stringify(result);
+  return result.isError === true ? `Tool error: ${body}` : body;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof JsonRpcError) return `${error.message} (JSON-RPC ${error.code})`;
+  if (error instanceof ProcessExitedError) return error.message;
+  if (isTransportError(error)) return `${error.message} [${error.code}]`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const self = new URL(import.meta.url).pathname;
+const invoked = process.argv[1] ? (await import("node:fs")).realpathSync(process.argv[1]) : "";
+if (invoked === self || invoked === decodeURIComponent(self)) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (error) => {
+      process.stderr.write(`Unexpected failure: ${error?.stack ?? error}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * Connecting the CLI to a server: spawn it (or the bundled demo), negotiate the era, report phases.
+ * @module
+ */
+import { spawnProcess } from "../adapters/node.ts";
+import { ContextClient } from "../src/context_client.ts";
+import { EraCache } from "../src/era_cache.ts";
+import type { CliArgs } from "./args.ts";
+import type { Progress } from "./progress.ts";
+
+/** The command that runs the bundled demo server with this Node.js. */
+export function demoServerCommand(): { command: string; args: string[] } {
+  const script = new URL("../../examples/demo_server.mjs", import.meta.url);
+  return { command: process.execPath, args: [decodeURIComponent(script.pathname)] };
+}
+
+/** Connects to the server the arguments name, printing phase lines to stderr as it goes. */
+export async function connect(args: CliArgs, progress: Progress): Promise<ContextClient> {
+  const server = args.server ?? demoServerCommand();
+  const label = args.server ? [server.command, ...server.args].join(" ") : "the bundled demo server";
+  progress.phase(`spawning ${label}`);
+  const transport = spawnProcess(server.command, server.args, { stderr: "pipe" });
+  progress.phase(`negotiating the protocol era (--era ${args.era})`, true);
+  // A fresh cache per run: the CLI reports how this run decided, not what an earlier one learned.
+  const client = await ContextClient.connect(transport, {
+    era: args.era,
+    eraCache: new EraCache(),
+    clientInfo: { name: "onemodelcontext-cli", version: "0.1.0" },
+  });
+  const n = client.negotiation;
+  progress.phase(`connected: ${client.era} era, protocol ${client.protocolVersion} (${n.outcome}, ${n.elapsedMs.toFixed(0)} ms)`);
+  return client;
+}
+
+/** Collects every page of a list method, bounded to 100 pages. */
+export async function listAll(client: ContextClient, method: string, key: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = (await client.request(method, cursor ? { cursor } : {})) as Record<string, unknown>;
+    const list = result[key];
+    if (Array.isArray(list)) items.push(...list);
+    cursor = typeof result.nextCursor === "string" && result.nextCursor ? result.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return items;
+}

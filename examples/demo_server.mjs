@@ -1,0 +1,14 @@
+// The demo MCP server on this process's stdin/stdout, both eras on one stream.
+// Runs unchanged on every runtime after `npm run build`:
+//   node examples/demo_server.mjs
+//   deno run -A examples/demo_server.mjs
+//   bun examples/demo_server.mjs
+import { createDemoServer } from "./demo_tools.mjs";
+
+const adapter = globalThis.Deno ? "../dist/adapters/deno.js" : globalThis.Bun ? "../dist/adapters/bun.js" : "../dist/adapters/node.js";
+const { stdio } = await import(adapter);
+const server = createDemoServer();
+await server.serve(stdio());
+// stdin ended and every reply was drained (or the bounded drain gave up): leave now.
+if (globalThis.Deno) globalThis.Deno.exit(0);
+else globalThis.process.exit(0);
