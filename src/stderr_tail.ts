@@ -99,12 +99,15 @@ export class StderrTail {
       this.#keep(line);
       from = nl + 1;
     }
-    this.#pending += text.slice(from);
-    while (this.#pending.length > MAX_PENDING_CHARS) {
-      const piece = this.#pending.slice(0, MAX_PENDING_CHARS);
-      this.#pending = this.#pending.slice(MAX_PENDING_CHARS);
-      this.#keep(piece);
+    const rest = from === 0 ? text : text.slice(from);
+    if (this.#pending.length + rest.length <= MAX_PENDING_CHARS) {
+      this.#pending += rest;
+      return;
     }
+    const combined = this.#pending + rest;
+    let at = 0;
+    for (; combined.length - at > MAX_PENDING_CHARS; at += MAX_PENDING_CHARS) this.#keep(combined.slice(at, at + MAX_PENDING_CHARS));
+    this.#pending = combined.slice(at);
   }
 
   #keep(line: string): void {
