@@ -42,14 +42,32 @@ ANY_FAILED=0
 strip_ansi() { sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' "$@"; }
 
 # run_with_timeout LIMIT LOG CMD... : runs CMD without stdin, output to the terminal and LOG; returns
-# its exit status (124 when the limit ran out). `timeout` signals CMD's whole process group.
+# its exit status (124 when the limit ran out). `timeout` puts CMD in its own process group and
+# signals the whole group; it runs in the background so that an interrupt of this script reaches it.
 run_with_timeout() {
   local limit=$1 log=$2
   shift 2
   echo "\$ $*"
-  timeout --kill-after=30s "$limit" "$@" </dev/null 2>&1 | tee -a "$log"
-  return "${PIPESTATUS[0]}"
+  (
+    timeout --kill-after=30s "$limit" "$@" </dev/null 2>&1 &
+    echo $! >"$WORK/current.pid"
+    wait $!
+  ) | tee -a "$log" &
+  local job=$! rc=0
+  wait "$job" || rc=$?
+  : >"$WORK/current.pid"
+  return "$rc"
 }
+
+# Ctrl-C or SIGTERM: stop the running step's process group (through its `timeout`), then leave.
+on_signal() {
+  echo "!!! interrupted by SIG$1: stopping the running step" >&2
+  [[ -s $WORK/current.pid ]] && kill -TERM "$(cat "$WORK/current.pid")" 2>/dev/null
+  wait
+  exit $((128 + $2))
+}
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
 
 # finish STEP RC SECONDS: records the outcome of a step that ran. Test steps must report counts.
 finish() {
