@@ -8,7 +8,7 @@ import { JsonRpcError, isTransportError, ProcessExitedError } from "../src/error
 import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { formatInspect, inspect } from "./inspect.ts";
 import { Progress } from "./progress.ts";
-import { connect } from "./session.ts";
+import { connect, lastServerStderr } from "./session.ts";
 
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;
@@ -41,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     progress.stop();
     process.stderr.write(`Connection failed: ${describe(error)}\n`);
+    printStderrTail(error);
     return EXIT_CONNECT;
   }
   try {
@@ -63,11 +64,19 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     progress.stop();
     process.stderr.write(`${error instanceof JsonRpcError ? "Request failed" : "Failed"}: ${describe(error)}\n`);
+    if (!(error instanceof JsonRpcError)) printStderrTail(error);
     return error instanceof JsonRpcError ? EXIT_TOOL : EXIT_CONNECT;
   } finally {
     await client.close().catch(() => {});
     progress.phase("closed");
   }
+}
+
+/** Shows the server's last stderr lines, unless the error message already carries them. */
+function printStderrTail(error: unknown): void {
+  const tail = lastServerStderr().trimEnd();
+  if (!tail || (error instanceof Error && error.message.includes(tail))) return;
+  process.stderr.write(`Server stderr (last lines):\n${tail}\n`);
 }
 
 function formatToolResult(result: Record<string, unknown>): string {

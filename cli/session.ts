@@ -3,6 +3,8 @@
  * @module
  */
 import { spawnProcess } from "../adapters/node.ts";
+import type { ProcessConnection } from "../src/process_shutdown.ts";
+import type { ClientTransport } from "../src/transport.ts";
 import { ContextClient } from "../src/context_client.ts";
 import { EraCache } from "../src/era_cache.ts";
 import type { CliArgs } from "./args.ts";
@@ -14,12 +16,24 @@ export function demoServerCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [decodeURIComponent(script.pathname)] };
 }
 
+/** The server's stderr tail, for a failure message: set by {@linkcode connect} as it spawns. */
+export let lastServerStderr: () => string = () => "";
+
 /** Connects to the server the arguments name, printing phase lines to stderr as it goes. */
 export async function connect(args: CliArgs, progress: Progress): Promise<ContextClient> {
   const server = args.server ?? demoServerCommand();
   const label = args.server ? [server.command, ...server.args].join(" ") : "the bundled demo server";
   progress.phase(`spawning ${label}`);
-  const transport = spawnProcess(server.command, server.args, { stderr: "pipe" });
+  const spawned = spawnProcess(server.command, server.args, { stderr: "pipe" });
+  const transport: ClientTransport = {
+    canRespawn: true,
+    cacheKey: spawned.cacheKey,
+    open: async () => {
+      const connection: ProcessConnection = await spawned.open();
+      lastServerStderr = () => connection.stderrTail();
+      return connection;
+    },
+  };
   progress.phase(`negotiating the protocol era (--era ${args.era})`, true);
   // A fresh cache per run: the CLI reports how this run decided, not what an earlier one learned.
   const client = await ContextClient.connect(transport, {
