@@ -41,7 +41,7 @@
  * ```
  * @module
  */
-import { ClosedError, TransportError } from "../src/errors.ts";
+import { ClosedError, InvalidOptionError, TransportError } from "../src/errors.ts";
 import { integerOption } from "../src/options.ts";
 import type { TransportConnection } from "../src/transport.ts";
 
@@ -167,6 +167,9 @@ class MessagePortDuplex implements MessagePortConnection {
 
   constructor(port: MessagePortLike, options: FromMessagePortOptions) {
     this.receiveWindowBytes = integerOption("receiveWindowBytes", options.receiveWindowBytes, DEFAULT_RECEIVE_WINDOW_BYTES, 1);
+    if (!Number.isSafeInteger(this.receiveWindowBytes)) {
+      throw new InvalidOptionError(`Option receiveWindowBytes must be a finite integer, got ${this.receiveWindowBytes}`);
+    }
     this.#transfer = options.transfer ?? true;
     this.#closePort = options.closePort ?? true;
     this.#creditBatch = Math.max(1, Math.floor(this.receiveWindowBytes / 4));
@@ -299,7 +302,8 @@ class MessagePortDuplex implements MessagePortConnection {
   #onPortClosed(): void {
     if (this.#portClosed) return;
     const error = new ClosedError("The MessagePort closed before end-of-stream");
-    if (!this.#inputDone) {
+    // After `end`, the data before it is still delivered: the peer closed its port once it was done.
+    if (!this.#inputDone && !this.#inputEnded) {
       this.#closeError ??= error;
       this.#failInput(error);
     }

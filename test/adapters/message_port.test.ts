@@ -212,6 +212,20 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     await a.closed;
   });
 
+  it("a port closed right after end-of-stream still delivers every byte before the end", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const a = fromMessagePort(port1);
+    const bytes = new Uint8Array(5000).map((_, i) => i & 0xff);
+    port2.postMessage({ omc: "data", bytes: bytes.slice().buffer });
+    port2.postMessage({ omc: "end" });
+    port2.close();
+    await sleep(50); // the close event has fired; nothing was read yet
+    const got: number[] = [];
+    for await (const chunk of a.readable) got.push(...chunk);
+    expect(got).toEqual([...bytes]);
+    expect(a.closeError()).toBeUndefined();
+  });
+
   it("refuses a peer that sends beyond its credit with a protocol error", async () => {
     const { port1, port2 } = new MessageChannel();
     const a = fromMessagePort(port1, { receiveWindowBytes: 4 });
@@ -331,6 +345,8 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
   it("validates receiveWindowBytes", () => {
     const { port1 } = new MessageChannel();
     expect(() => fromMessagePort(port1, { receiveWindowBytes: 0 })).toThrow(/receiveWindowBytes/);
+    expect(() => fromMessagePort(port1, { receiveWindowBytes: 1.5 })).toThrow(/receiveWindowBytes/);
+    expect(() => fromMessagePort(port1, { receiveWindowBytes: Infinity })).toThrow(/receiveWindowBytes/);
     port1.close();
   });
 });
