@@ -4,7 +4,7 @@
  * @module
  */
 import type { Duplex } from "./duplex.ts";
-import { ClosedError, ErrorCodes, JsonRpcError, ParseError, TimeoutError, TransportError } from "./errors.ts";
+import { ClosedError, ErrorCodes, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "./errors.ts";
 import {
   type ClassifiedMessage,
   classifyMessage,
@@ -15,7 +15,7 @@ import {
   type RequestId,
 } from "./json_rpc_message.ts";
 import type { InputLine } from "./line_splitter.ts";
-import { NewlineChannel, type NewlineChannelOptions } from "./newline_channel.ts";
+import { type DestroyableDuplex, NewlineChannel, type NewlineChannelOptions } from "./newline_channel.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
 import type { TransportConnection } from "./transport.ts";
@@ -122,7 +122,9 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     this.#maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
     this.#transport = transport;
-    this.channel = transport instanceof NewlineChannel ? transport : new NewlineChannel(transport, { ...options, timeProvider: this.#time });
+    this.channel = transport instanceof NewlineChannel
+      ? transport
+      : new NewlineChannel(watchWrites(transport, (cause) => this.#onWriteFailed(cause)), { ...options, timeProvider: this.#time });
   }
 
   /** Registers the handler of `method` (replacing any earlier one). */
@@ -265,7 +267,8 @@ export class JsonRpcConnection implements AsyncDisposable {
   // ---- input ----
 
   /**
-   * Reads input one message at a time. Before each read it waits while the output queue is full.
+   * Reads input one message at a time. A message that was read waits while the output queue is full
+   * and nothing more is read meanwhile (so EOF right behind the last message is still seen at once).
    * At the concurrency limit one request is held back; while it waits for a slot the loop keeps
    * reading replies to our own requests and `notifications/cancelled` (neither needs a slot, and a
    * handler at the limit may be waiting for exactly those), but nothing else: the next request, any
@@ -275,60 +278,50 @@ export class JsonRpcConnection implements AsyncDisposable {
     let pendingRead: Promise<InputLine | undefined> | undefined;
     try {
       for (;;) {
+        if (this.#state !== "open") return;
         const held = this.#held;
-        if (held) {
-          if (this.#active < this.#maxConcurrent) {
-            this.#held = undefined;
-            await this.#admit(held.request, held.key);
-            continue;
-          }
-          if (held.barrier) {
-            await this.#slotFreed.wait();
-            if (this.#state !== "open") return;
-            continue;
-          }
+        if (held && this.#active < this.#maxConcurrent) {
+          this.#held = undefined;
+          await this.#admit(held.request, held.key);
+          continue;
         }
-        if (!pendingRead) {
-          await this.#waitForOutputRoom();
-          if (this.#state !== "open") return;
-          pendingRead = this.channel.read();
+        if (held?.barrier) {
+          await this.#slotFreed.wait();
+          continue;
         }
+        pendingRead ??= this.channel.read();
         if (held) {
           // Wake for whichever comes first: a free slot or the next input.
           const slot = this.#slotFreed.wait().then(() => true);
           const slotFirst = await Promise.race([pendingRead.then(() => false, () => false), slot]);
-          if (this.#state !== "open") return;
-          if (slotFirst && this.#held) continue;
+          if (slotFirst) continue;
         }
         const item = await pendingRead;
         pendingRead = undefined;
         if (this.#state !== "open") return;
-        if (item !== undefined && item.kind === "error") {
+        if (item === undefined) {
+          // EOF comes after every request before it: a held request is dispatched first.
+          if (!(await this.#admitHeld())) return;
+          break;
+        }
+        await this.#waitForOutputRoom();
+        if (this.#state !== "open") return;
+        if (item.kind === "error") {
           this.#report(item.error);
           const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
           await this.#sendOwnError(errorResponse(undefined, code, item.error.message));
           continue;
         }
-        let message: ClassifiedMessage | undefined;
-        if (item !== undefined) {
-          try {
-            message = classifyMessage(JSON.parse(item.text));
-          } catch (cause) {
-            this.#report(new ParseError(item.text, { cause }));
-            await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
-            continue;
-          }
+        let message: ClassifiedMessage;
+        try {
+          message = classifyMessage(JSON.parse(item.text));
+        } catch (cause) {
+          this.#report(new ParseError(item.text, { cause }));
+          await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
+          continue;
         }
-        if (this.#held && !overtakesHeldRequest(message)) {
-          // This message must not overtake the held request: wait for a slot and dispatch it first.
-          while (this.#held && this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
-          if (this.#state !== "open") return;
-          const first = this.#held;
-          this.#held = undefined;
-          if (first) await this.#admit(first.request, first.key);
-          if (this.#state !== "open") return;
-        }
-        if (message === undefined) break;
+        // Only replies and cancellations may overtake a held request.
+        if (!overtakesHeldRequest(message) && !(await this.#admitHeld())) return;
         await this.#dispatch(message);
       }
     } catch (error) {
@@ -336,6 +329,16 @@ export class JsonRpcConnection implements AsyncDisposable {
       return;
     }
     this.#onEndOfInput();
+  }
+
+  /** Waits for a slot for the held request, if any, and dispatches it. False when the connection stopped meanwhile. */
+  async #admitHeld(): Promise<boolean> {
+    while (this.#held && this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
+    if (this.#state !== "open") return false;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) await this.#admit(held.request, held.key);
+    return this.#state === "open";
   }
 
   /** Waits while a sender would wait for output room. */
@@ -347,6 +350,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       const settled = this.#sendSettled.wait();
       await Promise.race([this.channel.waitForOutputRoom(), settled]);
     }
+    this.#checkOutputFault();
   }
 
   /** Every message the connection writes goes through here. */
@@ -534,6 +538,12 @@ export class JsonRpcConnection implements AsyncDisposable {
     });
   }
 
+  /** A write to the underlying stream failed: a fault now, whether or not anyone is sending. */
+  #onWriteFailed(cause: unknown): void {
+    if (this.#state === "closed") return;
+    this.#fault(this.channel.failure ?? new WriteFailedError({ cause }));
+  }
+
   #checkOutputFault(): void {
     const failure = this.channel.failure;
     if (failure && this.#state !== "closed") this.#fault(failure);
@@ -583,9 +593,36 @@ export class JsonRpcConnection implements AsyncDisposable {
   }
 }
 
+/**
+ * The transport with its writable wrapped so that a failed write is seen the moment it happens, not
+ * at the next send. The wrapper adds no buffering: the channel awaits each block write, so at most
+ * the one block in flight sits in it. Aborting the wrapper aborts the stream at once, also with a
+ * write in flight.
+ */
+function watchWrites(transport: DestroyableDuplex, onWriteFailed: (cause: unknown) => void): DestroyableDuplex {
+  const writer = transport.writable.getWriter();
+  let controller: WritableStreamDefaultController | undefined;
+  writer.closed.catch((cause) => controller?.error(cause));
+  const writable = new WritableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      c.signal?.addEventListener("abort", () => void writer.abort(c.signal.reason).catch(() => {}), { once: true });
+    },
+    write: (chunk) =>
+      writer.write(chunk).catch((cause) => {
+        onWriteFailed(cause);
+        throw cause;
+      }),
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason).catch(() => {}),
+  });
+  const duplex: DestroyableDuplex = { readable: transport.readable, writable };
+  if (typeof transport.destroy === "function") duplex.destroy = (reason) => transport.destroy!(reason);
+  return duplex;
+}
+
 /** True for messages that may be handled while a request waits for a slot: replies and cancellations. */
-function overtakesHeldRequest(message: ClassifiedMessage | undefined): boolean {
-  if (message === undefined) return false; // EOF comes after every request before it
+function overtakesHeldRequest(message: ClassifiedMessage): boolean {
   if (message.kind === "result" || message.kind === "error") return true;
   return message.kind === "notification" && message.method === "notifications/cancelled";
 }
