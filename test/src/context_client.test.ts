@@ -406,6 +406,33 @@ describe("ContextClient and the EraCache", () => {
     await client.close();
   });
 
+  it("a cached legacy handshake that kills the server: forget, respawn, probe the new process", async () => {
+    const { eraCache, time, options } = setup();
+    eraCache.set(KEY, { era: "legacy", learnedAt: time.now() });
+    const transport = fakeTransport((spawn) => (spawn === 0 ? (_m, p) => p.exit() : modernScript), { cacheKey: KEY, perSpawn: true });
+    const client = await ContextClient.connect(transport, options);
+    expect(client.era).toBe("modern");
+    expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", respawned: true, forgotten: true, learned: "modern", probes: 1 });
+    expect(methods(transport.peers[0].received)).toEqual(["initialize"]);
+    expect(methods(transport.peers[1].received)).toEqual(["server/discover"]);
+    await client.close();
+  });
+
+  it("a server ping during the probe window is answered and does not disturb the verdict", async () => {
+    const { options } = setup();
+    const [a, b] = createDuplexPair();
+    const peer = scriptedPeer(b, (m, p) => {
+      if (m.method !== "server/discover") return modernScript(m, p);
+      p.send({ jsonrpc: "2.0", id: "srv-1", method: "ping" });
+      p.reply(m.id, discoverResult());
+    });
+    const client = await ContextClient.connect(a, options);
+    expect(client.negotiation.outcome).toBe("discovered_modern");
+    await flushMicrotasks();
+    expect(peer.received.find((m) => m.id === "srv-1")?.result).toEqual({});
+    await client.close();
+  });
+
   it("a cached entry is forgotten when the connect fails for any reason (here: connectTimeout)", async () => {
     const { eraCache, time, options } = setup({ connectTimeout: 3_000 });
     eraCache.set(KEY, { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
