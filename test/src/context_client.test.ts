@@ -409,7 +409,7 @@ describe("ContextClient and the EraCache", () => {
   it("a cached legacy handshake that kills the server: forget, respawn, probe the new process", async () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "legacy", learnedAt: time.now() });
-    const transport = fakeTransport((spawn) => (spawn === 0 ? (_m, p) => p.exit() : modernScript), { cacheKey: KEY, perSpawn: true });
+    const transport = fakeTransport((spawn: number): Script => (spawn === 0 ? (_m, p) => p.exit() : modernScript), { cacheKey: KEY, perSpawn: true });
     const client = await ContextClient.connect(transport, options);
     expect(client.era).toBe("modern");
     expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", respawned: true, forgotten: true, learned: "modern", probes: 1 });
