@@ -103,6 +103,7 @@ export class JsonRpcConnection implements AsyncDisposable {
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #inflight = new Map<string, InflightRequest>();
   readonly #pending = new Map<string, PendingCall>();
+  readonly #cancelledIds = new Set<string>();
   #nextId = 1;
   #active = 0;
   #slotFreed = signal();
@@ -192,6 +193,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       let sending: Promise<void> | undefined;
       const onAbort = (): void => {
         if (!this.#pending.delete(key)) return;
+        this.#rememberCancelled(key);
         const reason = signal!.reason;
         reject(reason);
         // Tell the peer only when the request was queued: the send settles either way, and a send
@@ -222,6 +224,12 @@ export class JsonRpcConnection implements AsyncDisposable {
         },
       );
     });
+  }
+
+  /** Ids we cancelled recently: a late reply to one of them is expected and dropped without a report. */
+  #rememberCancelled(key: string): void {
+    this.#cancelledIds.add(key);
+    if (this.#cancelledIds.size > 1024) this.#cancelledIds.delete(this.#cancelledIds.values().next().value!);
   }
 
   #sendCancelled(id: RequestId, reason: unknown): void {
@@ -404,6 +412,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     const key = idKey(message.id!);
     const call = this.#pending.get(key);
     if (!call) {
+      if (this.#cancelledIds.delete(key)) return; // a late reply to a call we cancelled
       this.#report(new TransportError("protocol", `Reply to unknown request id ${JSON.stringify(message.id)}: dropped`));
       return;
     }
@@ -516,7 +525,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       const drain = await this.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining });
       if (this.#active > 0) for (const entry of this.#inflight.values()) entry.controller.abort(endError);
       this.#finish({ reason, drain, error: drain === "failed" ? this.channel.failure : undefined });
-    })();
+    })().catch((error: unknown) => this.#finish({ reason, error: asError(error) }));
   }
 
   #handlersDone(timeoutMs: number): Promise<void> {
@@ -557,7 +566,10 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#rejectPending(endError);
     for (const entry of this.#inflight.values()) entry.controller.abort(endError);
     this.#slotFreed.fire();
-    void this.channel.abort(error).finally(() => this.#finish({ reason: "fault", error: endError, drain: "aborted" }));
+    void this.channel
+      .abort(error)
+      .catch(() => {})
+      .then(() => this.#finish({ reason: "fault", error: endError, drain: "aborted" }));
   }
 
   #finish(info: ConnectionCloseInfo): void {
