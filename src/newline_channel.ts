@@ -44,14 +44,27 @@ export interface DestroyableDuplex extends Duplex {
 
 const MiB = 1024 * 1024;
 const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+/** One message as a UTF-8 line; a `TypeError` when JSON has no text for it. */
+function encodeMessage(message: unknown): Uint8Array {
+  const json: string | undefined = JSON.stringify(message);
+  if (typeof json !== "string") {
+    throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
+  }
+  return encoder.encode(json + "\n");
+}
 
 /**
  * One JSON message per line, `\n` terminated, over `{ readable, writable }`.
  *
- * Output: at most `maxQueuedOutputBytes` queued (a `ByteLengthQueuingStrategy` high-water mark),
- * except that one larger message may enter an empty queue. Senders wait in order, and wait *before*
- * encoding while the queue is full, so a blocked sender holds no encoded copy. Bytes reach the stream
- * in blocks of at most `writeBlockBytes`; a failed write closes output and nothing is written after it.
+ * Output: at most `maxQueuedOutputBytes` queued, counted in UTF-8 bytes with the block in flight
+ * included, except that one larger message may enter an empty queue. Senders wait in order, and wait
+ * *before* encoding while the queue is full, so a blocked sender holds no encoded copy (the sender at
+ * the head of the line, once there is some room, may hold its own encoded message while it waits for
+ * enough room). Bytes reach the stream in blocks of at most `writeBlockBytes`, one write at a time;
+ * messages queued while a write runs are gathered into the next block. A failed write closes output
+ * and nothing is written after it.
  *
  * Input: {@linkcode NewlineChannel.read} yields each line, or a typed error in its place.
  *
@@ -71,8 +84,13 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #drainTimeout: number;
   readonly #time: TimeProvider;
   readonly #duplex: DestroyableDuplex;
-  readonly #queue: WritableStream<Uint8Array>;
-  readonly #queueWriter: WritableStreamDefaultWriter<Uint8Array>;
+  /** Encoded messages not yet handed to the stream, oldest first from `#head`; the first may be partly taken. */
+  #segments: Uint8Array[] = [];
+  #head = 0;
+  #headOffset = 0;
+  /** UTF-8 bytes accepted and not yet written: queued segments plus the block in flight. */
+  #queuedBytes = 0;
+  #pumping = false;
   readonly #out: WritableStreamDefaultWriter<Uint8Array>;
   readonly #input: ReadableStreamDefaultReader<InputLine>;
   #turn: Promise<void> = Promise.resolve();
@@ -98,29 +116,12 @@ export class NewlineChannel implements AsyncDisposable {
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
     this.#input = splitLines(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
-    this.#queue = new WritableStream<Uint8Array>(
-      {
-        write: async (block) => {
-          try {
-            await this.#out.write(block);
-          } catch (cause) {
-            this.#fail(cause);
-            throw this.#failure;
-          }
-          this.blocksWritten++;
-        },
-      },
-      new ByteLengthQueuingStrategy({ highWaterMark: this.maxQueuedOutputBytes }),
-    );
-    this.#queueWriter = this.#queue.getWriter();
-    this.#queueWriter.closed.catch(() => {});
     this.#out.closed.catch((cause) => this.#fail(cause));
   }
 
   /** UTF-8 bytes accepted for output and not yet written (the block in flight included). */
   get queuedOutputBytes(): number {
-    const desired = this.#queueWriter.desiredSize;
-    return desired === null ? 0 : this.maxQueuedOutputBytes - desired;
+    return this.#queuedBytes;
   }
 
   /** True when a sender would wait for room now (the queue is full or senders are already waiting). */
@@ -153,17 +154,31 @@ export class NewlineChannel implements AsyncDisposable {
   async send(message: unknown, signal?: AbortSignal): Promise<void> {
     this.#assertOpen();
     signal?.throwIfAborted();
+    // Fast path: nobody waiting ahead and room now. The message is encoded only when it may go in.
+    if (this.#sendersWaiting === 0 && this.#room() > 0) {
+      const bytes = encodeMessage(message);
+      if (this.#fits(bytes)) return this.#enqueue(bytes);
+      return this.#sendInTurn(message, signal, bytes);
+    }
+    return this.#sendInTurn(message, signal);
+  }
+
+  /** Waits for this sender's turn and for room, then enqueues. `encoded` is the message already encoded. */
+  async #sendInTurn(message: unknown, signal: AbortSignal | undefined, encoded?: Uint8Array): Promise<void> {
     const previous = this.#turn;
     const mine = deferred();
     this.#turn = mine.promise;
     this.#sendersWaiting++;
     try {
       await previous;
-      await this.#waitFor(() => this.#room() > 0, signal);
-      const json: string | undefined = JSON.stringify(message);
-      if (typeof json !== "string") throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
-      const bytes = encoder.encode(json + "\n");
-      await this.#waitFor(() => bytes.byteLength <= this.#room() || this.#room() === this.maxQueuedOutputBytes, signal);
+      let bytes: Uint8Array;
+      if (encoded) {
+        bytes = encoded;
+      } else {
+        await this.#waitFor(() => this.#room() > 0, signal);
+        bytes = encodeMessage(message);
+      }
+      await this.#waitFor(() => this.#fits(bytes), signal);
       this.#enqueue(bytes);
     } finally {
       this.#sendersWaiting--;
@@ -262,8 +277,9 @@ export class NewlineChannel implements AsyncDisposable {
     void (async () => {
       try {
         await this.#turn; // senders that were already waiting get their turn
+        while (this.#queuedBytes > 0 && !this.#failure && !this.#aborted) await this.#nextProgress();
         if (this.#failure) return outcome.resolve("failed");
-        await this.#queueWriter.close();
+        if (this.#aborted) return outcome.resolve("aborted");
         await this.#out.close();
         outcome.resolve("drained");
       } catch {
@@ -284,20 +300,81 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   #room(): number {
-    return this.#queueWriter.desiredSize ?? 0;
+    return this.maxQueuedOutputBytes - this.#queuedBytes;
+  }
+
+  /** A message fits when the queue has room for all of it, or when the queue is empty. */
+  #fits(bytes: Uint8Array): boolean {
+    return bytes.byteLength <= this.#room() || this.#queuedBytes === 0;
   }
 
   #enqueue(bytes: Uint8Array): void {
     this.#assertOpen(true);
-    const block = this.writeBlockBytes;
-    for (let at = 0; at < bytes.byteLength; at += block) {
-      // Progress is signalled when the writer's promise settles: by then the stream has taken the
-      // block off its queue, so a waiter that wakes up sees the room it made (inside the sink's
-      // `write` the block still counts as queued, and a waiter would go back to sleep for good).
-      this.#queueWriter.write(bytes.subarray(at, Math.min(at + block, bytes.byteLength))).then(
-        () => this.#signalProgress(),
-        () => {},
-      );
+    this.#segments.push(bytes);
+    this.#queuedBytes += bytes.byteLength;
+    void this.#pump();
+  }
+
+  /**
+   * The only writer of the stream: one block in flight at a time, each at most `writeBlockBytes`,
+   * cut from a large message or gathered from several small ones queued while the last write ran.
+   */
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.#head < this.#segments.length && !this.#failure && !this.#aborted) {
+        const block = this.#takeBlock();
+        try {
+          await this.#out.write(block);
+        } catch (cause) {
+          this.#fail(cause);
+          return;
+        }
+        if (this.#failure || this.#aborted) return;
+        this.#queuedBytes -= block.byteLength;
+        this.blocksWritten++;
+        this.#signalProgress();
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #takeBlock(): Uint8Array {
+    const limit = this.writeBlockBytes;
+    const first = this.#segments[this.#head]!;
+    const available = first.byteLength - this.#headOffset;
+    if (available >= limit || this.#head === this.#segments.length - 1) {
+      const n = Math.min(available, limit);
+      const block = first.subarray(this.#headOffset, this.#headOffset + n);
+      this.#consume(n);
+      return block;
+    }
+    let size = available;
+    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += this.#segments[i]!.byteLength;
+    const block = new Uint8Array(Math.min(size, limit));
+    for (let at = 0; at < block.byteLength; ) {
+      const segment = this.#segments[this.#head]!;
+      const n = Math.min(segment.byteLength - this.#headOffset, block.byteLength - at);
+      block.set(segment.subarray(this.#headOffset, this.#headOffset + n), at);
+      at += n;
+      this.#consume(n);
+    }
+    return block;
+  }
+
+  #consume(n: number): void {
+    this.#headOffset += n;
+    if (this.#headOffset < this.#segments[this.#head]!.byteLength) return;
+    this.#segments[this.#head++] = EMPTY;
+    this.#headOffset = 0;
+    if (this.#head === this.#segments.length) {
+      this.#segments = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#segments.length) {
+      this.#segments = this.#segments.slice(this.#head);
+      this.#head = 0;
     }
   }
 
@@ -344,7 +421,10 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   #teardown(reason: unknown): void {
-    this.#queueWriter.abort(reason).catch(() => {});
+    this.#segments = [];
+    this.#head = 0;
+    this.#headOffset = 0;
+    this.#queuedBytes = 0;
     this.#out.abort(reason).catch(() => {});
     try {
       this.#duplex.destroy?.(reason);
