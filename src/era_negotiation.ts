@@ -295,13 +295,13 @@ export class EraNegotiator {
   }
 
   /** After a failed cached legacy handshake: keep the connection if it still works, else respawn. */
-  async #usableOrRespawn(live: LiveConnection, error: unknown): Promise<LiveConnection> {
+  #usableOrRespawn(live: LiveConnection, error: unknown): Promise<LiveConnection> {
     const transportFailed = error instanceof TransportError && error.cause !== undefined && !(error.cause instanceof JsonRpcError);
-    if (!transportFailed && !live.rpc.isClosed) return live;
+    if (!transportFailed && !live.rpc.isClosed) return Promise.resolve(live);
     return this.#respawn(live, error, `The connection failed during the cached legacy handshake: ${messageOf(error)}`);
   }
 
-  async #respawn(live: LiveConnection, cause: unknown, detail: string): Promise<LiveConnection> {
+  #respawn(live: LiveConnection, cause: unknown, detail: string): Promise<LiveConnection> {
     const s = this.#s;
     if (!s.transport.canRespawn) {
       throw new TransportError(

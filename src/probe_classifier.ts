@@ -8,7 +8,6 @@ import { type ParsedDiscoverResult, parseDiscoverResult } from "./discover_resul
 import { isImplementation, isPlainObject } from "./meta_envelope.ts";
 import {
   type Capabilities,
-  type Era,
   eraOf,
   type Implementation,
   LATEST_LEGACY_VERSION,

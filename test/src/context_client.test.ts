@@ -8,7 +8,6 @@ import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import {
   discoverResult,
   fakeTransport,
-  initializeResult,
   legacyScript,
   type Message,
   modernScript,
@@ -267,10 +266,9 @@ describe("ContextClient legacy handshake", () => {
 
   it("answers legacy ping, runs registered handlers and notification handlers", async () => {
     const { options } = setup();
-    let peer!: ReturnType<typeof scriptedPeer>;
     const transport = fakeTransport(legacyScript(), {});
     const client = await ContextClient.connect(transport, options);
-    peer = transport.peers[0];
+    const peer = transport.peers[0];
     const notes: unknown[] = [];
     client.onNotification("notifications/tools/list_changed", (params) => void notes.push(params ?? "none"));
     client.handle("roots/list", () => ({ roots: [{ uri: "file:///x" }] }));
@@ -498,9 +496,9 @@ describe("ContextClient and the EraCache", () => {
     const map = new Map<string, unknown>();
     const calls: string[] = [];
     const store = {
-      get: async (k: string) => (calls.push(`get ${k}`), map.get(k) as never),
-      set: async (k: string, v: unknown) => void (calls.push(`set ${k}`), map.set(k, v)),
-      forget: async (k: string) => void (calls.push(`forget ${k}`), map.delete(k)),
+      get: (k: string) => (calls.push(`get ${k}`), Promise.resolve(map.get(k) as never)),
+      set: (k: string, v: unknown) => (calls.push(`set ${k}`), map.set(k, v), Promise.resolve()),
+      forget: (k: string) => (calls.push(`forget ${k}`), map.delete(k), Promise.resolve()),
     };
     const transport = fakeTransport(() => legacyScript(), { cacheKey: KEY, perSpawn: true });
     await (await ContextClient.connect(transport, { ...options, eraCache: store })).close();
