@@ -10,7 +10,7 @@ import { INITIALIZED, initializeRequest, MiB, toolCall } from './payloads.mjs';
 import { readMemory, resetPeak } from './proc_memory.mjs';
 import { sleep, within } from './stats.mjs';
 
-export async function nonReadingPeak(serverFile, { requests = 200, replyBytes = MiB, maxMs = 10_000, minMs = 2_000, quietMs = 1_500 } = {}) {
+export async function nonReadingPeak(serverFile, { requests = 200, replyBytes = MiB, maxMs = 6_000, minMs = 2_000, quietMs = 1_000 } = {}) {
   const child = spawn(process.execPath, [peer(serverFile)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

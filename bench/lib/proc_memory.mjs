@@ -25,3 +25,19 @@ export function resetPeak(pid) {
     return false;
   }
 }
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time (ms, user + system) and read/write syscall counts of a process, or undefined once it is gone. */
+export function readCpuAndIo(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuMs = (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime (fields 14, 15)
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const count = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
+    return { cpuMs, reads: count('syscr'), writes: count('syscw') };
+  } catch {
+    return undefined;
+  }
+}

@@ -25,7 +25,10 @@ export function renderReport(results) {
     if (ok !== undefined) verdicts.push({ label, target, ok });
     rows.push([
       label,
-      ...COLUMNS.map((c) => fmt(values[c], digits)),
+      ...COLUMNS.map((c) => {
+        const over = results[row]?.over?.[c];
+        return !Number.isFinite(values[c]) && over !== undefined ? `> ${fmt(over / scale, digits)} (given up)` : fmt(values[c], digits);
+      }),
       ratio(values.ours, values.sdk2),
       ratio(values.ours, values.sdk1),
       floor ? ratio(values.ours, values.floor) : '—',
@@ -43,6 +46,8 @@ export function renderReport(results) {
     check: (v) => v.ours >= 2 * v.sdk2 && v.ours >= 2 * v.sdk1 && v.ours >= v.floor / 2,
   });
   void rt1;
+  add('CPU per round trip, 1 in flight, µs, client + server (lower is better)', 'cpu1');
+  add('CPU per round trip, 64 in flight, µs, client + server (lower is better)', 'cpu64');
   const l8 = add('8 MiB tool result, ms (lower is better)', 'large8', { digits: 0 });
   const l32 = add('32 MiB tool result, ms (lower is better)', 'large32', { digits: 0 });
   const growth = Object.fromEntries(COLUMNS.map((c) => [c, l32[c] / l8[c]]));
@@ -79,6 +84,7 @@ export function renderReport(results) {
   for (const [row, byImpl] of Object.entries(results)) {
     const parts = [];
     for (const c of COLUMNS) {
+      if (byImpl.over?.[c] !== undefined && !byImpl[c]?.length) parts.push(`${c} [given up after ${fmt(byImpl.over[c])} ms]`);
       const samples = byImpl[c];
       if (!samples?.length) continue;
       const scale = row === 'rss' ? MiB : 1;

@@ -3,11 +3,18 @@
  * Each returns one sample; the runner repeats them and keeps the median.
  */
 import { ECHO_TEXT } from './payloads.mjs';
+import { readCpuAndIo } from './proc_memory.mjs';
 import { within } from './stats.mjs';
 
-/** Completed `echo` round trips per second with `inFlight` calls outstanding, over `durationMs`. */
+/**
+ * Completed `echo` round trips per second with `inFlight` calls outstanding, over `durationMs`;
+ * also the CPU both processes spent per round trip (µs, client + server; this process stands for
+ * the client) and the server's write syscalls per reply, which hold up better on a busy machine.
+ */
 export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
   let completed = 0;
+  const serverBefore = readCpuAndIo(client.pid);
+  const clientBefore = process.cpuUsage();
   const start = performance.now();
   const deadline = start + durationMs;
   const worker = async () => {
@@ -18,7 +25,17 @@ export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
     }
   };
   await within(durationMs + 30_000, `${inFlight} in flight`, Promise.all(Array.from({ length: inFlight }, worker)));
-  return completed / ((performance.now() - start) / 1000);
+  const rate = completed / ((performance.now() - start) / 1000);
+  const clientCpu = process.cpuUsage(clientBefore);
+  const serverAfter = readCpuAndIo(client.pid);
+  const serverCpuMs = serverAfter.cpuMs - serverBefore.cpuMs;
+  return {
+    rate,
+    cpuUs: ((clientCpu.user + clientCpu.system) / 1000 + serverCpuMs) * 1000 / completed,
+    serverCpuUs: (serverCpuMs * 1000) / completed,
+    serverWrites: (serverAfter.writes - serverBefore.writes) / completed,
+    serverReads: (serverAfter.reads - serverBefore.reads) / completed,
+  };
 }
 
 /** Warms up the echo path: JIT on both sides, buffers grown. */
@@ -29,9 +46,9 @@ export async function warmUp(client, calls = 400) {
 }
 
 /** Milliseconds from sending a `blob` call of `bytes` to holding its parsed result. */
-export async function largeMessageMs(client, bytes) {
+export async function largeMessageMs(client, bytes, capMs = 120_000) {
   const start = performance.now();
-  const text = await within(120_000, `${bytes}-byte message`, client.call('blob', { bytes }));
+  const text = await within(capMs, `${bytes}-byte message`, client.call('blob', { bytes }));
   const ms = performance.now() - start;
   if (text.length !== bytes) throw new Error(`blob returned ${text.length} bytes, not ${bytes}`);
   return ms;
