@@ -104,6 +104,12 @@ export class JsonRpcConnection implements AsyncDisposable {
   readonly #inflight = new Map<string, InflightRequest>();
   readonly #pending = new Map<string, PendingCall>();
   readonly #cancelledIds = new Set<string>();
+  /** Whether `channel` writes through our write watcher (exact progress and failure times). */
+  readonly #watchesWrites: boolean;
+  /** When the no-progress deadline of the linger last restarted. */
+  #outputClock = 0;
+  #outputTimer: TimerHandle | undefined;
+  #stallInfo: ConnectionCloseInfo | undefined;
   #nextId = 1;
   #active = 0;
   #slotFreed = signal();
@@ -123,9 +129,16 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     this.#maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
     this.#transport = transport;
+    this.#watchesWrites = !(transport instanceof NewlineChannel);
     this.channel = transport instanceof NewlineChannel
       ? transport
-      : new NewlineChannel(watchWrites(transport, (cause) => this.#onWriteFailed(cause)), { ...options, timeProvider: this.#time });
+      : new NewlineChannel(
+        watchWrites(transport, {
+          progress: () => (this.#outputClock = this.#time.now()),
+          failed: (cause) => this.#onWriteFailed(cause),
+        }),
+        { ...options, timeProvider: this.#time },
+      );
   }
 
   /** Registers the handler of `method` (replacing any earlier one). */
@@ -363,6 +376,8 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   /** Every message the connection writes goes through here. */
   #send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+    // Into an empty queue nothing was pending: the no-progress deadline starts now.
+    if (this.channel.queuedOutputBytes === 0 && !this.channel.outputFull) this.#outputClock = this.#time.now();
     return this.channel.send(message, signal).finally(() => this.#sendSettled.fire());
   }
 
@@ -508,6 +523,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#slotFreed.fire();
     const endError = reason === "eof" ? this.#endError() : new ClosedError("The connection was closed by its owner");
     this.#rejectPending(endError);
+    this.#watchOutputProgress(reason);
     this.#shutdown = (async () => {
       const start = this.#time.now();
       const budget = grace + this.#shutdownTimeout;
@@ -526,6 +542,46 @@ export class JsonRpcConnection implements AsyncDisposable {
       if (this.#active > 0) for (const entry of this.#inflight.values()) entry.controller.abort(endError);
       this.#finish({ reason, drain, error: drain === "failed" ? this.channel.failure : undefined });
     })().catch((error: unknown) => this.#finish({ reason, error: asError(error) }));
+  }
+
+  /**
+   * The no-progress deadline of the whole linger, handler phase included: output that has bytes
+   * pending and completes no block write for `shutdownTimeout` is a stalled reader. Output is torn
+   * down and the connection ends, even while handlers are still waiting for output room (the drain's
+   * own deadline only starts once they are done). The clock restarts at the start of the linger, at
+   * every completed block write, and whenever a message enters an empty queue.
+   */
+  #watchOutputProgress(reason: "eof" | "closed"): void {
+    const limit = this.#shutdownTimeout;
+    if (!Number.isFinite(limit)) return;
+    this.#outputClock = this.#time.now();
+    let blocksSeen = this.channel.blocksWritten;
+    const check = (): void => {
+      if (this.#state === "closed") return;
+      const now = this.#time.now();
+      if (this.channel.blocksWritten !== blocksSeen) {
+        blocksSeen = this.channel.blocksWritten;
+        if (!this.#watchesWrites) this.#outputClock = now; // a channel we did not wrap: progress time is approximate
+      }
+      const pending = this.channel.queuedOutputBytes > 0 || this.channel.outputFull;
+      const due = this.#outputClock + limit;
+      if (pending && now >= due) return this.#stalled(reason, limit);
+      this.#outputTimer = this.#time.setTimer(check, pending ? due - now : limit);
+    };
+    this.#outputTimer = this.#time.setTimer(check, limit);
+  }
+
+  #stalled(reason: "eof" | "closed", limit: number): void {
+    const error = new TimeoutError(`Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`, limit);
+    this.#state = "closed";
+    for (const entry of this.#inflight.values()) entry.controller.abort(error);
+    this.#rejectPending(this.#endError(error));
+    this.#slotFreed.fire();
+    this.#stallInfo = { reason, drain: "idle_timeout", error };
+    void this.channel
+      .abort(error)
+      .catch(() => {})
+      .then(() => this.#finish(this.#stallInfo!));
   }
 
   #handlersDone(timeoutMs: number): Promise<void> {
@@ -574,12 +630,13 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   #finish(info: ConnectionCloseInfo): void {
     this.#state = "closed";
+    this.#outputTimer?.cancel();
     this.#inputEnded.resolve();
     this.#rejectPending(this.#endError());
     this.#slotFreed.fire();
     if (!this.#closeInfo) {
-      this.#closeInfo = info;
-      this.#closed.resolve(info);
+      this.#closeInfo = this.#stallInfo ?? info;
+      this.#closed.resolve(this.#closeInfo);
     }
   }
 
@@ -611,7 +668,7 @@ export class JsonRpcConnection implements AsyncDisposable {
  * the one block in flight sits in it. Aborting the wrapper aborts the stream at once, also with a
  * write in flight.
  */
-function watchWrites(transport: DestroyableDuplex, onWriteFailed: (cause: unknown) => void): DestroyableDuplex {
+function watchWrites(transport: DestroyableDuplex, on: { progress(): void; failed(cause: unknown): void }): DestroyableDuplex {
   const writer = transport.writable.getWriter();
   let controller: WritableStreamDefaultController | undefined;
   writer.closed.catch((cause) => controller?.error(cause));
@@ -621,10 +678,13 @@ function watchWrites(transport: DestroyableDuplex, onWriteFailed: (cause: unknow
       c.signal?.addEventListener("abort", () => void writer.abort(c.signal.reason).catch(() => {}), { once: true });
     },
     write: (chunk) =>
-      writer.write(chunk).catch((cause) => {
-        onWriteFailed(cause);
-        throw cause;
-      }),
+      writer.write(chunk).then(
+        () => on.progress(),
+        (cause) => {
+          on.failed(cause);
+          throw cause;
+        },
+      ),
     close: () => writer.close(),
     abort: (reason) => writer.abort(reason).catch(() => {}),
   });

@@ -274,6 +274,70 @@ describe("JsonRpcConnection drain deadlines after EOF", () => {
     expect(closed.at).toBe(t0 + 1_500);
   });
 
+  it("a stalled reader while a handler still waits for output room is cut at the no-progress deadline, not at the total bound", async () => {
+    const time = new FakeTimeProvider();
+    const t0 = time.now();
+    const { server, input, output } = recorded(time);
+    const log = { aborted: new Map<number, number>() };
+    server
+      .handle("bigLater", async (p) => {
+        const { ms, kib } = p as { ms: number; kib: number };
+        await new Promise<void>((resolve) => time.setTimer(resolve, ms));
+        return "z".repeat(kib * KiB);
+      })
+      .start();
+    const closed = watchClosed(server, time);
+    input.push(line(request(1, "bigLater", { ms: 1_000, kib: 3 * 1024 })));
+    input.push(line(request(2, "bigLater", { ms: 2_000, kib: 600 })));
+    input.end();
+    await settle();
+    await time.advance(2_000);
+    await settle();
+    expect(output.inFlight).toBe(true); // the first block of the 3 MiB reply, never completed
+    expect(server.activeHandlers).toBe(1); // the second reply waits for room
+    await time.advance(3_999);
+    expect(closed.at).toBeUndefined(); // t = 5 999: the no-progress deadline (1 s + 5 s) is not hit early
+    await time.advance(1);
+    await settle();
+    expect(closed.at).toBe(t0 + 6_000);
+    expect(closed.info).toMatchObject({ reason: "eof", drain: "idle_timeout" });
+    expect(output.chunks.length).toBe(1);
+    await time.advance(10_000);
+    expect(server.activeHandlers).toBe(0);
+    expect(output.chunks.length).toBe(1);
+  });
+
+  it("with a reader that keeps progressing, the no-progress deadline never fires during the handler phase", async () => {
+    const time = new FakeTimeProvider();
+    const t0 = time.now();
+    const { server, input, output } = recorded(time);
+    server
+      .handle("bigLater", async (p) => {
+        const { ms, kib } = p as { ms: number; kib: number };
+        await new Promise<void>((resolve) => time.setTimer(resolve, ms));
+        return "z".repeat(kib * KiB);
+      })
+      .start();
+    const closed = watchClosed(server, time);
+    input.push(line(request(1, "bigLater", { ms: 1_000, kib: 2 * 1024 })));
+    input.push(line(request(2, "bigLater", { ms: 2_000, kib: 600 })));
+    input.end();
+    await settle();
+    await time.advance(1_000);
+    for (let t = 1_000; t < 9_000; t += 4_000) {
+      await time.advance(4_000); // 4 s between blocks: slow, but under the 5 s no-progress deadline
+      expect(closed.at).toBeUndefined();
+      output.completeNext();
+      await settle();
+    }
+    await time.advance(999);
+    expect(closed.at).toBeUndefined(); // t = 9 999
+    await time.advance(1);
+    await settle();
+    expect(closed.at).toBe(t0 + 10_000); // the total bound
+    expect(closed.info?.reason).toBe("eof");
+  });
+
   it("a reader that stalls while output is full keeps input paused (EOF behind unread requests is not seen); its failure ends everything at once", async () => {
     const time = new FakeTimeProvider();
     const t0 = time.now();
