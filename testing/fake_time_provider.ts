@@ -10,6 +10,9 @@ interface PendingTimer {
   callback: () => void;
 }
 
+/** Timers one `advance` (or `runAll`) fires before it decides a timer re-arms itself for ever. */
+const MAX_TIMERS_PER_ADVANCE = 100_000;
+
 /** Options of {@linkcode FakeTimeProvider}. */
 export interface FakeTimeProviderOptions {
   /** The instant `now()` returns before any `advance`. Default 1_000_000. */
@@ -77,15 +80,19 @@ export class FakeTimeProvider implements TimeProvider {
   /**
    * Moves time forward by `ms`, firing every timer that falls due on the way, in order, with a
    * microtask flush before and after each. Timers set by a callback fire too when they are due
-   * within the same advance. Throws a `RangeError` on a negative or non-finite move.
+   * within the same advance. Throws a `RangeError` on a negative or non-finite move, and an `Error`
+   * after 100 000 timers in one advance (a timer that re-arms itself with no delay never lets time move).
    */
   async advance(ms: number): Promise<void> {
     if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`Cannot advance time by ${ms} ms: time only moves forward`);
     const target = this.#now + ms;
     await flushMicrotasks();
-    for (;;) {
+    for (let fired = 0; ; fired++) {
       const next = this.#next(target);
       if (next === undefined) break;
+      if (fired >= MAX_TIMERS_PER_ADVANCE) {
+        throw new Error(`Fired ${fired} timers in one advance of ${ms} ms: a timer keeps re-arming itself without delay`);
+      }
       this.#timers.delete(next);
       this.#now = next.due;
       next.callback();
@@ -98,9 +105,12 @@ export class FakeTimeProvider implements TimeProvider {
   /** Advances in steps until no timer is pending or `limitMs` has passed; returns the time moved. */
   async runAll(limitMs = 3_600_000): Promise<number> {
     const start = this.#now;
-    for (;;) {
+    for (let steps = 0; ; steps++) {
       const next = this.nextDueIn;
       if (next === undefined || this.#now - start + next > limitMs) break;
+      if (steps >= MAX_TIMERS_PER_ADVANCE) {
+        throw new Error(`Ran ${steps} steps without reaching ${limitMs} ms: a timer keeps re-arming itself without delay`);
+      }
       await this.advance(next);
     }
     return this.#now - start;

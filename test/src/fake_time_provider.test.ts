@@ -119,6 +119,14 @@ describe("FakeTimeProvider", () => {
     expect(time.pendingTimers).toBe(1);
   });
 
+  it("throws instead of hanging on a timer that re-arms itself with no delay", async () => {
+    const time = new FakeTimeProvider();
+    const rearm = (): void => void time.setTimer(rearm, 0);
+    time.setTimer(rearm, 0);
+    await expect(time.advance(10)).rejects.toThrow(/re-arming itself/);
+    await expect(time.runAll()).rejects.toThrow(/re-arming itself/);
+  });
+
   it("runAll advances timer by timer up to a limit", async () => {
     const time = new FakeTimeProvider({ start: 0 });
     const log: number[] = [];
