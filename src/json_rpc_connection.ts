@@ -4,7 +4,7 @@
  * @module
  */
 import type { Duplex } from "./duplex.ts";
-import { ClosedError, ErrorCodes, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "./errors.ts";
+import { ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "./errors.ts";
 import {
   type ClassifiedMessage,
   classifyMessage,
@@ -110,6 +110,8 @@ export class JsonRpcConnection implements AsyncDisposable {
   #outputClock = 0;
   #outputTimer: TimerHandle | undefined;
   #stallInfo: ConnectionCloseInfo | undefined;
+  /** Why the connection ended, for calls made afterwards. */
+  #endedWith: Error | undefined;
   #nextId = 1;
   #active = 0;
   #slotFreed = signal();
@@ -196,7 +198,7 @@ export class JsonRpcConnection implements AsyncDisposable {
   request<T = unknown>(method: string, params?: unknown, options: { signal?: AbortSignal; id?: RequestId } = {}): Promise<T> {
     const { signal } = options;
     if (this.#state === "eof" || this.#state === "closing" || this.#state === "closed") {
-      return Promise.reject(this.#endError());
+      return Promise.reject(this.#endError(this.#endedWith));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
@@ -253,7 +255,7 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   /** Sends a notification; resolves once it is queued for output. */
   async notify(method: string, params?: unknown): Promise<void> {
-    if (this.#state === "closed") throw this.#endError();
+    if (this.#state === "closed") throw this.#endError(this.#endedWith);
     const message: Record<string, unknown> = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
     try {
@@ -490,8 +492,11 @@ export class JsonRpcConnection implements AsyncDisposable {
       if (entry.cancelledByPeer || this.channel.outputClosed) return;
       try {
         await this.#send(reply);
-      } catch {
-        this.#checkOutputFault();
+      } catch (error) {
+        if (this.channel.outputClosed || isTransportError(error)) return this.#checkOutputFault();
+        // The result could not be serialized (a BigInt, a cycle): the caller still gets an answer.
+        this.#report(asError(error));
+        await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InternalError, `Internal error: the result could not be serialized (${asError(error).message})`));
       }
     })().finally(() => {
       this.#inflight.delete(key);
@@ -522,6 +527,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#state = reason === "eof" ? "eof" : "closing";
     this.#slotFreed.fire();
     const endError = reason === "eof" ? this.#endError() : new ClosedError("The connection was closed by its owner");
+    this.#endedWith ??= endError;
     this.#rejectPending(endError);
     this.#watchOutputProgress(reason);
     this.#shutdown = (async () => {
@@ -619,6 +625,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     if (this.#state === "closed") return;
     this.#state = "closed";
     const endError = this.#endError(error);
+    this.#endedWith ??= endError;
     this.#rejectPending(endError);
     for (const entry of this.#inflight.values()) entry.controller.abort(endError);
     this.#slotFreed.fire();

@@ -305,6 +305,36 @@ describe("JsonRpcConnection messages both ways", () => {
     await server.close();
   });
 
+  it("answers -32603 when a handler's result cannot be serialized, instead of leaving the caller waiting", async () => {
+    const { server, peer, reports } = serverAndPeer();
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    server.handle("bigint", () => ({ n: 1n })).handle("cycle", () => cycle).handle("ok", () => "fine").start();
+    await peer.send({ jsonrpc: "2.0", id: 1, method: "bigint" });
+    await peer.send({ jsonrpc: "2.0", id: 2, method: "cycle" });
+    await peer.send({ jsonrpc: "2.0", id: 3, method: "ok" });
+    const replies = await peer.waitFor(3);
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    expect(byId.get(1).error.code).toBe(-32603);
+    expect(byId.get(2).error.code).toBe(-32603);
+    expect(byId.get(3).result).toBe("fine");
+    expect(reports.length).toBe(2);
+    await server.close();
+  });
+
+  it("rejects a request whose params cannot be serialized, and keeps working", async () => {
+    const { server, peer } = serverAndPeer();
+    server.start();
+    await expect(server.request("m", { n: 1n })).rejects.toBeInstanceOf(TypeError);
+    expect(server.pendingRequests).toBe(0);
+    const call = server.request("m2");
+    const [req] = await peer.waitFor(1);
+    expect(req.method).toBe("m2");
+    await peer.send({ jsonrpc: "2.0", id: req.id, result: 5 });
+    expect(await call).toBe(5);
+    await server.close();
+  });
+
   it("passes a notification to its handler and never answers it, also when none is registered", async () => {
     const { server, peer } = serverAndPeer();
     const seen: unknown[] = [];
@@ -439,6 +469,7 @@ describe("JsonRpcConnection options", () => {
     server.start();
     await server.close();
     await expect(server.request("m")).rejects.toBeInstanceOf(ClosedError);
+    await expect(server.request("m")).rejects.toThrow(/owner/);
     await expect(server.notify("m")).rejects.toBeInstanceOf(ClosedError);
   });
 });

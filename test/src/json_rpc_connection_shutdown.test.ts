@@ -502,6 +502,38 @@ describe("JsonRpcConnection one-shot pipe", () => {
     expect(peer.messages.every((m) => m.result === (m.id === -1 ? "first" : m.id))).toBe(true);
   });
 
+  it("answers every request of a one-shot pipe that exceeds maxConcurrentRequests (held requests run before EOF counts)", async () => {
+    const time = new FakeTimeProvider();
+    const t0 = time.now();
+    const [a, b] = createDuplexPair();
+    let running = 0;
+    let maxRunning = 0;
+    const server = new JsonRpcConnection(b, { timeProvider: time, maxConcurrentRequests: 4 })
+      .handle("later", async (p) => {
+        maxRunning = Math.max(maxRunning, ++running);
+        await new Promise<void>((resolve) => time.setTimer(resolve, 1_000));
+        running--;
+        return p;
+      })
+      .start();
+    const closed = watchClosed(server, time);
+    const peer = readingPeer(a);
+    let batch = "";
+    for (let i = 0; i < 20; i++) batch += JSON.stringify(request(i, "later", i)) + "\n";
+    void peer.write(batch);
+    void peer.end();
+    await settle();
+    for (let s = 1; s <= 5; s++) {
+      await time.advance(1_000);
+      await settle();
+      expect(peer.lines.length).toBe(4 * s);
+    }
+    expect(closed.at).toBe(t0 + 5_000);
+    expect(closed.info).toMatchObject({ reason: "eof", drain: "drained" });
+    expect(maxRunning).toBe(4);
+    expect(peer.messages.map((m) => m.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it("answers a one-shot pipe over a raw readable that is already closed", async () => {
     const time = new FakeTimeProvider();
     const output = new RecordingWritable();
