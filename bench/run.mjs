@@ -79,16 +79,34 @@ if (!skip.has('rt') || !skip.has('large')) {
   }
   for (const [id, client] of clients) await attempt(`${id} warm-up`, () => warmUp(client));
   if (!skip.has('rt')) {
+    // Each repetition interleaves short slices of every implementation (SLICES rounds), so that the
+    // load of a shared machine falls on all of them alike; a repetition's figure for one
+    // implementation is its completed round trips over its own time across those slices.
+    const SLICES = 4;
     for (let rep = 1; rep <= reps; rep++) {
       for (const inFlight of [1, 64]) {
-        for (const [id, client] of clients) {
-          const sample = await attempt(`${id} ${inFlight} in flight`, () => roundTripsPerSecond(client, { inFlight, durationMs }));
-          if (!sample) continue;
-          record(`rt${inFlight}`, id, sample.rate);
-          record(`cpu${inFlight}`, id, sample.cpuUs);
+        const sums = new Map();
+        for (let slice = 0; slice < SLICES; slice++) {
+          for (const [id, client] of clients) {
+            const sample = await attempt(`${id} ${inFlight} in flight`, () => roundTripsPerSecond(client, { inFlight, durationMs: durationMs / SLICES }));
+            if (!sample) continue;
+            const sum = sums.get(id) ?? { completed: 0, seconds: 0, cpuUs: 0, serverCpuUs: 0, serverWrites: 0 };
+            sum.completed += sample.completed;
+            sum.seconds += sample.seconds;
+            sum.cpuUs += sample.cpuUs * sample.completed;
+            sum.serverCpuUs += sample.serverCpuUs * sample.completed;
+            sum.serverWrites += sample.serverWrites * sample.completed;
+            sums.set(id, sum);
+          }
+        }
+        for (const [id, sum] of sums) {
+          const rate = sum.completed / sum.seconds;
+          record(`rt${inFlight}`, id, rate);
+          record(`cpu${inFlight}`, id, sum.cpuUs / sum.completed);
           log(
-            `round trips  rep ${rep}  ${String(inFlight).padStart(2)} in flight  ${id.padEnd(5)} ${sample.rate.toFixed(0)}/s, ` +
-              `CPU ${sample.cpuUs.toFixed(0)} µs per round trip (server ${sample.serverCpuUs.toFixed(0)}), server writes/reply ${sample.serverWrites.toFixed(2)}`,
+            `round trips  rep ${rep}  ${String(inFlight).padStart(2)} in flight  ${id.padEnd(5)} ${rate.toFixed(0)}/s, ` +
+              `CPU ${(sum.cpuUs / sum.completed).toFixed(0)} µs per round trip (server ${(sum.serverCpuUs / sum.completed).toFixed(0)}), ` +
+              `server writes per reply ${(sum.serverWrites / sum.completed).toFixed(2)}`,
           );
         }
       }

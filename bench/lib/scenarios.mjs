@@ -31,6 +31,8 @@ export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
   const serverCpuMs = serverAfter.cpuMs - serverBefore.cpuMs;
   return {
     rate,
+    completed,
+    seconds: completed / rate,
     cpuUs: ((clientCpu.user + clientCpu.system) / 1000 + serverCpuMs) * 1000 / completed,
     serverCpuUs: (serverCpuMs * 1000) / completed,
     serverWrites: (serverAfter.writes - serverBefore.writes) / completed,
