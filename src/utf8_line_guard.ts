@@ -122,6 +122,9 @@ export class Utf8LineGuard extends TransformStream<Uint8Array, Uint8Array> {
     };
 
     const validate = (chunk: Uint8Array): void => {
+      // Pure ASCII with no sequence left open is valid and leaves the decoder as it was; checking
+      // that is several times cheaper than a fatal decode, and JSON traffic is mostly ASCII.
+      if (tail.byteLength === 0 && isAscii(chunk)) return;
       try {
         validator.decode(chunk, { stream: true });
         tail = openTail(chunk, tail);
@@ -188,6 +191,27 @@ export class Utf8LineGuard extends TransformStream<Uint8Array, Uint8Array> {
       },
     });
   }
+}
+
+/** True when no byte of `bytes` has its high bit set; reads aligned 32-bit words where it can. */
+function isAscii(bytes: Uint8Array): boolean {
+  const n = bytes.byteLength;
+  const offset = bytes.byteOffset;
+  let i = 0;
+  for (; i < n && ((offset + i) & 3) !== 0; i++) if (bytes[i]! & 0x80) return false;
+  const words = (n - i) >> 2;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, offset + i, words);
+    for (let k = 0; k < words; ) {
+      const end = Math.min(words, k + 1024);
+      let acc = 0;
+      for (; k < end; k++) acc |= view[k]!;
+      if (acc & 0x80808080) return false;
+    }
+    i += words * 4;
+  }
+  for (; i < n; i++) if (bytes[i]! & 0x80) return false;
+  return true;
 }
 
 /** The bytes of an unfinished UTF-8 sequence at the end of `chunk` (with `prev` when the chunk is short). */

@@ -131,6 +131,23 @@ describe("splitLines invalid UTF-8", () => {
     expect(await linesEverySplit(input)).toEqual(["BAD_UTF8", "[1]", "BAD_UTF8", "BAD_UTF8", "[2]", "BAD_UTF8"]);
   });
 
+  it("finds a bad byte anywhere in a chunk that starts at any offset of its buffer", async () => {
+    for (let pad = 0; pad < 4; pad++) {
+      for (let at = 0; at < 40; at++) {
+        const line = utf8("[" + "1".repeat(38) + "]");
+        const bad = line.slice();
+        bad[at + 1 > 38 ? 38 : at + 1] = 0xff;
+        const good = concatBytes([line.subarray(0, 10), utf8("é"), line.subarray(10)]);
+        const content = concatBytes([bad, utf8("\n"), good, utf8("\n")]);
+        const backing = new Uint8Array(pad + content.byteLength);
+        backing.set(content, pad);
+        const chunk = backing.subarray(pad);
+        const events = show(await collect(splitLines(readableOf([chunk]))));
+        expect(events, `pad ${pad}, bad byte at ${at}`).toEqual(["BAD_UTF8", new TextDecoder().decode(good)]);
+      }
+    }
+  });
+
   it("passes a legitimately encoded U+FFFD", async () => {
     const input = concatBytes([utf8('{"s":"'), bytes(0xef, 0xbf, 0xbd), utf8('"}\n')]);
     expect(await linesEverySplit(input)).toEqual(['{"s":"\uFFFD"}']);
