@@ -26,6 +26,7 @@ import {
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
+  validateProcessConnectionOptions,
 } from "../src/process_shutdown.ts";
 import type { ClientTransport, TransportConnection } from "../src/transport.ts";
 
@@ -94,6 +95,7 @@ export interface ProcessTransport extends ClientTransport {
  * ```
  */
 export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+  validateProcessConnectionOptions(options);
   const cacheKey = options.cacheKey ?? JSON.stringify([command, ...args, options.cwd ?? process.cwd()]);
   return {
     canRespawn: true,

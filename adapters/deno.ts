@@ -25,6 +25,7 @@ import {
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
+  validateProcessConnectionOptions,
 } from "../src/process_shutdown.ts";
 import type { ClientTransport, TransportConnection } from "../src/transport.ts";
 
@@ -87,6 +88,7 @@ export interface ProcessTransport extends ClientTransport {
  * ```
  */
 export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+  validateProcessConnectionOptions(options);
   const cacheKey = options.cacheKey ?? JSON.stringify([command, ...args, options.cwd ?? (options.deno ?? deno()).cwd()]);
   return {
     canRespawn: true,

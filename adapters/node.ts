@@ -24,6 +24,7 @@ import {
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
+  validateProcessConnectionOptions,
 } from "../src/process_shutdown.ts";
 import type { ClientTransport, TransportConnection } from "../src/transport.ts";
 
@@ -85,6 +86,7 @@ function linuxGroupHasLiveMembers(pgid: number): boolean {
  * ```
  */
 export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+  validateProcessConnectionOptions(options);
   const cacheKey = options.cacheKey ?? JSON.stringify([command, ...args, options.cwd ?? process.cwd()]);
   return {
     canRespawn: true,

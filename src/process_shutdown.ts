@@ -4,8 +4,8 @@
  * ends only once the exit status is known. The Node, Deno and Bun adapters hand it their handles.
  * @module
  */
-import { ClosedError, ProcessExitedError } from "./errors.ts";
-import { numberOption } from "./options.ts";
+import { ClosedError, InvalidOptionError, ProcessExitedError } from "./errors.ts";
+import { integerOption, numberOption } from "./options.ts";
 import { StderrTail } from "./stderr_tail.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
 import type { TransportConnection } from "./transport.ts";
@@ -151,6 +151,22 @@ export interface ProcessConnectionOptions extends ProcessShutdownOptions {
 }
 
 /**
+ * Throws `InvalidOptionError` for a bad bound or stderr mode. Adapters call it before spawning, so a
+ * bad option never leaves a process behind.
+ */
+export function validateProcessConnectionOptions(options: ProcessConnectionOptions): void {
+  for (const name of ["stdinCloseTimeout", "terminateTimeout", "killTimeout", "exitWaitTimeout"] as const) {
+    numberOption(name, options[name], 0);
+  }
+  integerOption("stderrTailLines", options.stderrTailLines, 20, 0);
+  integerOption("stderrTailChars", options.stderrTailChars, 8192, 0);
+  const mode = options.stderr;
+  if (mode !== undefined && mode !== "pipe" && mode !== "inherit" && typeof mode !== "function") {
+    throw new InvalidOptionError(`Option stderr must be "pipe", "inherit" or a function, got ${JSON.stringify(mode)}`);
+  }
+}
+
+/**
  * Builds the {@linkcode TransportConnection} of a spawned process from the adapter's handles.
  *
  * - `readable` is pull-based and ends only once the exit status is known (or `exitWaitTimeout`
@@ -162,12 +178,9 @@ export interface ProcessConnectionOptions extends ProcessShutdownOptions {
  */
 export function createProcessConnection(handles: ProcessHandles, options: ProcessConnectionOptions = {}): ProcessConnection {
   const time = options.timeProvider ?? systemTimeProvider;
+  validateProcessConnectionOptions(options);
   const exitWaitTimeout = numberOption("exitWaitTimeout", options.exitWaitTimeout, 1_000);
   const shutdownOptions = { ...options, timeProvider: time };
-  // Validate the bounds now, not at close time.
-  numberOption("stdinCloseTimeout", options.stdinCloseTimeout, 0);
-  numberOption("terminateTimeout", options.terminateTimeout, 0);
-  numberOption("killTimeout", options.killTimeout, 0);
   const onLine = typeof options.stderr === "function" ? options.stderr : undefined;
   const tail = new StderrTail({ maxLines: options.stderrTailLines, maxChars: options.stderrTailChars, onLine });
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { ProcessExitedError } from "../../src/errors.ts";
+import { InvalidOptionError, ProcessExitedError } from "../../src/errors.ts";
 import { NewlineChannel } from "../../src/newline_channel.ts";
 import { denoBin, liveGroupMembers, peer, sleep, waitUntil } from "./helpers.ts";
 
@@ -178,6 +178,11 @@ describe("spawnProcess on Node", () => {
     expect(done).toBe(true);
     expect(bytes).toBeGreaterThan(63 * 2 ** 20);
     await connection.close();
+  });
+
+  test("a bad bound or stderr mode throws from spawnProcess, before anything is spawned", () => {
+    expect(() => spawnProcess("node", [peer], { terminateTimeout: -1 })).toThrow(InvalidOptionError);
+    expect(() => spawnProcess("node", [peer], { stderr: "ignore" as never })).toThrow(/Option stderr/);
   });
 
   test("a failed spawn rejects open()", async () => {

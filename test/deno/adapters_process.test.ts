@@ -260,6 +260,35 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "Deno spawnProcess: a write after the process exited rejects instead of hanging",
+  ...opts,
+  async fn() {
+    const connection = await spawnProcess(denoBin, ["eval", "Deno.exit(3)"]).open();
+    await connection.exited;
+    const writer = connection.writable.getWriter();
+    let message = "";
+    try {
+      await writer.write(new TextEncoder().encode("x\n"));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assert(/exited/.test(message), `Expected a rejection naming the exit, got "${message}"`);
+    assertStrictEquals(connection.closeError()?.exitCode, 3);
+    await connection.close();
+  },
+});
+
+Deno.test("Deno spawnProcess: a bad bound throws before anything is spawned", () => {
+  let thrown: unknown;
+  try {
+    spawnProcess(denoBin, [], { stdinCloseTimeout: Number.NaN });
+  } catch (error) {
+    thrown = error;
+  }
+  assert(thrown instanceof Error && /stdinCloseTimeout/.test(thrown.message), String(thrown));
+});
+
 const adapterUrl = new URL("../../adapters/deno.ts", import.meta.url).href;
 
 Deno.test({
