@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ClosedError, TimeoutError } from "../../src/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { completeBlock, messageOfLineBytes, recordedChannel, track } from "../helpers/channel.ts";
@@ -171,5 +171,43 @@ describe("NewlineChannel drain on close", () => {
     expect(await second).toBe("drained");
     await channel.closed;
     await channel[Symbol.asyncDispose]();
+  });
+});
+
+describe("NewlineChannel standalone disposal on the system clock", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("arms a 10 s total and a 5 s idle deadline on the system clock, re-arms idle per block, and clears them all", async () => {
+    const set = new Map<number, number>();
+    const cleared: number[] = [];
+    let next = 1;
+    vi.stubGlobal("setTimeout", (_cb: () => void, ms: number) => {
+      set.set(next, ms);
+      return next++;
+    });
+    vi.stubGlobal("clearTimeout", (id: number) => cleared.push(id));
+    const { channel, output } = recordedChannel();
+    await channel.send(messageOfLineBytes(2 * BLOCK));
+    const drain = track(channel.close());
+    await flushMicrotasks();
+    expect([...set.values()]).toEqual([10_000, 5_000]);
+    await completeBlock(output);
+    expect([...set.values()]).toEqual([10_000, 5_000, 5_000]);
+    await completeBlock(output);
+    expect(await drain.promise).toBe("drained");
+    expect(cleared.sort()).toEqual([...set.keys()].sort());
+  });
+
+  it("rejects a sender waiting for room when the channel is aborted", async () => {
+    const time = new FakeTimeProvider();
+    const { channel } = recordedChannel({ timeProvider: time });
+    await channel.send(messageOfLineBytes(MiB));
+    const waiting = track(channel.send({ never: true }));
+    expect(await waiting.settled()).toBe(false);
+    await channel.abort();
+    expect(await waiting.settled()).toBe(true);
+    expect(waiting.state.error).toBeInstanceOf(ClosedError);
   });
 });
