@@ -67,6 +67,10 @@ const attempt = async (what, fn) => {
 
 const started = performance.now();
 const host = machine();
+const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? '';
+const revision = git('rev-parse', '--short', 'HEAD') || 'unknown';
+const dirty = git('status', '--porcelain', '--', 'src', 'adapters').split('\n').filter(Boolean).length;
+const codeLine = `onemodelcontext at ${revision}${dirty ? ` plus ${dirty} uncommitted file(s) in src/ and adapters/` : ''}`;
 log(`machine: ${host.cpu}, ${host.cores} cores, Node ${host.node}, load ${host.load}`);
 
 // 1 and 2: round trips and large messages, one long-lived connection per implementation,
@@ -163,7 +167,8 @@ if (!skip.has('rss')) {
 if (!skip.has('close')) {
   for (let rep = 1; rep <= reps; rep++) {
     for (const [row, linger] of [['closeExit', false], ['closeLinger', true]]) {
-      for (const impl of servers) {
+      // The floor's close is stdin.end() and the wait for exit: what a Node process takes to end.
+      for (const impl of linger ? servers : impls) {
         const closed = await attempt(`${impl.id} ${row}`, () => closeMs(impl, { linger }));
         if (!closed) continue;
         record(row, impl.id, closed.ms);
@@ -188,6 +193,8 @@ const output = [
   `Command: \`${command}\``,
   '',
   `Machine: ${machineLine}`,
+  '',
+  `Code: ${codeLine}; @modelcontextprotocol/sdk 1.32.2; @modelcontextprotocol/client and server 2.4.0; all in the legacy era (2025-06-18), the one all three speak.`,
   '',
   table,
   '',

@@ -69,7 +69,6 @@ export function renderReport(results) {
     digits: 0,
     target: '< 100 ms',
     check: (v) => v.ours < 100,
-    floor: false,
   });
   add('Close, server ignores stdin EOF, ms (lower is better)', 'closeLinger', { digits: 0, floor: false });
 
