@@ -11,7 +11,7 @@
  * | message | direction | meaning |
  * |---|---|---|
  * | `{ omc: "credit", bytes: n }` | reader → writer | "You may send `n` more bytes." The first one, sent as soon as an end is created, grants the whole receive window; later ones hand back bytes the reader's consumer has pulled. |
- * | `{ omc: "data", bytes: ArrayBuffer }` | writer → reader | Payload. Its `byteLength` never exceeds the writer's remaining credit; a reader that gets more fails with a `"protocol"` error. The buffer is transferred, never cloned. |
+ * | `{ omc: "data", bytes: ArrayBuffer }` | writer → reader | Payload. Its `byteLength` never exceeds the writer's remaining credit; a reader that gets more fails with a `"protocol"` error. The buffer is transferred, never cloned (see the `chunks` option for whether the writer's own buffer or a copy of it). |
  * | `{ omc: "end" }` | writer → reader | End of stream: the writable side was closed. The peer's readable ends once it has delivered all data before it. |
  * | `{ omc: "abort", reason: string }` | writer → reader | The writable side was aborted or the connection destroyed: the peer's readable errors with a `ClosedError` naming `reason`. |
  * | `{ omc: "cancel", reason: string }` | reader → writer | The reader stopped reading (its readable was cancelled, or the connection closed or destroyed): the peer's pending and later writes fail with a `ClosedError`. |
@@ -41,8 +41,8 @@
  * ```
  * @module
  */
+import { ReceiveCredit, SendCredit } from "../src/credit_window.ts";
 import { ClosedError, InvalidOptionError, TransportError } from "../src/errors.ts";
-import { integerOption } from "../src/options.ts";
 import type { TransportConnection } from "../src/transport.ts";
 
 /**
@@ -72,11 +72,14 @@ export interface FromMessagePortOptions {
    */
   receiveWindowBytes?: number;
   /**
-   * Hand a written chunk's buffer over to the port (the chunk is detached) when the chunk spans its
-   * whole, unshared `ArrayBuffer` and fits the credit; otherwise the bytes are copied once into a new
-   * buffer that is transferred. `false` always copies, for writers that reuse their buffers. Default `true`.
+   * How written chunks reach the port. Default `"copy"`: the bytes are copied once into a fresh
+   * buffer, and that buffer is transferred (never structured-cloned a second time); the writer's chunk
+   * is untouched, as every `WritableStream` writer expects. `"transfer"`: a chunk that spans its whole,
+   * unshared `ArrayBuffer` and fits the credit is handed over without any copy, which **detaches the
+   * writer's chunk** (its `byteLength` becomes 0); views into larger or shared buffers are still copied.
+   * Use `"transfer"` only with a writer that never touches a chunk after writing it.
    */
-  transfer?: boolean;
+  chunks?: "copy" | "transfer";
   /** Close the port once both directions are done, or on `close()`/`destroy()`. Default `true`. */
   closePort?: boolean;
 }
@@ -94,7 +97,7 @@ export interface MessagePortConnection extends TransportConnection, AsyncDisposa
   readonly maxBytesInTransit: number;
   /** Bytes received and not yet pulled by this end's consumer. */
   readonly bufferedInputBytes: number;
-  /** Data bytes posted (`sent`) and received (`received`), and how many were copied instead of transferred. */
+  /** Data bytes posted (`sentBytes`) and received (`receivedBytes`), and how many of the sent ones were copied (`copiedBytes`). */
   readonly stats: { readonly sentBytes: number; readonly receivedBytes: number; readonly copiedBytes: number };
   /** Resolves once both directions are done (ended, cancelled, aborted or destroyed). Never rejects. */
   readonly closed: Promise<void>;
@@ -138,7 +141,8 @@ class MessagePortDuplex implements MessagePortConnection {
   readonly #port: MessagePortLike;
   readonly #transfer: boolean;
   readonly #closePort: boolean;
-  readonly #creditBatch: number;
+  readonly #receiveCredit: ReceiveCredit;
+  readonly #sendCredit = new SendCredit();
   readonly #listeners: Array<[string, (event: { data?: unknown }) => void]> = [];
   #closed = deferred();
   #portClosed = false;
@@ -147,32 +151,27 @@ class MessagePortDuplex implements MessagePortConnection {
   #readController!: ReadableStreamDefaultController<Uint8Array>;
   #inbox: Uint8Array[] = [];
   #inboxBytes = 0;
-  #granted = 0; // credit given to the peer and not yet used
-  #consumed = 0; // pulled by the consumer and not yet handed back as credit
   #inputEnded = false; // `end` arrived
   #inputDone = false;
   #arrival: Deferred | undefined;
   // output
   #writeController!: WritableStreamDefaultController;
-  #credit = 0;
-  #creditArrived: Deferred | undefined;
   #writing = false;
   #outputDone = false;
   #outputError: Error | undefined;
   #sentBytes = 0;
-  #peerWindow: number | undefined; // the peer's first grant
-  #maxInTransit = 0;
   #receivedBytes = 0;
   #copiedBytes = 0;
 
   constructor(port: MessagePortLike, options: FromMessagePortOptions) {
-    this.receiveWindowBytes = integerOption("receiveWindowBytes", options.receiveWindowBytes, DEFAULT_RECEIVE_WINDOW_BYTES, 1);
-    if (!Number.isSafeInteger(this.receiveWindowBytes)) {
-      throw new InvalidOptionError(`Option receiveWindowBytes must be a finite integer, got ${this.receiveWindowBytes}`);
+    this.#receiveCredit = new ReceiveCredit(options.receiveWindowBytes ?? DEFAULT_RECEIVE_WINDOW_BYTES);
+    this.receiveWindowBytes = this.#receiveCredit.windowBytes;
+    const chunks = options.chunks ?? "copy";
+    if (chunks !== "copy" && chunks !== "transfer") {
+      throw new InvalidOptionError(`Option chunks must be "copy" or "transfer", got ${JSON.stringify(chunks)}`);
     }
-    this.#transfer = options.transfer ?? true;
+    this.#transfer = chunks === "transfer";
     this.#closePort = options.closePort ?? true;
-    this.#creditBatch = Math.max(1, Math.floor(this.receiveWindowBytes / 4));
     this.#port = port;
     this.readable = new ReadableStream<Uint8Array>(
       {
@@ -189,16 +188,15 @@ class MessagePortDuplex implements MessagePortConnection {
       abort: (reason) => this.#endOutput("abort", reason),
     });
     this.#listen();
-    this.#grant(this.receiveWindowBytes);
+    this.#post({ omc: "credit", bytes: this.#receiveCredit.initialGrant() });
   }
 
   get bytesInTransit(): number {
-    // credit = window + regranted - sent, so window - credit = sent - regranted: bytes not handed back yet
-    return this.#peerWindow === undefined ? 0 : this.#peerWindow - this.#credit;
+    return this.#sendCredit.bytesInTransit;
   }
 
   get maxBytesInTransit(): number {
-    return this.#maxInTransit;
+    return this.#sendCredit.maxBytesInTransit;
   }
 
   get bufferedInputBytes(): number {
@@ -333,12 +331,7 @@ class MessagePortDuplex implements MessagePortConnection {
         if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
           return this.#violate(new TransportError("protocol", `Invalid credit from the MessagePort peer: ${String(bytes)}`));
         }
-        if (this.#outputDone) return;
-        this.#peerWindow ??= bytes;
-        this.#credit += bytes;
-        const waiting = this.#creditArrived;
-        this.#creditArrived = undefined;
-        waiting?.resolve();
+        if (!this.#outputDone) this.#sendCredit.grant(bytes);
         return;
       }
       case "cancel":
@@ -361,13 +354,11 @@ class MessagePortDuplex implements MessagePortConnection {
       return this.#violate(new TransportError("protocol", "A data message from the MessagePort peer carried no ArrayBuffer"));
     }
     if (this.#inputEnded) return this.#violate(new TransportError("protocol", "The MessagePort peer sent data after end-of-stream"));
-    if (bytes.byteLength > this.#granted) {
-      return this.#violate(
-        new TransportError("protocol", `The MessagePort peer sent ${bytes.byteLength} bytes with only ${this.#granted} bytes of credit`),
-      );
+    const credit = this.#receiveCredit.outstanding;
+    if (!this.#receiveCredit.accept(bytes.byteLength)) {
+      return this.#violate(new TransportError("protocol", `The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`));
     }
     if (bytes.byteLength === 0) return;
-    this.#granted -= bytes.byteLength;
     this.#receivedBytes += bytes.byteLength;
     this.#inbox.push(new Uint8Array(bytes));
     this.#inboxBytes += bytes.byteLength;
@@ -387,11 +378,8 @@ class MessagePortDuplex implements MessagePortConnection {
       if (chunk) {
         this.#inboxBytes -= chunk.byteLength;
         this.#readController.enqueue(chunk);
-        this.#consumed += chunk.byteLength;
-        if (this.#consumed >= this.#creditBatch) {
-          this.#grant(this.#consumed);
-          this.#consumed = 0;
-        }
+        const back = this.#receiveCredit.consumed(chunk.byteLength);
+        if (back > 0) this.#post({ omc: "credit", bytes: back });
         return;
       }
       if (this.#inputEnded) {
@@ -402,11 +390,6 @@ class MessagePortDuplex implements MessagePortConnection {
       this.#arrival ??= deferred();
       await this.#arrival.promise;
     }
-  }
-
-  #grant(bytes: number): void {
-    this.#granted += bytes;
-    this.#post({ omc: "credit", bytes });
   }
 
   #cancelInput(reason: unknown): void {
@@ -440,10 +423,9 @@ class MessagePortDuplex implements MessagePortConnection {
     try {
       let at = 0;
       while (at < chunk.byteLength) {
-        while (this.#credit === 0) await this.#waitForCredit(signal);
-        const n = Math.min(this.#credit, chunk.byteLength - at);
+        await this.#sendCredit.wait(signal);
+        const n = this.#sendCredit.take(chunk.byteLength - at);
         const piece = at === 0 && n === chunk.byteLength ? chunk : chunk.subarray(at, at + n);
-        this.#credit -= n;
         at += n;
         this.#sendData(piece);
       }
@@ -452,51 +434,31 @@ class MessagePortDuplex implements MessagePortConnection {
     }
   }
 
-  async #waitForCredit(signal: AbortSignal): Promise<void> {
-    if (this.#outputError) throw this.#outputError;
-    signal.throwIfAborted();
-    this.#creditArrived ??= deferred();
-    const arrived = this.#creditArrived.promise;
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      void arrived.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
-    });
-    if (this.#outputError) throw this.#outputError;
-  }
-
   #sendData(piece: Uint8Array): void {
     if (this.#outputError) throw this.#outputError;
+    const size = piece.byteLength; // read before a transfer detaches it
     const buffer = piece.buffer;
-    const whole = this.#transfer && buffer instanceof ArrayBuffer && piece.byteOffset === 0 && piece.byteLength === buffer.byteLength;
+    const whole = this.#transfer && buffer instanceof ArrayBuffer && piece.byteOffset === 0 && size === buffer.byteLength;
     if (whole) {
       try {
         this.#post({ omc: "data", bytes: buffer }, [buffer]);
-        this.#sent(piece.byteLength);
+        this.#sentBytes += size;
         return;
       } catch {
         // not transferable here (a host-owned buffer): copy below
       }
     }
-    const copy = new Uint8Array(piece).buffer; // copies: one new buffer, handed over without a second copy
+    const copy = new Uint8Array(piece).buffer; // one copy, into a buffer handed over without a second one
     this.#post({ omc: "data", bytes: copy }, [copy]);
-    this.#copiedBytes += piece.byteLength;
-    this.#sent(piece.byteLength);
-  }
-
-  #sent(bytes: number): void {
-    this.#sentBytes += bytes;
-    this.#maxInTransit = Math.max(this.#maxInTransit, this.bytesInTransit);
+    this.#copiedBytes += size;
+    this.#sentBytes += size;
   }
 
   #endOutput(kind: "end" | "abort", reason?: unknown): void {
     if (this.#outputDone) return;
     this.#post(kind === "end" ? { omc: "end" } : { omc: "abort", reason: describe(reason ?? "The writer aborted") });
     this.#outputDone = true;
-    this.#wakeWriter();
+    this.#sendCredit.fail(new ClosedError("Output is closed"));
     this.#maybeRelease();
   }
 
@@ -509,13 +471,7 @@ class MessagePortDuplex implements MessagePortConnection {
     } catch {
       // already errored
     }
-    this.#wakeWriter();
-  }
-
-  #wakeWriter(): void {
-    const waiting = this.#creditArrived;
-    this.#creditArrived = undefined;
-    waiting?.resolve();
+    this.#sendCredit.fail(error);
   }
 }
 

@@ -111,8 +111,10 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     expect(a.stats.sentBytes).toBeGreaterThan(3 * MiB);
   });
 
-  it("transfers whole-buffer chunks and copies views into larger buffers", async () => {
-    const { a, b } = pair();
+  it("with chunks: \"transfer\", hands whole-buffer chunks over and copies views into larger buffers", async () => {
+    const { port1, port2 } = new MessageChannel();
+    const a = fromMessagePort(port1, { chunks: "transfer" });
+    const b = fromMessagePort(port2);
     const writer = a.writable.getWriter();
     const whole = new Uint8Array(1000).fill(1);
     await writer.write(whole);
@@ -130,8 +132,9 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
       [1000, 2],
     ]);
     const mine = new Uint8Array(10);
-    await fromMessagePortTransferOff(mine); // transfer: false copies even a whole buffer
+    await fromMessagePortCopying(mine); // the default copies even a whole buffer: the writer's chunk stays intact
     expect(mine.byteLength).toBe(10);
+    expect(a.stats.sentBytes).toBe(2000);
   });
 
   it("ends the peer's readable on writable close, and the other direction keeps working (half-close)", async () => {
@@ -347,13 +350,14 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     expect(() => fromMessagePort(port1, { receiveWindowBytes: 0 })).toThrow(/receiveWindowBytes/);
     expect(() => fromMessagePort(port1, { receiveWindowBytes: 1.5 })).toThrow(/receiveWindowBytes/);
     expect(() => fromMessagePort(port1, { receiveWindowBytes: Infinity })).toThrow(/receiveWindowBytes/);
+    expect(() => fromMessagePort(port1, { chunks: "move" as "copy" })).toThrow(/chunks/);
     port1.close();
   });
 });
 
-async function fromMessagePortTransferOff(chunk: Uint8Array): Promise<void> {
+async function fromMessagePortCopying(chunk: Uint8Array): Promise<void> {
   const { port1, port2 } = new MessageChannel();
-  const a = fromMessagePort(port1, { transfer: false });
+  const a = fromMessagePort(port1);
   const b = fromMessagePort(port2);
   const w = a.writable.getWriter();
   await w.write(chunk);
