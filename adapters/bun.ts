@@ -14,6 +14,11 @@
  * one chunk (plus the sink's own buffer) waits in Bun. stdout is read only when pulled (Bun reads
  * ahead a bounded amount, about 0.7 MiB measured on 1.4.5).
  *
+ * Because the server leads its own group, a terminal's Ctrl+C no longer reaches it directly. When this
+ * process exits (normally or through `process.exit`) without closing a server, an `'exit'` hook
+ * SIGTERMs the groups of servers still running; a parent killed by a signal cannot run it, and its
+ * servers then see stdin EOF (a server that ignores EOF is left running).
+ *
  * Windows has no process groups and no SIGTERM: stdin close stays the graceful step, and both the
  * SIGTERM and SIGKILL steps run `taskkill /T /F /PID <pid>`, which ends the whole process tree.
  * @module
@@ -129,6 +134,7 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
     },
   );
   const pid = child.pid;
+  trackGroup(pid, exited);
   const signal = (sig: GroupSignal): boolean => {
     if (isWindows) {
       if (sig === 0) return !reaped;
@@ -153,6 +159,21 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
     },
     options,
   );
+}
+
+/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
+const liveGroups = new Set<number>();
+let exitHook = false;
+
+function trackGroup(pid: number, exited: Promise<unknown>): void {
+  if (isWindows) return;
+  liveGroups.add(pid);
+  void exited.then(() => liveGroups.delete(pid));
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const group of liveGroups) tryKill(() => process.kill(-group, "SIGTERM"));
+  });
 }
 
 function tryKill(kill: () => void): boolean {

@@ -14,6 +14,11 @@
  * either, only the server process itself is signalled. Needs `--allow-run` (and `--allow-read` for the
  * `/proc` check that ignores not-yet-reaped zombies on Linux; without it zombies count as alive).
  *
+ * Because the server leads its own group, a terminal's Ctrl+C no longer reaches it directly. When this
+ * process exits (normally or through `Deno.exit`) without closing a server, an `unload` listener
+ * SIGTERMs the groups of servers still running; a parent killed by a signal cannot run it, and its
+ * servers then see stdin EOF (a server that ignores EOF is left running).
+ *
  * Windows has no process groups and no SIGTERM: stdin close stays the graceful step, and both the
  * SIGTERM and SIGKILL steps run `taskkill /T /F /PID <pid>`, which ends the whole process tree.
  * @module
@@ -152,6 +157,7 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
   let reaped = false;
   void exited.then(() => (reaped = true));
   const pid = child.pid;
+  if (grouped) trackGroup(d, pid, exited);
   const signal = (sig: GroupSignal): boolean => {
     if (windows) {
       if (sig === 0) return !reaped;
@@ -183,6 +189,20 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
     },
     options,
   );
+}
+
+/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
+const liveGroups = new Set<number>();
+let exitHook = false;
+
+function trackGroup(d: DenoLike, pid: number, exited: Promise<unknown>): void {
+  liveGroups.add(pid);
+  void exited.then(() => liveGroups.delete(pid));
+  if (exitHook) return;
+  exitHook = true;
+  globalThis.addEventListener?.("unload", () => {
+    for (const group of liveGroups) tryKill(() => d.kill(-group, "SIGTERM"));
+  });
 }
 
 function tryKill(kill: () => void): boolean {

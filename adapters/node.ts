@@ -9,6 +9,11 @@
  * the leader exits get SIGTERM, then SIGKILL after `terminateTimeout`. A server that exits on stdin
  * EOF is reaped as soon as it exits; no timer is waited out.
  *
+ * Because the server leads its own group, a terminal's Ctrl+C no longer reaches it directly. When this
+ * process exits (normally or through `process.exit`) without closing a server, the `'exit'` hook
+ * SIGTERMs the groups of servers still running; a parent killed by a signal cannot run it, and its
+ * servers then see stdin EOF (a server that ignores EOF is left running).
+ *
  * Windows has no process groups and no SIGTERM: stdin close stays the graceful step, and both the
  * SIGTERM and SIGKILL steps run `taskkill /T /F /PID <pid>`, which ends the whole process tree.
  * @module
@@ -115,6 +120,7 @@ async function openProcess(command: string, args: string[], options: SpawnProces
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
   });
   const pid = child.pid!;
+  trackGroup(pid, exited);
   return createProcessConnection(
     {
       pid,
@@ -131,6 +137,27 @@ async function openProcess(command: string, args: string[], options: SpawnProces
     },
     options,
   );
+}
+
+/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
+const liveGroups = new Set<number>();
+let exitHook = false;
+
+function trackGroup(pid: number, exited: Promise<unknown>): void {
+  if (isWindows) return;
+  liveGroups.add(pid);
+  void exited.then(() => liveGroups.delete(pid));
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const group of liveGroups) {
+      try {
+        process.kill(-group, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  });
 }
 
 function signalGroup(child: ChildProcess, pid: number, sig: GroupSignal): boolean {

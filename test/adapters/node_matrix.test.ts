@@ -8,7 +8,7 @@ import { spawnProcess } from "../../adapters/node.ts";
 import { ContextClient } from "../../src/context_client.ts";
 import { NewlineChannel } from "../../src/newline_channel.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
-import { denoBin, repo, waitUntil } from "./helpers.ts";
+import { denoBin, liveGroupMembers, repo, waitUntil } from "./helpers.ts";
 
 const contextServer = `${repo}test/fixtures/processes/context_server.mjs`;
 const stdioServer = `${repo}test/fixtures/processes/stdio_server.mjs`;
@@ -68,6 +68,14 @@ describe("stdio() on Node, in a real Node server process", () => {
     expect(status).toBeDefined();
     expect(Number(stalled.split(" ")[2])).toBeLessThan(8);
     await connection.close();
+  });
+
+  test("a parent that exits without close() SIGTERMs the group of a server that ignores stdin EOF", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const out = execFileSync("node", [`${repo}test/fixtures/processes/abandon.mjs`, adapter(), "node", `${repo}test/fixtures/processes/peer.mjs`, "--ignore-eof"]);
+    const pid = Number(out.toString().trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(await waitUntil(() => liveGroupMembers(pid).length === 0, 3000)).toBe(true);
   });
 
   test("Node client → Node server on stdio(): both eras", async () => {

@@ -226,6 +226,14 @@ describe("spawnProcess on Bun", () => {
 
 const adapterUrl = new URL("../../adapters/bun.ts", import.meta.url).href;
 
+test("a parent that exits without close() SIGTERMs the group of a server that ignores stdin EOF", async () => {
+  const parent = Bun.spawn([bunBin, `${repo}test/fixtures/processes/abandon.mjs`, adapterUrl, bunBin, peer, "--ignore-eof"], { stdout: "pipe", stderr: "inherit" });
+  const pid = Number((await new Response(parent.stdout).text()).trim());
+  await parent.exited;
+  expect(pid).toBeGreaterThan(0);
+  expect(await waitUntil(() => liveGroupMembers(pid).length === 0, 3000)).toBe(true);
+});
+
 describe("stdio() on Bun", () => {
   test("echoes through a real Bun server process", async () => {
     const connection = await spawnProcess(bunBin, [stdioServer, adapterUrl, "echo"]).open();

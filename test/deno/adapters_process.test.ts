@@ -292,6 +292,20 @@ Deno.test("Deno spawnProcess: a bad bound throws before anything is spawned", ()
 const adapterUrl = new URL("../../adapters/deno.ts", import.meta.url).href;
 
 Deno.test({
+  name: "Deno spawnProcess: a parent that exits without close() SIGTERMs the group of a server that ignores stdin EOF",
+  ...opts,
+  async fn() {
+    const out = await new Deno.Command(denoBin, {
+      args: ["run", "-A", `${repo}test/fixtures/processes/abandon.mjs`, adapterUrl, denoBin, "run", "-A", peer, "--ignore-eof"],
+      stderr: "inherit",
+    }).output();
+    const pid = Number(new TextDecoder().decode(out.stdout).trim());
+    assert(pid > 0, "No pid printed");
+    assert(await waitUntil(() => liveGroupMembers(pid).length === 0, 3000), `Group ${pid} still alive`);
+  },
+});
+
+Deno.test({
   name: "Deno stdio() echoes through a real Deno server process",
   ...opts,
   async fn() {
