@@ -162,13 +162,32 @@ check_binary() {
 step_typecheck() {
   local log=$WORK/typecheck.log rc=0
   run_with_timeout "$(limit_for typecheck)" "$log" "$BIN/tsc" -p tsconfig.json || rc=$?
-  # The Bun suite uses bun:test and Bun's globals, so it is checked against @types/bun on its own.
-  # (The Deno suite is type-checked by `deno test` itself.)
-  local rc2=0
-  run_with_timeout "$(limit_for typecheck)" "$log" "$BIN/tsc" -p tsconfig.bun.json || rc2=$?
-  ((rc != 0)) || rc=$rc2
   local errors
   errors=$(grep -c 'error TS' "$log" || true)
+  # The Bun suite uses bun:test and Bun's globals, so its files are checked against @types/bun on
+  # their own. The sources they import are checked above, against the DOM lib they are written for;
+  # @types/bun redeclares the web stream types differently, so errors it reports outside test/bun/
+  # are shown but not counted. (The Deno suite is type-checked by `deno test` itself.)
+  local bun_log=$WORK/typecheck-bun.log
+  echo "\$ $BIN/tsc -p tsconfig.bun.json"
+  run_with_timeout "$(limit_for typecheck)" "$bun_log" "$BIN/tsc" -p tsconfig.bun.json >/dev/null
+  local rc2=$?
+  cat "$bun_log" >>"$log"
+  local bun_errors other_errors
+  bun_errors=$(grep -cE '^test/bun/[^(]*\([0-9]+,[0-9]+\): error TS' "$bun_log" || true)
+  other_errors=$(grep -E '^[^ ].*: error TS' "$bun_log" | grep -vcE '^test/bun/' || true)
+  if ((bun_errors > 0)); then
+    grep -E '^test/bun/' "$bun_log"
+  elif ((rc2 != 0 && other_errors == 0)); then
+    cat "$bun_log" # tsc failed without a located error: show why and count it
+    bun_errors=1
+  fi
+  if ((other_errors > 0)); then
+    echo "typecheck: $other_errors errors outside test/bun/ under @types/bun, not counted (the sources are checked against the DOM lib above):"
+    grep -E '^[^ ].*: error TS' "$bun_log" | grep -vE '^test/bun/' | sed 's/^/  (not counted) /'
+  fi
+  errors=$((errors + bun_errors))
+  ((rc != 0 || bun_errors == 0)) || rc=1
   echo "typecheck: $errors type errors"
   NOTE[typecheck]="$errors type errors"
   return "$rc"
