@@ -48,19 +48,12 @@ async function echo(channel: NewlineChannel): Promise<void> {
   await channel.close();
 }
 
-/** Waits until `value()` has not changed for `quietMs`. */
-async function untilStill(value: () => number, quietMs = 250, limitMs = 20_000): Promise<void> {
+/** Waits until `ready()` holds (polling), failing after `limitMs`. */
+async function until(ready: () => boolean, what: string, limitMs = 30_000): Promise<void> {
   const start = Date.now();
-  let last = value();
-  let since = Date.now();
-  while (Date.now() - since < quietMs) {
-    if (Date.now() - start > limitMs) throw new Error(`Still moving after ${limitMs} ms`);
+  while (!ready()) {
+    if (Date.now() - start > limitMs) throw new Error(`Not reached within ${limitMs} ms: ${what}`);
     await sleep(10);
-    const now = value();
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-    }
   }
 }
 
@@ -268,7 +261,12 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
       await out.closeOutput();
     })();
 
-    await untilStill(() => accepted);
+    // Blocked for sure: no credit left and the next message does not fit the queue. Then hold still
+    // a while and check that nothing more was accepted.
+    await until(() => sender.bytesInTransit === window && out.queuedOutputBytes + messageBytes > MiB, "sender blocked");
+    const acceptedAtBound = accepted;
+    await sleep(300);
+    expect(accepted).toBe(acceptedAtBound);
     const queued = out.queuedOutputBytes;
     expect(accepted).toBeLessThan(total);
     expect(queued).toBeLessThanOrEqual(MiB + messageBytes);
@@ -306,8 +304,9 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
       for (let i = 0; i < 50; i++) await writer.write(new Uint8Array(700).fill(i));
       await writer.close();
     })();
-    await untilStill(() => posted, 100);
-    expect(posted).toBe(1000);
+    await until(() => posted === 1000, "the window filled");
+    await sleep(100);
+    expect(posted).toBe(1000); // and not a byte more while nobody reads
     const bytes: number[] = [];
     for await (const chunk of receiver.readable) bytes.push(...chunk);
     await writing;
@@ -470,9 +469,11 @@ describe("fromMessagePort with a real worker_threads Worker", () => {
     let done: { maxInTransit: number } | undefined;
     reports.port1.on("message", (m) => (m.done ? (done = m) : (last = m)));
     const conn = fromMessagePort(port1); // not read yet
-    while (last.accepted === 0) await sleep(10); // the Worker has started
-    await untilStill(() => last.accepted, 400);
     const messageBytes = JSON.stringify({ i: 499, pad: "w".repeat(size) }).length + 1;
+    await until(() => last.inTransit === DEFAULT_RECEIVE_WINDOW_BYTES && last.queued + messageBytes > MiB, "Worker blocked");
+    const acceptedAtBound = last.accepted;
+    await sleep(300);
+    expect(last.accepted).toBe(acceptedAtBound);
     expect(last.accepted).toBeLessThan(count);
     expect(last.queued).toBeLessThanOrEqual(MiB + messageBytes);
     expect(last.queued).toBeGreaterThanOrEqual(MiB - messageBytes);
