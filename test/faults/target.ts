@@ -1,0 +1,112 @@
+/**
+ * Drives the fault target (test/fixtures/faults/server.mjs) as a raw, possibly hostile, peer: bytes
+ * in, lines out, nothing of our client library in between. Also reads the target's memory from /proc.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../fixtures/ours/build_dist.ts";
+
+export const TARGET = join(ROOT, "test/fixtures/faults/server.mjs");
+export const RUNTIMES = {
+  node: [process.execPath],
+  bun: [join(ROOT, "node_modules/.bin/bun")],
+  deno: [join(ROOT, "node_modules/.bin/deno"), "run", "-A"],
+} as const;
+export type Runtime = keyof typeof RUNTIMES;
+
+export const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "hostile-peer", version: "1" },
+};
+
+/** A modern request line for `method`. */
+export function requestLine(id: number | string, method: string, params: Record<string, unknown> = {}): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } }) + "\n";
+}
+
+/** The target's resident and peak resident memory in bytes (Linux /proc). */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(/^(\w+):\s+(\d+) kB/m.exec(status.split("\n").find((l) => l.startsWith(key)) ?? "")?.[2] ?? 0) * 1024;
+  return { rss: kb("VmRSS:"), hwm: kb("VmHWM:") };
+}
+
+export interface Target {
+  child: ChildProcessWithoutNullStreams;
+  pid: number;
+  /** Writes and resolves when the pipe took it (waits on 'drain'). */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Starts reading stdout (until then nothing is read: the pipe fills and the target's writes wait). */
+  startReading(): void;
+  /** Lines read so far, parsed. */
+  readonly messages: Record<string, any>[];
+  /** Resolves when at least `n` messages have arrived. */
+  waitForMessages(n: number, timeoutMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  stderr(): string;
+  kill(): void;
+}
+
+export function startTarget(runtime: Runtime = "node", env: Record<string, string> = {}): Target {
+  const [command, ...args] = RUNTIMES[runtime];
+  const child = spawn(command!, [...args, TARGET], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err = (err + String(d)).slice(-20_000)));
+  child.stdin.on("error", () => {});
+  const messages: Record<string, any>[] = [];
+  let waiters: Array<() => void> = [];
+  let buffered = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, at: performance.now() }))
+  );
+  return {
+    child,
+    pid: child.pid!,
+    write: (data) =>
+      new Promise((resolve, reject) => {
+        if (child.stdin.destroyed) return reject(new Error("stdin is closed"));
+        if (child.stdin.write(data)) resolve();
+        else child.stdin.once("drain", () => resolve());
+      }),
+    startReading() {
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk: string) => {
+        buffered += chunk;
+        let nl: number;
+        while ((nl = buffered.indexOf("\n")) !== -1) {
+          messages.push(JSON.parse(buffered.slice(0, nl)));
+          buffered = buffered.slice(nl + 1);
+        }
+        const w = waiters;
+        waiters = [];
+        for (const f of w) f();
+      });
+    },
+    messages,
+    async waitForMessages(n, timeoutMs = 60_000) {
+      const deadline = performance.now() + timeoutMs;
+      while (messages.length < n) {
+        if (performance.now() > deadline) throw new Error(`Only ${messages.length} of ${n} messages within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    },
+    exited,
+    stderr: () => err,
+    kill: () => child.kill("SIGKILL"),
+  };
+}
+
+/** Records figures for the README's reliability table; printed at the end of each suite. */
+export const figures: Array<{ peer: string; measured: string; figure: string; bound: string }> = [];
+export function record(peer: string, measured: string, figure: string, bound: string): void {
+  figures.push({ peer, measured, figure, bound });
+  console.log(`FIGURE | ${peer} | ${measured} | ${figure} | ${bound} |`);
+}
+
+export const MiB = 1024 * 1024;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
