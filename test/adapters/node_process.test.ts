@@ -180,6 +180,30 @@ describe("spawnProcess on Node", () => {
     await connection.close();
   });
 
+  test("a server that stops reading stdin holds our writes at the pipe, without our memory growing", async () => {
+    const connection = await spawnProcess("node", [peer, "--flood=0", "--ignore-eof"]).open();
+    const writer = connection.writable.getWriter();
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let accepted = 0;
+    const before = process.memoryUsage();
+    for (;;) {
+      const stalled = await Promise.race([writer.write(chunk).then(() => false), sleep(500).then(() => true)]);
+      if (stalled) break;
+      accepted++;
+      if (accepted > 1000) throw new Error("Writes never blocked");
+    }
+    const after = process.memoryUsage();
+    console.log(
+      `[node] non-reading server: ${accepted} × 64 KiB writes accepted before one was held; ` +
+        `arrayBuffers ${(before.arrayBuffers / 2 ** 20).toFixed(2)} → ${(after.arrayBuffers / 2 ** 20).toFixed(2)} MiB`,
+    );
+    expect(accepted).toBeLessThan(16);
+    writer.releaseLock();
+    const started = performance.now();
+    await connection.close();
+    console.log(`[node] its close() took ${(performance.now() - started).toFixed(1)} ms (step ${connection.shutdownStep})`);
+  });
+
   test("a bad bound or stderr mode throws from spawnProcess, before anything is spawned", () => {
     expect(() => spawnProcess("node", [peer], { terminateTimeout: -1 })).toThrow(InvalidOptionError);
     expect(() => spawnProcess("node", [peer], { stderr: "ignore" as never })).toThrow(/Option stderr/);

@@ -210,6 +210,28 @@ describe("spawnProcess on Bun", () => {
     await connection.close();
   }, 30_000);
 
+  test("a server that stops reading stdin holds our writes at the pipe (FileSink backpressure)", async () => {
+    const connection = await spawnProcess(bunBin, [peer, "--flood=0", "--ignore-eof"]).open();
+    const writer = connection.writable.getWriter();
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let accepted = 0;
+    const before = process.memoryUsage();
+    for (;;) {
+      const stalled = await Promise.race([writer.write(chunk).then(() => false), sleep(500).then(() => true)]);
+      if (stalled) break;
+      if (++accepted > 1000) throw new Error("Writes never blocked");
+    }
+    const after = process.memoryUsage();
+    console.log(
+      `[bun] non-reading server: ${accepted} × 64 KiB writes accepted before one was held; rss ${(before.rss / MiB).toFixed(1)} → ${(after.rss / MiB).toFixed(1)} MiB`,
+    );
+    expect(accepted).toBeLessThan(16);
+    writer.releaseLock();
+    const started = performance.now();
+    await connection.close();
+    console.log(`[bun] its close() took ${(performance.now() - started).toFixed(1)} ms (step ${connection.shutdownStep})`);
+  }, 15_000);
+
   test("open() rejects for a missing command", async () => {
     await expect(spawnProcess("/nonexistent/command").open()).rejects.toThrow();
   });

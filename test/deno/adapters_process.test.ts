@@ -279,6 +279,28 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "Deno spawnProcess: a server that stops reading stdin holds our writes at the pipe",
+  ...opts,
+  async fn() {
+    const connection = await spawnProcess(denoBin, ["run", "-A", peer, "--flood=0", "--ignore-eof"]).open();
+    const writer = connection.writable.getWriter();
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let accepted = 0;
+    for (;;) {
+      const stalled = await Promise.race([writer.write(chunk).then(() => false), sleep(500).then(() => true)]);
+      if (stalled) break;
+      if (++accepted > 1000) throw new Error("Writes never blocked");
+    }
+    console.log(`[deno] non-reading server: ${accepted} × 64 KiB writes accepted before one was held`);
+    assert(accepted < 16, `${accepted} writes accepted`);
+    writer.releaseLock();
+    const started = performance.now();
+    await connection.close();
+    console.log(`[deno] its close() took ${(performance.now() - started).toFixed(1)} ms (step ${connection.shutdownStep})`);
+  },
+});
+
 Deno.test("Deno spawnProcess: a bad bound throws before anything is spawned", () => {
   let thrown: unknown;
   try {
