@@ -6,12 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, Worker } from "node:worker_threads";
+import { setTimeout as sleep } from "node:timers/promises";
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { build } from "rolldown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromMessagePort } from "../../adapters/message_port.ts";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port.ts";
 import { ContextClient } from "../../src/context_client.ts";
 import { JsonRpcError } from "../../src/errors.ts";
+import { NewlineChannel } from "../../src/newline_channel.ts";
+import { MetaKeys } from "../../src/protocol_versions.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const REQUESTS = 1_000;
@@ -20,6 +23,7 @@ const WORKER_SOURCE = (root: string) => `
 import { parentPort } from "node:worker_threads";
 import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port.ts"))};
 import { ContextServer } from ${JSON.stringify(join(root, "src/context_server.ts"))};
+import { NewlineChannel } from ${JSON.stringify(join(root, "src/newline_channel.ts"))};
 import { LEGACY_VERSIONS } from ${JSON.stringify(join(root, "src/protocol_versions.ts"))};
 
 function makeServer(kind) {
@@ -31,15 +35,31 @@ function makeServer(kind) {
   });
   server.handle("test/add", (params, ctx) => ({ sum: params.a + params.b, era: ctx.era, protocolVersion: ctx.protocolVersion }));
   server.handle("test/fail", () => { throw new Error("handler failed on purpose"); });
+  server.handle("test/blob", (params) => ({ blob: "x".repeat(params.bytes) }));
   return server;
 }
 const servers = { dual: makeServer("dual"), legacy: makeServer("legacy") };
 
-parentPort.on("message", ({ server, port, reply }) => {
-  servers[server].serve(fromMessagePort(port)).then(
+parentPort.on("message", ({ server, port, reply, report }) => {
+  const conn = fromMessagePort(port);
+  let channel, timer;
+  if (report) {
+    // Build the channel here so its queue can be watched: report it every 20 ms.
+    channel = new NewlineChannel(conn);
+    let max = 0;
+    timer = setInterval(() => {
+      max = Math.max(max, channel.queuedOutputBytes);
+      report.postMessage({ queued: channel.queuedOutputBytes, max, inTransit: conn.bytesInTransit, maxInTransit: conn.maxBytesInTransit });
+    }, 20);
+  }
+  servers[server].serve(channel ?? conn).then(
     (info) => reply.postMessage({ reason: info.reason, error: info.error ? String(info.error) : undefined }),
     (error) => reply.postMessage({ failed: String(error) }),
-  ).finally(() => reply.close());
+  ).finally(() => {
+    clearInterval(timer);
+    report?.close();
+    reply.close();
+  });
 });
 `;
 
@@ -65,7 +85,7 @@ afterAll(async () => {
 });
 
 /** Opens one connection to the Worker's `server` and resolves `served` with how the server saw it end. */
-function open(server: "dual" | "legacy") {
+function open(server: "dual" | "legacy", report?: MessagePort) {
   const { port1, port2 } = new MessageChannel();
   const done = new MessageChannel();
   const served = new Promise<{ reason?: string; error?: string; failed?: string }>((resolve) => {
@@ -74,7 +94,7 @@ function open(server: "dual" | "legacy") {
       resolve(m);
     });
   });
-  worker.postMessage({ server, port: port2, reply: done.port2 }, [port2, done.port2]);
+  worker.postMessage({ server, port: port2, reply: done.port2, report }, report ? [port2, done.port2, report] : [port2, done.port2]);
   return { transport: fromMessagePort(port1), served };
 }
 
@@ -114,6 +134,49 @@ describe("ContextClient ↔ ContextServer in a worker_threads Worker over fromMe
       expect(transport.maxBytesInTransit).toBeLessThanOrEqual(transport.receiveWindowBytes);
     });
   }
+
+  it("a client that stops reading makes the Worker server's queued output stop at the bound; reading again gets every reply", async () => {
+    const MiB = 1024 * 1024;
+    const reports = new MessageChannel();
+    let last = { queued: 0, max: 0, inTransit: 0, maxInTransit: 0 };
+    reports.port1.on("message", (m) => (last = m));
+    const { transport, served } = open("dual", reports.port2);
+    const client = new NewlineChannel(transport);
+    const _meta = {
+      [MetaKeys.protocolVersion]: "2026-07-28",
+      [MetaKeys.clientCapabilities]: {},
+      [MetaKeys.clientInfo]: { name: "stalled", version: "1" },
+    };
+    const count = 60;
+    const replyBytes = 64 * 1024;
+    const oneReply = replyBytes + 200;
+    for (let id = 0; id < count; id++) await client.send({ jsonrpc: "2.0", id, method: "test/blob", params: { bytes: replyBytes, _meta } });
+    const started = Date.now();
+    while (!(last.inTransit === DEFAULT_RECEIVE_WINDOW_BYTES && last.queued + oneReply > MiB)) {
+      if (Date.now() - started > 30_000) throw new Error(`The Worker's queue never filled: ${JSON.stringify(last)}`);
+      await sleep(20);
+    }
+    const queuedAtBound = last.queued;
+    await sleep(300);
+    expect(last.queued).toBe(queuedAtBound);
+    expect(last.max).toBeLessThanOrEqual(MiB + oneReply);
+    expect(last.maxInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    expect(transport.bufferedInputBytes).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
+    console.info(`[message_port context node flow] server queuedOutputBytes at the bound=${last.queued} (max sampled ${last.max}) reply≈${oneReply} inTransit=${last.inTransit}`);
+    const ids: number[] = [];
+    while (ids.length < count) {
+      const line = await client.read();
+      if (!line || line.kind !== "line") throw new Error(`Unexpected input: ${JSON.stringify(line)}`);
+      const message = JSON.parse(line.text) as { id: number; result: { blob: string } };
+      expect(message.result.blob.length).toBe(replyBytes);
+      ids.push(message.id);
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await client.close();
+    expect((await served).reason).toBe("eof");
+    expect(last.max).toBeLessThanOrEqual(MiB + oneReply);
+    reports.port1.close();
+  });
 
   it("sequential requests also flow (one in flight at a time), both eras", async () => {
     for (const era of ["modern", "legacy"] as const) {
