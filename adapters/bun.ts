@@ -28,6 +28,9 @@ import {
   createProcessConnection,
   type ExitStatus,
   type GroupSignal,
+  GroupsAtExit,
+  procGroupHasLiveMembers,
+  type ProcReader,
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
@@ -134,7 +137,7 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
     },
   );
   const pid = child.pid;
-  trackGroup(pid, exited);
+  if (!isWindows) groupsAtExit.track(pid, exited);
   const signal = (sig: GroupSignal): boolean => {
     if (isWindows) {
       if (sig === 0) return !reaped;
@@ -145,7 +148,7 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
       }
       return true;
     }
-    if (tryKill(() => process.kill(-pid, sig))) return sig !== 0 || !isLinux || linuxGroupHasLiveMembers(pid);
+    if (tryKill(() => process.kill(-pid, sig))) return sig !== 0 || !isLinux || (procGroupHasLiveMembers(pid, bunProc) ?? true);
     return sig !== 0 && !reaped && tryKill(() => child.kill(sig));
   };
   return createProcessConnection(
@@ -161,20 +164,12 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
   );
 }
 
-/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
-const liveGroups = new Set<number>();
-let exitHook = false;
-
-function trackGroup(pid: number, exited: Promise<unknown>): void {
-  if (isWindows) return;
-  liveGroups.add(pid);
-  void exited.then(() => liveGroups.delete(pid));
-  if (exitHook) return;
-  exitHook = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) tryKill(() => process.kill(-group, "SIGTERM"));
-  });
-}
+/** Servers still running are SIGTERMed (their whole group) if this process exits without closing them. */
+const groupsAtExit = new GroupsAtExit(
+  (onExit) => process.once("exit", onExit),
+  (pgid) => void tryKill(() => process.kill(-pgid, "SIGTERM")),
+);
+const bunProc: ProcReader = { list: () => readdirSync("/proc"), read: (path) => readFileSync(path, "utf8") };
 
 function tryKill(kill: () => void): boolean {
   try {
@@ -183,27 +178,6 @@ function tryKill(kill: () => void): boolean {
   } catch {
     return false;
   }
-}
-
-/** Live (non-zombie) members of group `pgid` per `/proc`: zombies no reaper collected yet do not count. */
-function linuxGroupHasLiveMembers(pgid: number): boolean {
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return false;
 }
 
 /**

@@ -27,6 +27,9 @@ import {
   createProcessConnection,
   type ExitStatus,
   type GroupSignal,
+  GroupsAtExit,
+  procGroupHasLiveMembers,
+  type ProcReader,
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
@@ -56,6 +59,7 @@ export interface DenoLike {
   readDirSync?(path: string): Iterable<{ name: string }>;
   readTextFileSync?(path: string): string;
   statSync?(path: string): unknown;
+  permissions?: { querySync?(descriptor: { name: "read"; path: string }): { state: string } };
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writable: WritableStream<Uint8Array> };
 }
@@ -109,6 +113,7 @@ function detachedSupported(d: DenoLike): boolean {
 
 function findSetsid(d: DenoLike): string | undefined {
   for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
+    if (!mayRead(d, path)) continue;
     try {
       d.statSync?.(path);
       return path;
@@ -173,8 +178,10 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
       return !reaped && tryKill(() => child.kill(sig));
     }
     if (sig === 0) {
-      // Deno.kill takes a signal name; probe group membership through /proc where there is one.
-      return linuxGroupHasLiveMembers(d, pid) ?? !reaped;
+      if (!tryKill(() => d.kill(-pid, 0 as unknown as string))) return false;
+      if (d.build.os !== "linux" || !d.readDirSync || !d.readTextFileSync || !mayRead(d, "/proc")) return true;
+      const proc: ProcReader = { list: () => [...d.readDirSync!("/proc")].map((e) => e.name), read: (path) => d.readTextFileSync!(path) };
+      return procGroupHasLiveMembers(pid, proc) ?? true;
     }
     return tryKill(() => d.kill(-pid, sig)) || (!reaped && tryKill(() => child.kill(sig)));
   };
@@ -191,18 +198,24 @@ function openProcess(command: string, args: string[], options: SpawnProcessOptio
   );
 }
 
-/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
-const liveGroups = new Set<number>();
-let exitHook = false;
+/** Servers still running are SIGTERMed (their whole group) if this process exits without closing them. */
+let groupsAtExit: GroupsAtExit | undefined;
 
 function trackGroup(d: DenoLike, pid: number, exited: Promise<unknown>): void {
-  liveGroups.add(pid);
-  void exited.then(() => liveGroups.delete(pid));
-  if (exitHook) return;
-  exitHook = true;
-  globalThis.addEventListener?.("unload", () => {
-    for (const group of liveGroups) tryKill(() => d.kill(-group, "SIGTERM"));
-  });
+  groupsAtExit ??= new GroupsAtExit(
+    (onExit) => globalThis.addEventListener?.("unload", onExit),
+    (pgid) => void tryKill(() => d.kill(-pgid, "SIGTERM")),
+  );
+  groupsAtExit.track(pid, exited);
+}
+
+/** True when reading `path` is granted already: never trigger a permission prompt. */
+function mayRead(d: DenoLike, path: string): boolean {
+  try {
+    return d.permissions?.querySync?.({ name: "read", path }).state === "granted";
+  } catch {
+    return false;
+  }
 }
 
 function tryKill(kill: () => void): boolean {
@@ -212,28 +225,6 @@ function tryKill(kill: () => void): boolean {
   } catch {
     return false;
   }
-}
-
-/** Live (non-zombie) members of group `pgid` per `/proc`; undefined when `/proc` cannot be read. */
-function linuxGroupHasLiveMembers(d: DenoLike, pgid: number): boolean | undefined {
-  if (d.build.os !== "linux" || !d.readDirSync || !d.readTextFileSync) return undefined;
-  let entries: Iterable<{ name: string }>;
-  try {
-    entries = d.readDirSync("/proc");
-  } catch {
-    return undefined;
-  }
-  for (const { name } of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    try {
-      const stat = d.readTextFileSync(`/proc/${name}/stat`);
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return false;
 }
 
 /** Options of {@linkcode stdio}. */

@@ -26,6 +26,9 @@ import {
   createProcessConnection,
   type ExitStatus,
   type GroupSignal,
+  GroupsAtExit,
+  procGroupHasLiveMembers,
+  type ProcReader,
   type ProcessConnection,
   type ProcessConnectionOptions,
   type StderrMode,
@@ -57,29 +60,7 @@ export interface ProcessTransport extends ClientTransport {
 const isWindows = process.platform === "win32";
 const isLinux = process.platform === "linux";
 
-/**
- * On Linux, `kill(-pgid, 0)` also succeeds for zombies that no reaper has collected yet (common in
- * containers whose init reaps slowly); read `/proc` to see whether a live member is left.
- */
-function linuxGroupHasLiveMembers(pgid: number): boolean {
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return false;
-}
+const nodeProc: ProcReader = { list: () => readdirSync("/proc"), read: (path) => readFileSync(path, "utf8") };
 
 /**
  * A respawnable transport that runs `command` with `args` as a server, talking over its stdin/stdout.
@@ -120,7 +101,7 @@ async function openProcess(command: string, args: string[], options: SpawnProces
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
   });
   const pid = child.pid!;
-  trackGroup(pid, exited);
+  if (!isWindows) groupsAtExit.track(pid, exited);
   return createProcessConnection(
     {
       pid,
@@ -139,26 +120,17 @@ async function openProcess(command: string, args: string[], options: SpawnProces
   );
 }
 
-/** Process groups of servers still running, SIGTERMed if this process exits without closing them. */
-const liveGroups = new Set<number>();
-let exitHook = false;
-
-function trackGroup(pid: number, exited: Promise<unknown>): void {
-  if (isWindows) return;
-  liveGroups.add(pid);
-  void exited.then(() => liveGroups.delete(pid));
-  if (exitHook) return;
-  exitHook = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) {
-      try {
-        process.kill(-group, "SIGTERM");
-      } catch {
-        // already gone
-      }
+/** Servers still running are SIGTERMed (their whole group) if this process exits without closing them. */
+const groupsAtExit = new GroupsAtExit(
+  (onExit) => process.once("exit", onExit),
+  (pgid) => {
+    try {
+      process.kill(-pgid, "SIGTERM");
+    } catch {
+      // already gone
     }
-  });
-}
+  },
+);
 
 function signalGroup(child: ChildProcess, pid: number, sig: GroupSignal): boolean {
   if (isWindows) {
@@ -169,7 +141,7 @@ function signalGroup(child: ChildProcess, pid: number, sig: GroupSignal): boolea
   }
   try {
     process.kill(-pid, sig);
-    return sig !== 0 || !isLinux || linuxGroupHasLiveMembers(pid);
+    return sig !== 0 || !isLinux || (procGroupHasLiveMembers(pid, nodeProc) ?? true);
   } catch {
     // ESRCH: no process of the group is left (or it was never created); try the leader itself.
     if (sig === 0) return false;

@@ -330,3 +330,65 @@ export function createProcessConnection(handles: ProcessHandles, options: Proces
   };
   return connection;
 }
+
+/** The synchronous file reads a `/proc` check needs; each adapter passes its runtime's. */
+export interface ProcReader {
+  /** Entry names of `/proc`. */
+  list(): Iterable<string>;
+  /** Text of a file such as `/proc/123/stat`. */
+  read(path: string): string;
+}
+
+/**
+ * Linux: whether a process of group `pgid` is alive and not a zombie. `kill(-pgid, 0)` also succeeds
+ * for zombies no reaper has collected yet (common in containers whose init reaps slowly), which would
+ * make the close sequence wait for them. Undefined when `/proc` cannot be listed.
+ */
+export function procGroupHasLiveMembers(pgid: number, proc: ProcReader): boolean | undefined {
+  let names: Iterable<string>;
+  try {
+    names = proc.list();
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    try {
+      const stat = proc.read(`/proc/${name}/stat`);
+      // pid (comm) state ppid pgrp …: comm may hold spaces or parentheses, so split after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    } catch {
+      // The process went away while we looked.
+    }
+  }
+  return false;
+}
+
+/**
+ * Process groups of spawned servers still running, to SIGTERM when this process exits without closing
+ * them. `install` registers the runtime's exit hook once; `kill` signals one group and never throws.
+ */
+export class GroupsAtExit {
+  readonly #groups = new Set<number>();
+  readonly #install: (onExit: () => void) => void;
+  readonly #kill: (pgid: number) => void;
+  #installed = false;
+
+  constructor(install: (onExit: () => void) => void, kill: (pgid: number) => void) {
+    this.#install = install;
+    this.#kill = kill;
+  }
+
+  /** Remembers `pgid` until `exited` settles (the leader was reaped). */
+  track(pgid: number, exited: Promise<unknown>): void {
+    this.#groups.add(pgid);
+    void exited.then(() => this.#groups.delete(pgid));
+    if (this.#installed) return;
+    this.#installed = true;
+    this.#install(() => {
+      for (const group of this.#groups) this.#kill(group);
+    });
+  }
+}

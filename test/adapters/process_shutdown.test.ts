@@ -4,7 +4,15 @@
  */
 import { describe, expect, test } from "vitest";
 import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/errors.ts";
-import { createProcessConnection, type ExitStatus, type GroupSignal, type ProcessHandles, shutdownProcess } from "../../src/process_shutdown.ts";
+import {
+  createProcessConnection,
+  type ExitStatus,
+  type GroupSignal,
+  GroupsAtExit,
+  procGroupHasLiveMembers,
+  type ProcessHandles,
+  shutdownProcess,
+} from "../../src/process_shutdown.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();
@@ -244,5 +252,51 @@ describe("createProcessConnection", () => {
     await flushMicrotasks();
     expect(lines).toEqual(["a", "b", "c"]);
     expect(connection.stderrTail()).toBe("a\nb\nc");
+  });
+});
+
+describe("procGroupHasLiveMembers", () => {
+  const proc = (stats: Record<string, string>) => ({
+    list: () => [...Object.keys(stats), "self", "meminfo"],
+    read: (path: string) => {
+      const pid = path.split("/")[2];
+      if (!(pid in stats)) throw new Error("ENOENT");
+      return stats[pid];
+    },
+  });
+
+  test("counts a live member of the group, even with spaces and parentheses in its name", () => {
+    expect(procGroupHasLiveMembers(100, proc({ "101": "101 (we ird) (x) S 100 100 100 0 -1" }))).toBe(true);
+  });
+
+  test("ignores zombies waiting for a reaper and members of other groups", () => {
+    expect(procGroupHasLiveMembers(100, proc({ "101": "101 (sleep) Z 1 100 100 0", "102": "102 (sh) S 1 200 200 0" }))).toBe(false);
+  });
+
+  test("is undefined when /proc cannot be listed", () => {
+    expect(
+      procGroupHasLiveMembers(100, {
+        list: () => {
+          throw new Error("EACCES");
+        },
+        read: () => "",
+      }),
+    ).toBeUndefined();
+  });
+});
+
+describe("GroupsAtExit", () => {
+  test("installs its hook once and SIGTERMs only the groups whose leader is still running", async () => {
+    const hooks: Array<() => void> = [];
+    const killed: number[] = [];
+    const groups = new GroupsAtExit((onExit) => hooks.push(onExit), (pgid) => killed.push(pgid));
+    let reap!: () => void;
+    groups.track(10, new Promise<void>((resolve) => (reap = resolve)));
+    groups.track(20, new Promise<void>(() => {}));
+    expect(hooks).toHaveLength(1);
+    reap();
+    await flushMicrotasks();
+    hooks[0]();
+    expect(killed).toEqual([20]);
   });
 });
