@@ -123,17 +123,24 @@ if (!skip.has('rt') || !skip.has('large')) {
     const LARGE_BUDGET_MS = 12_000;
     const givenUp = new Set();
     for (const [id, client] of clients) await attempt(`${id} large warm-up`, () => largeMessageMs(client, LARGE_SIZES[0], LARGE_CAP_MS));
-    for (const bytes of LARGE_SIZES) {
-      const row = `large${bytes / MiB}`;
-      const spent = new Map();
-      for (let rep = 1; rep <= reps; rep++) {
+    // Sizes alternate within each repetition, so that an implementation's 8 MiB and 32 MiB calls of
+    // one repetition run back to back under the same load; their quotient is that repetition's
+    // growth figure.
+    const spent = new Map();
+    for (let rep = 1; rep <= reps; rep++) {
+      const times = new Map();
+      for (const bytes of LARGE_SIZES) {
+        const row = `large${bytes / MiB}`;
         for (const [id, client] of clients) {
-          if (givenUp.has(id) || (spent.get(id) ?? 0) > LARGE_BUDGET_MS) continue;
+          const key = `${id} ${bytes}`;
+          if (givenUp.has(id) || (spent.get(key) ?? 0) > LARGE_BUDGET_MS) continue;
           const started = performance.now();
           const ms = await attempt(`${id} ${bytes / MiB} MiB`, () => largeMessageMs(client, bytes, LARGE_CAP_MS));
-          spent.set(id, (spent.get(id) ?? 0) + performance.now() - started);
-          if (ms !== undefined) record(row, id, ms);
-          else {
+          spent.set(key, (spent.get(key) ?? 0) + performance.now() - started);
+          if (ms !== undefined) {
+            record(row, id, ms);
+            times.set(key, ms);
+          } else {
             givenUp.add(id);
             ((results[row] ??= {}).over ??= {})[id] = LARGE_CAP_MS;
             note(row, `${id}: no reply within ${LARGE_CAP_MS} ms, given up`);
@@ -142,6 +149,11 @@ if (!skip.has('rt') || !skip.has('large')) {
           }
           log(`large        rep ${rep}  ${String(bytes / MiB).padStart(2)} MiB  ${id.padEnd(5)} ${ms === undefined ? 'given up' : `${ms.toFixed(0)} ms`}`);
         }
+      }
+      for (const impl of impls) {
+        const small = times.get(`${impl.id} ${LARGE_SIZES[0]}`);
+        const large = times.get(`${impl.id} ${LARGE_SIZES[1]}`);
+        if (small !== undefined && large !== undefined) record('growth', impl.id, large / small);
       }
     }
   }
