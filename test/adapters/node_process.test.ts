@@ -204,6 +204,18 @@ describe("spawnProcess on Node", () => {
     console.log(`[node] its close() took ${(performance.now() - started).toFixed(1)} ms (step ${connection.shutdownStep})`);
   });
 
+  test("env and cwd reach the server; stderr \"inherit\" keeps no tail", async () => {
+    const script = "process.stdout.write(JSON.stringify({ foo: process.env.OMC_FOO, cwd: process.cwd() }) + '\\n')";
+    const connection = await spawnProcess("node", ["-e", script], { env: { PATH: process.env.PATH, OMC_FOO: "bar" }, cwd: "/tmp", stderr: "inherit" }).open();
+    const channel = new NewlineChannel(connection);
+    const line = await channel.read();
+    expect(JSON.parse((line as { text: string }).text)).toEqual({ foo: "bar", cwd: "/tmp" });
+    expect(await channel.read()).toBeUndefined();
+    expect(connection.closeError()).toMatchObject({ exitCode: 0, stderrTail: "" });
+    await channel.close();
+    await connection.close();
+  });
+
   test("a bad bound or stderr mode throws from spawnProcess, before anything is spawned", () => {
     expect(() => spawnProcess("node", [peer], { terminateTimeout: -1 })).toThrow(InvalidOptionError);
     expect(() => spawnProcess("node", [peer], { stderr: "ignore" as never })).toThrow(/Option stderr/);

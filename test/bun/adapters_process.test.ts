@@ -232,6 +232,18 @@ describe("spawnProcess on Bun", () => {
     console.log(`[bun] its close() took ${(performance.now() - started).toFixed(1)} ms (step ${connection.shutdownStep})`);
   }, 15_000);
 
+  test("env and cwd reach the server; stderr \"inherit\" keeps no tail", async () => {
+    const script = "process.stdout.write(JSON.stringify({ foo: process.env.OMC_FOO, cwd: process.cwd() }) + '\\n')";
+    const connection = await spawnProcess(bunBin, ["-e", script], { env: { OMC_FOO: "bar" }, cwd: "/tmp", stderr: "inherit" }).open();
+    const channel = new NewlineChannel(connection);
+    const line = await channel.read();
+    expect(JSON.parse((line as { text: string }).text)).toEqual({ foo: "bar", cwd: "/tmp" });
+    expect(await channel.read()).toBeUndefined();
+    expect(connection.closeError()).toMatchObject({ exitCode: 0, stderrTail: "" });
+    await channel.close();
+    await connection.close();
+  });
+
   test("open() rejects for a missing command", async () => {
     await expect(spawnProcess("/nonexistent/command").open()).rejects.toThrow();
   });

@@ -301,6 +301,23 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "Deno spawnProcess: env and cwd reach the server; stderr \"inherit\" keeps no tail",
+  ...opts,
+  async fn() {
+    const script = "console.log(JSON.stringify({ foo: Deno.env.get('OMC_FOO'), home: Deno.env.get('HOME') ?? null, cwd: Deno.cwd() }))";
+    const connection = await spawnProcess(denoBin, ["eval", script], { env: { OMC_FOO: "bar" }, cwd: "/tmp", stderr: "inherit" }).open();
+    const channel = new NewlineChannel(connection);
+    const line = await channel.read();
+    assert(line?.kind === "line", "Expected a line");
+    assertEquals(JSON.parse(line.text), { foo: "bar", home: null, cwd: "/tmp" });
+    assertStrictEquals(await channel.read(), undefined);
+    assertStrictEquals(connection.closeError()?.stderrTail, "");
+    await channel.close();
+    await connection.close();
+  },
+});
+
 Deno.test("Deno spawnProcess: a bad bound throws before anything is spawned", () => {
   let thrown: unknown;
   try {
