@@ -53,10 +53,12 @@ describe("spawnProcess on Node", () => {
 
   test("a well-behaved server is reaped as soon as it exits on stdin EOF", async () => {
     const connection = await spawnProcess("node", [peer]).open();
+    const channel = new NewlineChannel(connection);
+    await exchange(channel, 1); // the server is up: the close time below is the reap, not the startup
     const started = performance.now();
     await connection.close();
     const closeMs = performance.now() - started;
-    console.log(`[node] well-behaved close (no traffic) took ${closeMs.toFixed(1)} ms`);
+    console.log(`[node] well-behaved close (server up, stdin EOF → reaped) took ${closeMs.toFixed(1)} ms`);
     expect(connection.shutdownStep).toBe("exited");
     expect(closeMs).toBeLessThan(1500);
   });

@@ -86,10 +86,11 @@ describe("spawnProcess on Bun", () => {
 
   test("reaps a well-behaved server as soon as it exits on stdin EOF", async () => {
     const connection = await spawnProcess(bunBin, [peer]).open();
+    await exchange(new NewlineChannel(connection), 1); // the server is up: the close time below is the reap, not the startup
     const started = performance.now();
     await connection.close();
     const ms = performance.now() - started;
-    console.log(`[bun] well-behaved close (no traffic) took ${ms.toFixed(1)} ms`);
+    console.log(`[bun] well-behaved close (server up, stdin EOF → reaped) took ${ms.toFixed(1)} ms`);
     expect(connection.shutdownStep).toBe("exited");
     expect(ms).toBeLessThan(1500);
   });

@@ -97,10 +97,11 @@ Deno.test({
   ...opts,
   async fn() {
     const connection = await spawnProcess(denoBin, ["run", "-A", peer]).open();
+    await exchange(new NewlineChannel(connection), 1); // the server is up: the close time below is the reap, not the startup
     const started = performance.now();
     await connection.close();
     const ms = performance.now() - started;
-    console.log(`[deno] well-behaved close (no traffic) took ${ms.toFixed(1)} ms`);
+    console.log(`[deno] well-behaved close (server up, stdin EOF → reaped) took ${ms.toFixed(1)} ms`);
     assertStrictEquals(connection.shutdownStep, "exited");
     assert(ms < 1500, `Close took ${ms} ms`);
   },
