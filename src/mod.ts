@@ -51,3 +51,12 @@ export {
 } from "./era_cache.ts";
 export { type CacheScope, type DiscoverResult, parseDiscoverResult, type ParsedDiscoverResult } from "./discover_result.ts";
 export { buildRequestMeta, type LoggingLevel, readRequestEnvelope, type RequestEnvelope } from "./meta_envelope.ts";
+export {
+  type ExitStatus,
+  type ProcessConnection,
+  type ProcessConnectionOptions,
+  type ProcessShutdownOptions,
+  type ShutdownStep,
+  type StderrMode,
+} from "./process_shutdown.ts";
+export { StderrTail, type StderrTailOptions } from "./stderr_tail.ts";
