@@ -15,8 +15,9 @@ export interface DuplexPairOptions {
 
 /**
  * Two connected duplexes: what `a` writes, `b` reads, and the other way round. Each direction buffers
- * at most `bufferBytes`, then its writer waits, as an OS pipe does. Chunks are copied on write, so a
- * writer may reuse its buffer.
+ * `bufferBytes` plus the chunk being written, then its writer waits (`write()` stays pending and
+ * `writer.ready` with it), as an OS pipe does. Chunks are copied on write, so a writer may reuse its
+ * buffer.
  */
 export function createDuplexPair(options: DuplexPairOptions = {}): [Duplex, Duplex] {
   const bufferBytes = options.bufferBytes ?? 65_536;
