@@ -49,8 +49,30 @@ export {
   type EraCacheOptions,
   type EraCacheStore,
 } from "./era_cache.ts";
-export { type CacheScope, type DiscoverResult, parseDiscoverResult, type ParsedDiscoverResult } from "./discover_result.ts";
-export { buildRequestMeta, type LoggingLevel, readRequestEnvelope, type RequestEnvelope } from "./meta_envelope.ts";
+export {
+  buildDiscoverResult,
+  type CacheScope,
+  type DiscoverResult,
+  type DiscoverResultInit,
+  parseDiscoverResult,
+  type ParsedDiscoverResult,
+} from "./discover_result.ts";
+export {
+  buildRequestMeta,
+  CACHEABLE_RESULT_METHODS,
+  DEFAULT_CACHE_HINT,
+  decorateModernResult,
+  type EnvelopeReading,
+  hasEnvelopeClaim,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  progressTokenOf,
+  readRequestEnvelope,
+  type RequestEnvelope,
+  serverInfoOf,
+  withRequestEnvelope,
+} from "./meta_envelope.ts";
+export { ServerVersions } from "./server_era.ts";
 export {
   type ExitStatus,
   type ProcessConnection,
