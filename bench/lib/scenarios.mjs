@@ -13,7 +13,7 @@ import { within } from './stats.mjs';
  */
 export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
   let completed = 0;
-  const serverBefore = readCpuAndIo(client.pid);
+  let serverBefore = readCpuAndIo(client.pid);
   const clientBefore = process.cpuUsage();
   const start = performance.now();
   const deadline = start + durationMs;
@@ -27,7 +27,9 @@ export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
   await within(durationMs + 30_000, `${inFlight} in flight`, Promise.all(Array.from({ length: inFlight }, worker)));
   const rate = completed / ((performance.now() - start) / 1000);
   const clientCpu = process.cpuUsage(clientBefore);
-  const serverAfter = readCpuAndIo(client.pid);
+  // Without /proc (not Linux) the server's side is unknown: NaN, shown as "—".
+  const serverAfter = readCpuAndIo(client.pid) ?? { cpuMs: NaN, reads: NaN, writes: NaN };
+  serverBefore ??= { cpuMs: NaN, reads: NaN, writes: NaN };
   const serverCpuMs = serverAfter.cpuMs - serverBefore.cpuMs;
   return {
     rate,
