@@ -90,6 +90,12 @@ export class NewlineChannel implements AsyncDisposable {
   #headOffset = 0;
   /** UTF-8 bytes accepted and not yet written: queued segments plus the block in flight. */
   #queuedBytes = 0;
+  /**
+   * Sizes chunks and holds the high-water mark of the output queue. The queue itself is a FIFO of
+   * encoded messages rather than a `WritableStream`'s internal queue, because the single writer
+   * gathers small messages queued during a write into one block, which needs to see the whole queue.
+   */
+  readonly #queueStrategy: ByteLengthQueuingStrategy;
   #pumping = false;
   readonly #out: WritableStreamDefaultWriter<Uint8Array>;
   readonly #input: ReadableStreamDefaultReader<InputLine>;
@@ -108,6 +114,7 @@ export class NewlineChannel implements AsyncDisposable {
 
   constructor(duplex: DestroyableDuplex, options: NewlineChannelOptions = {}) {
     this.maxQueuedOutputBytes = integerOption("maxQueuedOutputBytes", options.maxQueuedOutputBytes, MiB, 1);
+    this.#queueStrategy = new ByteLengthQueuingStrategy({ highWaterMark: this.maxQueuedOutputBytes });
     this.writeBlockBytes = integerOption("writeBlockBytes", options.writeBlockBytes, 16 * 1024, 1);
     this.maxMessageBytes = integerOption("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, 1);
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
@@ -300,7 +307,7 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   #room(): number {
-    return this.maxQueuedOutputBytes - this.#queuedBytes;
+    return this.#queueStrategy.highWaterMark - this.#queuedBytes;
   }
 
   /** A message fits when the queue has room for all of it, or when the queue is empty. */
@@ -311,7 +318,7 @@ export class NewlineChannel implements AsyncDisposable {
   #enqueue(bytes: Uint8Array): void {
     this.#assertOpen(true);
     this.#segments.push(bytes);
-    this.#queuedBytes += bytes.byteLength;
+    this.#queuedBytes += this.#queueStrategy.size(bytes);
     void this.#pump();
   }
 
@@ -325,6 +332,8 @@ export class NewlineChannel implements AsyncDisposable {
     try {
       while (this.#head < this.#segments.length && !this.#failure && !this.#aborted) {
         const block = this.#takeBlock();
+        // Measured before the write: a transport may transfer (detach) the block's buffer.
+        const size = this.#queueStrategy.size(block);
         try {
           await this.#out.write(block);
         } catch (cause) {
@@ -332,7 +341,7 @@ export class NewlineChannel implements AsyncDisposable {
           return;
         }
         if (this.#failure || this.#aborted) return;
-        this.#queuedBytes -= block.byteLength;
+        this.#queuedBytes -= size;
         this.blocksWritten++;
         this.#signalProgress();
       }
