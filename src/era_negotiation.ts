@@ -234,6 +234,20 @@ export class EraNegotiator {
     return { kind: "transport", error: waited.error };
   }
 
+  /**
+   * A write can fail before the process's exit is known; the exit (code, signal, stderr tail) tells
+   * the user more. Waits for the exit status, at most a second, then prefers the transport's own
+   * account.
+   */
+  async #exitReason(live: LiveConnection, error: unknown): Promise<unknown> {
+    if (typeof live.transport.closeError !== "function") return error;
+    // The exit status arrives on its own schedule (the adapter reaps the process): look every 50 ms.
+    for (let waited = 0; !live.transport.closeError() && waited < 1_000; waited += 50) {
+      await new Promise<void>((resolve) => this.#s.time.setTimer(resolve, 50));
+    }
+    return live.transport.closeError() ?? error;
+  }
+
   async #initialize(
     live: LiveConnection,
     outcome: NegotiationOutcome,
@@ -253,7 +267,8 @@ export class EraNegotiator {
           { cause: error },
         );
       }
-      throw new TransportError("negotiation_failed", `The connection failed during initialize${this.#progressNote()}: ${messageOf(error)}`, { cause: error });
+      const why = await this.#exitReason(live, error);
+      throw new TransportError("negotiation_failed", `The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`, { cause: why });
     }
     const parsed = parseInitializeResult(waited.value);
     if (typeof parsed === "string") throw new TransportError("negotiation_failed", parsed);
