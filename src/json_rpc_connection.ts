@@ -43,8 +43,15 @@ export interface JsonRpcConnectionOptions extends NewlineChannelOptions {
   endOfStreamTimeout?: number;
   /** After the grace (or on close): the wait for handlers, and the no-progress deadline while draining. Default 5 000 ms. */
   shutdownTimeout?: number;
-  /** Handlers running at once; at the limit the connection stops reading input. Default 256. */
+  /** Handlers running at once; at the limit requests wait (in the input backlog, then in the pipe). Default 256. */
   maxConcurrentRequests?: number;
+  /**
+   * Input read ahead of dispatch, in UTF-16 code units plus a small per-message overhead. While
+   * output is full or handlers are at the limit, reading stops once this much waits, so memory stays
+   * bounded and the peer's pipe fills; the read-ahead lets EOF behind a few waiting messages be seen.
+   * One larger message still enters an empty backlog. Default 64 KiB.
+   */
+  maxQueuedInputBytes?: number;
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
   /** Fallback for requests without a handler from `handle()`. Default: -32601. */
@@ -116,8 +123,14 @@ export class JsonRpcConnection implements AsyncDisposable {
   #active = 0;
   #slotFreed = signal();
   readonly #sendSettled = signal();
-  /** A request read at the concurrency limit, waiting for a slot. */
-  #held: { request: IncomingRequest; key: string; barrier: boolean } | undefined;
+  /** Input read and not yet dispatched, in order; bounded by `maxQueuedInputBytes`. */
+  readonly #backlog: BacklogEntry[] = [];
+  #backlogBytes = 0;
+  readonly #backlogChanged = signal();
+  readonly #maxQueuedInputBytes: number;
+  #inputDone = false;
+  /** False once the EOF grace ran out or the connection closed: nothing more is dispatched. */
+  #admitting = true;
   #state: "new" | "open" | "eof" | "closing" | "closed" = "new";
   #closeInfo: ConnectionCloseInfo | undefined;
   readonly #closed = deferred<ConnectionCloseInfo>();
@@ -130,6 +143,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#endOfStreamTimeout = numberOption("endOfStreamTimeout", options.endOfStreamTimeout, 5_000);
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     this.#maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
+    this.#maxQueuedInputBytes = integerOption("maxQueuedInputBytes", options.maxQueuedInputBytes, 64 * 1024, 1);
     this.#transport = transport;
     this.#watchesWrites = !(transport instanceof NewlineChannel);
     this.channel = transport instanceof NewlineChannel
@@ -160,6 +174,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     if (this.#state === "new") {
       this.#state = "open";
       void this.#readLoop();
+      void this.#dispatchLoop();
     }
     return this;
   }
@@ -290,78 +305,117 @@ export class JsonRpcConnection implements AsyncDisposable {
   // ---- input ----
 
   /**
-   * Reads input one message at a time. A message that was read waits while the output queue is full
-   * and nothing more is read meanwhile (so EOF right behind the last message is still seen at once).
-   * At the concurrency limit one request is held back; while it waits for a slot the loop keeps
-   * reading replies to our own requests and `notifications/cancelled` (neither needs a slot, and a
-   * handler at the limit may be waiting for exactly those), but nothing else: the next request, any
-   * other notification, or EOF waits until the held request is dispatched, so input stays paused.
+   * Reads input into a small bounded backlog (`maxQueuedInputBytes`, one larger message into an empty
+   * backlog). Replies to our own requests and `notifications/cancelled` take effect as they are read
+   * (neither needs a slot or output room, and a handler at the limit may be waiting for exactly
+   * those); everything else is dispatched in order by {@linkcode #dispatchLoop}, which waits for
+   * output room and for a free slot. When the backlog is full reading stops, so a peer that never
+   * reads, or floods requests, fills its pipe and waits. EOF right behind a few unread messages is
+   * still seen, so the EOF bounds apply even while output is backed up.
    */
   async #readLoop(): Promise<void> {
-    let pendingRead: Promise<InputLine | undefined> | undefined;
     try {
       for (;;) {
+        while (this.#backlogBytes > 0 && this.#backlogBytes >= this.#maxQueuedInputBytes && this.#state === "open") {
+          await this.#backlogChanged.wait();
+        }
         if (this.#state !== "open") return;
-        const held = this.#held;
-        if (held && this.#active < this.#maxConcurrent) {
-          this.#held = undefined;
-          await this.#admit(held.request, held.key);
-          continue;
-        }
-        if (held?.barrier) {
-          await this.#slotFreed.wait();
-          continue;
-        }
-        pendingRead ??= this.channel.read();
-        if (held) {
-          // Wake for whichever comes first: a free slot or the next input.
-          const slot = this.#slotFreed.wait().then(() => true);
-          const slotFirst = await Promise.race([pendingRead.then(() => false, () => false), slot]);
-          if (slotFirst) continue;
-        }
-        const item = await pendingRead;
-        pendingRead = undefined;
+        const item = await this.channel.read();
         if (this.#state !== "open") return;
-        if (item === undefined) {
-          // EOF comes after every request before it: a held request is dispatched first.
-          if (!(await this.#admitHeld())) return;
-          break;
-        }
-        await this.#waitForOutputRoom();
-        if (this.#state !== "open") return;
-        if (item.kind === "error") {
-          this.#report(item.error);
-          const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
-          await this.#sendOwnError(errorResponse(undefined, code, item.error.message));
-          continue;
-        }
-        let message: ClassifiedMessage;
-        try {
-          message = classifyMessage(JSON.parse(item.text));
-        } catch (cause) {
-          this.#report(new ParseError(item.text, { cause }));
-          await this.#sendOwnError(errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"));
-          continue;
-        }
-        // Only replies and cancellations may overtake a held request.
-        if (!overtakesHeldRequest(message) && !(await this.#admitHeld())) return;
-        await this.#dispatch(message);
+        if (item === undefined) break;
+        this.#accept(item);
       }
     } catch (error) {
       if (this.#state === "open") this.#fault(error instanceof Error ? error : new TransportError("closed", String(error)));
       return;
+    } finally {
+      this.#inputDone = true;
+      this.#backlogChanged.fire();
     }
     this.#onEndOfInput();
   }
 
-  /** Waits for a slot for the held request, if any, and dispatches it. False when the connection stopped meanwhile. */
-  async #admitHeld(): Promise<boolean> {
-    while (this.#held && this.#active >= this.#maxConcurrent && this.#state === "open") await this.#slotFreed.wait();
-    if (this.#state !== "open") return false;
-    const held = this.#held;
-    this.#held = undefined;
-    if (held) await this.#admit(held.request, held.key);
-    return this.#state === "open";
+  /** Takes one input event: acts on it now, or queues it for the dispatcher. */
+  #accept(item: InputLine): void {
+    if (item.kind === "error") {
+      this.#report(item.error);
+      const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
+      return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, code, item.error.message) });
+    }
+    let message: ClassifiedMessage;
+    try {
+      message = classifyMessage(JSON.parse(item.text));
+    } catch (cause) {
+      this.#report(new ParseError(item.text, { cause }));
+      return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON") });
+    }
+    const bytes = item.text.length + ENTRY_OVERHEAD_BYTES;
+    switch (message.kind) {
+      case "result":
+      case "error":
+        return this.#settle(message);
+      case "invalid":
+        this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
+        return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`) });
+      case "notification":
+        if (message.method === "notifications/cancelled") return this.#notification(message.method, message.params);
+        return this.#enqueue({ bytes, notification: { method: message.method, params: message.params } });
+      case "request":
+        return this.#enqueue({ bytes, request: message.request, key: idKey(message.request.id) });
+    }
+  }
+
+  #enqueue(entry: BacklogEntry): void {
+    this.#backlog.push(entry);
+    this.#backlogBytes += entry.bytes;
+    this.#backlogChanged.fire();
+  }
+
+  /** Removes backlog entries that match, keeping the byte count right. */
+  #dropFromBacklog(match: (entry: BacklogEntry) => boolean): BacklogEntry[] {
+    const dropped: BacklogEntry[] = [];
+    for (let i = this.#backlog.length - 1; i >= 0; i--) {
+      const entry = this.#backlog[i]!;
+      if (!match(entry)) continue;
+      this.#backlog.splice(i, 1);
+      this.#backlogBytes -= entry.bytes;
+      dropped.unshift(entry);
+    }
+    if (dropped.length > 0) {
+      this.#backlogChanged.fire();
+      this.#slotFreed.fire();
+    }
+    return dropped;
+  }
+
+  /**
+   * Dispatches the backlog in input order: each entry waits while the output queue is full, and a
+   * request also waits for a free slot (`maxConcurrentRequests`); nothing is rejected for either.
+   */
+  async #dispatchLoop(): Promise<void> {
+    for (;;) {
+      if (!this.#admitting || (this.#state !== "open" && this.#state !== "eof")) return;
+      const entry = this.#backlog[0];
+      if (entry === undefined) {
+        if (this.#inputDone) return;
+        await this.#backlogChanged.wait();
+        continue;
+      }
+      await this.#waitForOutputRoom();
+      if (this.#backlog[0] !== entry) continue; // cancelled or dropped meanwhile
+      if (!this.#admitting || (this.#state !== "open" && this.#state !== "eof")) return;
+      if (entry.request && this.#active >= this.#maxConcurrent) {
+        await Promise.race([this.#slotFreed.wait(), this.#backlogChanged.wait()]);
+        continue;
+      }
+      this.#backlog.shift();
+      this.#backlogBytes -= entry.bytes;
+      this.#backlogChanged.fire();
+      if (entry.reply) await this.#sendOwnError(entry.reply);
+      else if (entry.notification) this.#notification(entry.notification.method, entry.notification.params);
+      else if (entry.request) await this.#dispatchRequest(entry.request, entry.key!);
+      this.#slotFreed.fire(); // the shutdown waits for the backlog to empty too
+    }
   }
 
   /** Waits while a sender would wait for output room. */
@@ -369,7 +423,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     // `NewlineChannel.waitForOutputRoom` wakes only on block progress; a sender that passed through
     // without waiting (it counts as "waiting" meanwhile) signals nothing when it leaves. Our own sends
     // signal `#sendSettled`, so a stalled reader cannot keep input paused below the bound.
-    while (this.channel.outputFull && !this.channel.outputClosed && this.#state === "open") {
+    while (this.channel.outputFull && !this.channel.outputClosed && (this.#state === "open" || this.#state === "eof")) {
       const settled = this.#sendSettled.wait();
       await Promise.race([this.channel.waitForOutputRoom(), settled]);
     }
@@ -383,40 +437,18 @@ export class JsonRpcConnection implements AsyncDisposable {
     return this.channel.send(message, signal).finally(() => this.#sendSettled.fire());
   }
 
-  async #dispatch(message: ClassifiedMessage): Promise<void> {
-    switch (message.kind) {
-      case "invalid":
-        this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
-        await this.#sendOwnError(errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`));
-        return;
-      case "result":
-      case "error":
-        this.#settle(message);
-        return;
-      case "notification":
-        this.#notification(message.method, message.params);
-        return;
-      case "request": {
-        const { request } = message;
-        const key = idKey(request.id);
-        if (this.#inflight.has(key)) {
-          this.#report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
-          await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
-          return;
-        }
-        if (this.#active >= this.#maxConcurrent) {
-          this.#held = { request, key, barrier: this.#options.isBarrier?.(request) === true };
-          return;
-        }
-        await this.#admit(request, key);
-        return;
-      }
+  async #dispatchRequest(request: IncomingRequest, key: string): Promise<void> {
+    if (this.#inflight.has(key)) {
+      this.#report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
+      await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
+      return;
     }
+    await this.#admit(request, key);
   }
 
   /** Starts a handler; an admission barrier is awaited until its reply is queued. */
   async #admit(request: IncomingRequest, key: string): Promise<void> {
-    if (this.#state !== "open") return;
+    if (this.#state !== "open" && this.#state !== "eof") return;
     const run = this.#runHandler(request, key);
     if (this.#options.isBarrier?.(request)) await run;
   }
@@ -443,7 +475,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === "string" || typeof requestId === "number") {
         const key = idKey(requestId);
-        if (this.#held?.key === key) this.#held = undefined; // never dispatched, never answered
+        this.#dropFromBacklog((entry) => entry.key === key); // never dispatched, never answered
         const entry = this.#inflight.get(key);
         if (entry && !entry.done) {
           entry.cancelledByPeer = true;
@@ -534,6 +566,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       const start = this.#time.now();
       const budget = grace + this.#shutdownTimeout;
       if (grace > 0) await this.#handlersDone(grace);
+      this.#stopAdmitting(reason, grace);
       if (this.#active > 0) {
         const abortReason = reason === "eof"
           ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
@@ -580,6 +613,8 @@ export class JsonRpcConnection implements AsyncDisposable {
   #stalled(reason: "eof" | "closed", limit: number): void {
     const error = new TimeoutError(`Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`, limit);
     this.#state = "closed";
+    this.#admitting = false;
+    this.#dropFromBacklog(() => true);
     for (const entry of this.#inflight.values()) entry.controller.abort(error);
     this.#rejectPending(this.#endError(error));
     this.#slotFreed.fire();
@@ -590,8 +625,26 @@ export class JsonRpcConnection implements AsyncDisposable {
       .then(() => this.#finish(this.#stallInfo!));
   }
 
+  /**
+   * Ends dispatch. After the EOF grace, requests still waiting in the backlog are answered with an
+   * error (they never started; the peer is not left guessing); on close they are dropped.
+   */
+  #stopAdmitting(reason: "eof" | "closed", grace: number): void {
+    this.#admitting = false;
+    const left = this.#dropFromBacklog(() => true);
+    if (reason !== "eof" || this.#state === "closed") return;
+    for (const entry of left) {
+      if (entry.request) {
+        const message = `Request not started: input ended and endOfStreamTimeout (${grace} ms) ran out before a slot or output room was free`;
+        void this.#sendOwnError(errorResponse(entry.request.id, ErrorCodes.InternalError, message));
+      } else if (entry.reply) {
+        void this.#sendOwnError(entry.reply);
+      }
+    }
+  }
+
   #handlersDone(timeoutMs: number): Promise<void> {
-    if (this.#active === 0) return Promise.resolve();
+    if (this.#active === 0 && this.#backlog.length === 0) return Promise.resolve();
     return new Promise((resolve) => {
       let timer: TimerHandle | undefined;
       let finished = false;
@@ -603,7 +656,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       };
       timer = this.#time.setTimer(finish, timeoutMs);
       void (async () => {
-        while (!finished && this.#active > 0 && this.#state !== "closed") await this.#slotFreed.wait();
+        while (!finished && (this.#active > 0 || this.#backlog.length > 0) && this.#state !== "closed") await this.#slotFreed.wait();
         finish();
       })();
     });
@@ -624,6 +677,8 @@ export class JsonRpcConnection implements AsyncDisposable {
   #fault(error: Error): void {
     if (this.#state === "closed") return;
     this.#state = "closed";
+    this.#admitting = false;
+    this.#dropFromBacklog(() => true);
     const endError = this.#endError(error);
     this.#endedWith ??= endError;
     this.#rejectPending(endError);
@@ -700,10 +755,17 @@ function watchWrites(transport: DestroyableDuplex, on: { progress(): void; faile
   return duplex;
 }
 
-/** True for messages that may be handled while a request waits for a slot: replies and cancellations. */
-function overtakesHeldRequest(message: ClassifiedMessage): boolean {
-  if (message.kind === "result" || message.kind === "error") return true;
-  return message.kind === "notification" && message.method === "notifications/cancelled";
+/** What one waiting input message costs in the backlog's accounting, besides its text. */
+const ENTRY_OVERHEAD_BYTES = 64;
+
+/** One input message read and not yet dispatched. */
+interface BacklogEntry {
+  bytes: number;
+  request?: IncomingRequest;
+  key?: string;
+  notification?: { method: string; params: unknown };
+  /** An error reply the connection owes for a bad line. */
+  reply?: Record<string, unknown>;
 }
 
 function asError(value: unknown): Error {

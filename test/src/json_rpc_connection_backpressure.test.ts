@@ -218,10 +218,10 @@ describe("JsonRpcConnection concurrency limit", () => {
       .start();
     let calls = 0;
     const client = new JsonRpcConnection(a).handle("client/answer", (p) => ({ answered: p, n: ++calls })).start();
-    // Two run, the third is held at the limit; the replies to the handlers' own requests come after
-    // it on the wire and must still be read. (One request is held; a second one behind it stops input.)
-    const results = await Promise.all([1, 2, 3].map((i) => client.request("ask", { i })));
-    expect(results.map((r) => (r as { answered: { i: number } }).answered.i)).toEqual([1, 2, 3]);
+    // Two run, the rest wait for a slot; the replies to the handlers' own requests come after them on
+    // the wire and must still be read.
+    const results = await Promise.all([1, 2, 3, 4, 5].map((i) => client.request("ask", { i })));
+    expect(results.map((r) => (r as { answered: { i: number } }).answered.i)).toEqual([1, 2, 3, 4, 5]);
     await client.close();
     await server.closed;
   });
@@ -230,8 +230,8 @@ describe("JsonRpcConnection concurrency limit", () => {
 describe("JsonRpcConnection output bound against a peer that never reads", () => {
   it("keeps queued output within 1 MiB plus one message while handlers produce 100 MB, pauses input, and delivers every reply once the peer reads", async () => {
     const { server, peer } = setup();
-    const payload = "x".repeat(50 * 1024);
-    const requests = 2_000; // 2 000 replies of 50 KiB: 100 MiB
+    const payload = "x".repeat(25 * 1024);
+    const requests = 4_000; // 4 000 replies of 25 KiB: 100 MiB
     let handled = 0;
     let maxQueued = 0;
     const sample = () => (maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes));

@@ -439,7 +439,7 @@ describe("JsonRpcConnection cancellation", () => {
 
 describe("JsonRpcConnection options", () => {
   const [a] = createDuplexPair();
-  for (const name of ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests"] as const) {
+  for (const name of ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes"] as const) {
     for (const bad of [-1, Number.NaN, "5" as unknown as number, null as unknown as number, {} as unknown as number]) {
       it(`rejects ${name} = ${String(bad)} with InvalidOptionError naming it`, () => {
         let thrown: unknown;

@@ -338,29 +338,57 @@ describe("JsonRpcConnection drain deadlines after EOF", () => {
     expect(closed.info?.reason).toBe("eof");
   });
 
-  it("a reader that stalls while output is full keeps input paused (EOF behind unread requests is not seen); its failure ends everything at once", async () => {
+  it("a reader that stalls while output is full: EOF behind waiting requests is still seen, and output is cut at the no-progress deadline", async () => {
     const time = new FakeTimeProvider();
     const t0 = time.now();
     const { server, input, output } = recorded(time);
     let handled = 0;
     server.handle("big", () => (handled++, "z".repeat(600 * KiB))).start();
     const closed = watchClosed(server, time);
+    let inputEnded = false;
+    void server.inputEnded.then(() => (inputEnded = true));
     for (let i = 1; i <= 6; i++) input.push(line(request(i, "big")));
     input.end();
     await settle(50);
-    const handledWhilePaused = handled;
-    expect(handled).toBeLessThan(6);
+    expect(inputEnded).toBe(true);
+    expect(handled).toBeLessThan(6); // the rest wait for output room
     expect(server.channel.queuedOutputBytes).toBeLessThanOrEqual(MiB + 600 * KiB + 100);
-    await time.advance(60_000);
-    expect(handled).toBe(handledWhilePaused); // still paused, nothing more admitted
+    await time.advance(4_999);
     expect(closed.at).toBeUndefined();
-    const written = output.chunks.length;
-    output.fail(new Error("EPIPE: the reader went away"));
+    await time.advance(1);
     await settle();
-    expect(closed.at).toBe(t0 + 60_000);
-    expect(closed.info?.reason).toBe("fault");
+    expect(closed.at).toBe(t0 + 5_000);
+    expect(closed.info).toMatchObject({ reason: "eof", drain: "idle_timeout" });
+    expect(output.chunks.length).toBe(1);
+    await time.advance(60_000);
     expect(server.activeHandlers).toBe(0);
-    expect(output.chunks.length).toBe(written);
+    expect(output.chunks.length).toBe(1);
+  });
+
+  it("requests still waiting for a slot when the EOF grace runs out are answered with an error, not dropped", async () => {
+    const time = new FakeTimeProvider();
+    const t0 = time.now();
+    const [a, b] = createDuplexPair();
+    const log = { aborted: new Map<number, number>() };
+    const server = new JsonRpcConnection(b, { timeProvider: time, maxConcurrentRequests: 1 }).handle("sleep", sleepHandler(time, log)).start();
+    const closed = watchClosed(server, time);
+    const peer = readingPeer(a);
+    await peer.send(request(1, "sleep", { ms: 60_000 }));
+    await peer.send(request(2, "sleep", { ms: 10 }));
+    await peer.send(request(3, "sleep", { ms: 10 }));
+    await peer.end();
+    await time.advance(4_999);
+    expect(peer.lines).toEqual([]);
+    await time.advance(1);
+    await settle();
+    expect(log.aborted.get(60_000)).toBe(t0 + 5_000);
+    expect(peer.messages).toEqual([
+      { jsonrpc: "2.0", id: 2, error: { code: -32603, message: expect.stringMatching(/not started/) } },
+      { jsonrpc: "2.0", id: 3, error: { code: -32603, message: expect.stringMatching(/not started/) } },
+    ]);
+    await time.advance(5_000);
+    expect(closed.at).toBe(t0 + 10_000);
+    expect(log.aborted.has(10)).toBe(false); // they never ran
   });
 });
 
