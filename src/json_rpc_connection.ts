@@ -411,9 +411,13 @@ export class JsonRpcConnection implements AsyncDisposable {
       this.#backlog.shift();
       this.#backlogBytes -= entry.bytes;
       this.#backlogChanged.fire();
-      if (entry.reply) await this.#sendOwnError(entry.reply);
-      else if (entry.notification) this.#notification(entry.notification.method, entry.notification.params);
-      else if (entry.request) await this.#dispatchRequest(entry.request, entry.key!);
+      try {
+        if (entry.reply) await this.#sendOwnError(entry.reply);
+        else if (entry.notification) this.#notification(entry.notification.method, entry.notification.params);
+        else if (entry.request) await this.#dispatchRequest(entry.request, entry.key!);
+      } catch (error) {
+        this.#report(asError(error)); // e.g. a throwing isBarrier: the loop goes on
+      }
       this.#slotFreed.fire(); // the shutdown waits for the backlog to empty too
     }
   }
@@ -450,7 +454,13 @@ export class JsonRpcConnection implements AsyncDisposable {
   async #admit(request: IncomingRequest, key: string): Promise<void> {
     if (this.#state !== "open" && this.#state !== "eof") return;
     const run = this.#runHandler(request, key);
-    if (this.#options.isBarrier?.(request)) await run;
+    let barrier = false;
+    try {
+      barrier = this.#options.isBarrier?.(request) === true;
+    } catch (error) {
+      this.#report(asError(error));
+    }
+    if (barrier) await run;
   }
 
   #settle(message: { kind: "result"; id: RequestId; result: unknown } | { kind: "error"; id: RequestId | undefined; error: JsonRpcError }): void {

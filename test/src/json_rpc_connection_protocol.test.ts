@@ -349,6 +349,57 @@ describe("JsonRpcConnection messages both ways", () => {
   });
 });
 
+describe("JsonRpcConnection admission barrier", () => {
+  it("dispatches nothing after a barrier request until its reply is queued; ordinary requests still run concurrently", async () => {
+    const gateInit = deferred();
+    const events: string[] = [];
+    const { server, peer } = serverAndPeer({ isBarrier: (r) => r.method === "init" });
+    const gateM = deferred();
+    server
+      .handle("init", async () => {
+        events.push("init start");
+        await gateInit.promise;
+        return "ready";
+      })
+      .handle("m", async (p) => {
+        events.push(`m ${p} start`);
+        await gateM.promise;
+        return p;
+      })
+      .onNotification("n", () => void events.push("n"))
+      .start();
+    await peer.send({ jsonrpc: "2.0", id: 1, method: "init" });
+    await peer.send({ jsonrpc: "2.0", method: "n" });
+    await peer.send({ jsonrpc: "2.0", id: 2, method: "m", params: 2 });
+    await peer.send({ jsonrpc: "2.0", id: 3, method: "m", params: 3 });
+    await settle();
+    expect(events).toEqual(["init start"]);
+    gateInit.resolve();
+    const [first] = await peer.waitFor(1);
+    expect(first).toEqual({ jsonrpc: "2.0", id: 1, result: "ready" });
+    await settle();
+    expect(events).toEqual(["init start", "n", "m 2 start", "m 3 start"]); // both m run at once
+    gateM.resolve();
+    await peer.waitFor(3);
+    await server.close();
+  });
+
+  it("a throwing isBarrier is reported and the request is served as an ordinary one", async () => {
+    const { server, peer, reports } = serverAndPeer({
+      isBarrier: () => {
+        throw new Error("Broken predicate");
+      },
+    });
+    server.handle("m", () => "ok").start();
+    await peer.send({ jsonrpc: "2.0", id: 1, method: "m" });
+    await peer.send({ jsonrpc: "2.0", id: 2, method: "m" });
+    const replies = await peer.waitFor(2);
+    expect(replies.map((r) => r.result)).toEqual(["ok", "ok"]);
+    expect(reports.map((r) => r.message)).toEqual(["Broken predicate", "Broken predicate"]);
+    await server.close();
+  });
+});
+
 describe("JsonRpcConnection cancellation", () => {
   it("aborts the handler's signal on notifications/cancelled and does not send its late result", async () => {
     const { server, peer } = serverAndPeer();
