@@ -41,7 +41,11 @@ export type NotificationHandler = (params: unknown) => unknown;
 export interface JsonRpcConnectionOptions extends NewlineChannelOptions {
   /** Grace for running handlers after input EOF. Default 5 000 ms. */
   endOfStreamTimeout?: number;
-  /** After the grace (or on close): the wait for handlers, and the no-progress deadline while draining. Default 5 000 ms. */
+  /**
+   * After the grace (or on close): the wait for handlers. Also the no-progress deadline of the whole
+   * linger: output with bytes pending that completes no block write for this long is cut off, even
+   * while handlers are still running. Default 5 000 ms.
+   */
   shutdownTimeout?: number;
   /** Handlers running at once; at the limit requests wait (in the input backlog, then in the pipe). Default 256. */
   maxConcurrentRequests?: number;
