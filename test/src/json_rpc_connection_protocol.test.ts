@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClosedError, InvalidOptionError, JsonRpcError, TransportError } from "../../src/errors.ts";
 import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/json_rpc_connection.ts";
+import { NewlineChannel } from "../../src/newline_channel.ts";
 import { createDuplexPair, type Duplex } from "../../testing/duplex_pair.ts";
+import { RecordingWritable } from "../../testing/recording_writable.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 
 const unhandled: unknown[] = [];
@@ -346,6 +348,35 @@ describe("JsonRpcConnection messages both ways", () => {
     expect(replies).toEqual([{ jsonrpc: "2.0", id: 1, result: "done" }]);
     expect(seen).toEqual([{ a: 1 }]);
     await server.close();
+  });
+});
+
+describe("JsonRpcConnection over a NewlineChannel it is given", () => {
+  it("serves requests both ways and half-closes at EOF", async () => {
+    const [a, b] = createDuplexPair();
+    const channel = new NewlineChannel(b);
+    const server = new JsonRpcConnection(channel).handle("m", (p) => ({ got: p })).start();
+    expect(server.channel).toBe(channel);
+    const client = new JsonRpcConnection(a).start();
+    expect(await client.request("m", 1)).toEqual({ got: 1 });
+    await client.close();
+    // The client's close also released its input, so the server's (empty) output may find the pipe gone.
+    expect((await server.closed).reason).toBe("eof");
+  });
+
+  it("a write failure is seen at the next send: fault, pending calls rejected", async () => {
+    const output = new RecordingWritable({ autoComplete: false });
+    const input = new TransformStream<Uint8Array, Uint8Array>();
+    const channel = new NewlineChannel({ readable: input.readable, writable: output.writable });
+    const server = new JsonRpcConnection(channel).start();
+    const call = server.request("first").then(() => "resolved", (e: unknown) => e);
+    await settle();
+    output.fail(new Error("EPIPE"));
+    await settle();
+    await server.notify("second").catch(() => {});
+    expect(await call).toBeInstanceOf(Error);
+    expect((await server.closed).reason).toBe("fault");
+    expect(output.chunks.length).toBe(1);
   });
 });
 
