@@ -101,6 +101,7 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #input: ReadableStreamDefaultReader<InputLine>;
   #turn: Promise<void> = Promise.resolve();
   #sendersWaiting = 0;
+  #senderLeft = deferred();
   #progress = deferred();
   #failure: WriteFailedError | undefined;
   #closing = false;
@@ -190,6 +191,10 @@ export class NewlineChannel implements AsyncDisposable {
     } finally {
       this.#sendersWaiting--;
       mine.resolve();
+      // A sender leaving can end `outputFull` without any block being written: wake room waiters.
+      const left = this.#senderLeft;
+      this.#senderLeft = deferred();
+      left.resolve();
     }
   }
 
@@ -197,7 +202,7 @@ export class NewlineChannel implements AsyncDisposable {
   async waitForOutputRoom(signal?: AbortSignal): Promise<void> {
     while (this.outputFull && !this.outputClosed) {
       signal?.throwIfAborted();
-      await this.#nextProgress(signal);
+      await Promise.race([this.#nextProgress(signal), this.#senderLeft.promise]);
     }
   }
 

@@ -343,3 +343,23 @@ describe("NewlineChannel options", () => {
     expect(channel.maxMessageBytes).toBe(16 * MiB);
   });
 });
+
+describe("NewlineChannel room waiters", () => {
+  it("wakes waitForOutputRoom when a sender that held the turn leaves, even with no block written", async () => {
+    const { RecordingWritable } = await import("../../testing/recording_writable.ts");
+    const sink = new RecordingWritable({ autoComplete: false });
+    const channel = new NewlineChannel({ readable: new ReadableStream(), writable: sink.writable }, { maxQueuedOutputBytes: 100 });
+    await channel.send({ fill: "x".repeat(40) }); // in flight, queue has room left
+    const controller = new AbortController();
+    const blocked = channel.send({ big: "y".repeat(200) }, controller.signal); // waits: does not fit
+    expect(channel.outputFull).toBe(true);
+    let woke = false;
+    const waiting = channel.waitForOutputRoom().then(() => (woke = true));
+    controller.abort(new Error("gave up"));
+    await expect(blocked).rejects.toThrow("gave up");
+    await waiting;
+    expect(woke).toBe(true);
+    expect(channel.outputFull).toBe(false);
+    expect(sink.chunks).toHaveLength(1); // no block completed meanwhile
+  });
+});
