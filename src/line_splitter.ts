@@ -24,55 +24,100 @@ export interface LineSplitterOptions {
 /** 16 MiB: above the 10 MiB the MCP TypeScript SDK reads, so anything it sends fits. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-/** The text stage: a `TransformStream` of decoded text to {@linkcode InputLine}s. */
+/**
+ * Cuts decoded text into lines: the logic shared by {@linkcode LineSplitter} (one event per line)
+ * and {@linkcode LineBatchSplitter} (the events of one chunk at once).
+ */
+function lineCutter(ledger: LineLedger, maxMessageBytes: number, emit: (event: InputLine) => void): { cut(chunk: string): void; end(): void } {
+  let line = 0;
+  let parts: string[] = [];
+  let discarding = false;
+
+  const finishLine = (last: string): void => {
+    const verdict = ledger.take(line);
+    if (discarding) {
+      // Already reported when the discard began.
+    } else if (verdict === "oversize") {
+      emit({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
+    } else if (verdict === "invalid_utf8") {
+      emit({ kind: "error", error: new InvalidUtf8Error() });
+    } else {
+      let text = parts.length === 0 ? last : (parts.push(last), parts.join(""));
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      if (text.length !== 0 && !isBlank(text)) emit({ kind: "line", text });
+    }
+    parts = [];
+    discarding = false;
+    line++;
+  };
+
+  const startDiscardIfFlagged = (): void => {
+    if (!discarding && ledger.peek(line) === "oversize") {
+      discarding = true;
+      parts = [];
+      emit({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
+    }
+  };
+
+  return {
+    cut(chunk) {
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf("\n", start);
+        if (nl === -1) {
+          startDiscardIfFlagged();
+          if (!discarding && start < chunk.length) parts.push(start === 0 ? chunk : chunk.slice(start));
+          return;
+        }
+        finishLine(chunk.slice(start, nl));
+        start = nl + 1;
+      }
+    },
+    end() {
+      if (parts.length || discarding || ledger.peek(line) !== undefined) finishLine("");
+    },
+  };
+}
+
+/** The text stage: a `TransformStream` of decoded text to {@linkcode InputLine}s, one per line. */
 export class LineSplitter extends TransformStream<string, InputLine> {
   constructor(ledger: LineLedger, maxMessageBytes: number) {
-    let line = 0;
-    let parts: string[] = [];
-    let discarding = false;
+    let cutter!: ReturnType<typeof lineCutter>;
+    super({
+      start(controller) {
+        cutter = lineCutter(ledger, maxMessageBytes, (event) => controller.enqueue(event));
+      },
+      transform(chunk) {
+        cutter.cut(chunk);
+      },
+      flush() {
+        cutter.end();
+      },
+    });
+  }
+}
 
-    const finishLine = (controller: TransformStreamDefaultController<InputLine>, last: string): void => {
-      const verdict = ledger.take(line);
-      if (discarding) {
-        // Already reported when the discard began.
-      } else if (verdict === "oversize") {
-        controller.enqueue({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
-      } else if (verdict === "invalid_utf8") {
-        controller.enqueue({ kind: "error", error: new InvalidUtf8Error() });
-      } else {
-        let text = parts.length === 0 ? last : (parts.push(last), parts.join(""));
-        if (text.endsWith("\r")) text = text.slice(0, -1);
-        if (text.length !== 0 && !isBlank(text)) controller.enqueue({ kind: "line", text });
-      }
-      parts = [];
-      discarding = false;
-      line++;
+/**
+ * The text stage in batches: every event cut from one chunk of text is enqueued as one array, so a
+ * chunk holding many small messages costs one stream operation instead of one per line.
+ */
+export class LineBatchSplitter extends TransformStream<string, InputLine[]> {
+  constructor(ledger: LineLedger, maxMessageBytes: number) {
+    let batch: InputLine[] = [];
+    const cutter = lineCutter(ledger, maxMessageBytes, (event) => batch.push(event));
+    const emit = (controller: TransformStreamDefaultController<InputLine[]>): void => {
+      if (batch.length === 0) return;
+      controller.enqueue(batch);
+      batch = [];
     };
-
-    const startDiscardIfFlagged = (controller: TransformStreamDefaultController<InputLine>): void => {
-      if (!discarding && ledger.peek(line) === "oversize") {
-        discarding = true;
-        parts = [];
-        controller.enqueue({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
-      }
-    };
-
     super({
       transform(chunk, controller) {
-        let start = 0;
-        for (;;) {
-          const nl = chunk.indexOf("\n", start);
-          if (nl === -1) {
-            startDiscardIfFlagged(controller);
-            if (!discarding && start < chunk.length) parts.push(start === 0 ? chunk : chunk.slice(start));
-            return;
-          }
-          finishLine(controller, chunk.slice(start, nl));
-          start = nl + 1;
-        }
+        cutter.cut(chunk);
+        emit(controller);
       },
       flush(controller) {
-        if (parts.length || discarding || ledger.peek(line) !== undefined) finishLine(controller, "");
+        cutter.end();
+        emit(controller);
       },
     });
   }
@@ -99,8 +144,18 @@ function isBlank(text: string): boolean {
 export function splitLines(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine> {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const ledger = new LineLedger();
+  return decodeText(readable, ledger, maxMessageBytes).pipeThrough(new LineSplitter(ledger, maxMessageBytes));
+}
+
+/** Like {@linkcode splitLines}, but yields the events of each chunk as one array (never empty). */
+export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine[]> {
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const ledger = new LineLedger();
+  return decodeText(readable, ledger, maxMessageBytes).pipeThrough(new LineBatchSplitter(ledger, maxMessageBytes));
+}
+
+function decodeText(readable: ReadableStream<Uint8Array>, ledger: LineLedger, maxMessageBytes: number): ReadableStream<string> {
   return readable
     .pipeThrough(new Utf8LineGuard({ maxMessageBytes, ledger }))
-    .pipeThrough(new TextDecoderStream("utf-8") as unknown as TransformStream<Uint8Array, string>)
-    .pipeThrough(new LineSplitter(ledger, maxMessageBytes));
+    .pipeThrough(new TextDecoderStream("utf-8") as unknown as TransformStream<Uint8Array, string>);
 }

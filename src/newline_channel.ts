@@ -5,7 +5,7 @@
  */
 import type { Duplex } from "./duplex.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "./errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLines } from "./line_splitter.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLineBatches } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
 
@@ -98,7 +98,10 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #queueStrategy: ByteLengthQueuingStrategy;
   #pumping = false;
   readonly #out: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #input: ReadableStreamDefaultReader<InputLine>;
+  readonly #input: ReadableStreamDefaultReader<InputLine[]>;
+  /** Events of the last chunk read, handed out one by one (at most one chunk's worth). */
+  #lines: InputLine[] = [];
+  #lineAt = 0;
   #turn: Promise<void> = Promise.resolve();
   #sendersWaiting = 0;
   #senderLeft = deferred();
@@ -123,7 +126,7 @@ export class NewlineChannel implements AsyncDisposable {
     this.#time = options.timeProvider ?? systemTimeProvider;
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
-    this.#input = splitLines(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
+    this.#input = splitLineBatches(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
     this.#out.closed.catch((cause) => this.#fail(cause));
   }
 
@@ -208,8 +211,18 @@ export class NewlineChannel implements AsyncDisposable {
 
   /** The next input line, a typed error standing in for a bad line, or `undefined` at end of input. */
   async read(): Promise<InputLine | undefined> {
+    if (this.#lineAt < this.#lines.length) return this.#next();
     const { done, value } = await this.#input.read();
-    return done ? undefined : value;
+    if (done) return undefined;
+    this.#lines = value;
+    this.#lineAt = 0;
+    return this.#next();
+  }
+
+  #next(): InputLine {
+    const line = this.#lines[this.#lineAt]!;
+    this.#lines[this.#lineAt++] = undefined as unknown as InputLine; // let a taken line be collected
+    return line;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<InputLine> {
