@@ -257,7 +257,13 @@ export class ContextServer implements AsyncDisposable {
           }
           legacy = { protocolVersion: this.versions.legacy[0], clientInfo: undefined, clientCapabilities: {} };
         }
-        return this.#invoke(method, params, this.#context(rpc, params, { era: "legacy", ...legacy, logLevel: undefined }));
+        return this.#invoke(method, params, this.#context(rpc, params, {
+          era: "legacy",
+          protocolVersion: legacy.protocolVersion,
+          clientInfo: legacy.clientInfo,
+          clientCapabilities: legacy.clientCapabilities,
+          logLevel: undefined,
+        }));
       }
     }
   }
@@ -291,20 +297,52 @@ export class ContextServer implements AsyncDisposable {
     params: unknown,
     era: Pick<ServerRequestContext, "era" | "protocolVersion" | "clientInfo" | "clientCapabilities" | "logLevel">,
   ): ServerRequestContext {
-    const progressToken = progressTokenOf(params);
-    return {
-      ...era,
-      requestId: rpc.id,
-      method: rpc.method,
-      signal: rpc.signal,
-      notify: (method, notificationParams) => rpc.notify(method, notificationParams),
-      sendProgress: (progress, total, message) => {
-        if (progressToken === undefined) return Promise.resolve();
-        const body: Record<string, unknown> = { progressToken, progress };
-        if (total !== undefined) body.total = total;
-        if (message !== undefined) body.message = message;
-        return rpc.notify("notifications/progress", body);
-      },
-    };
+    return new ServerContext(rpc, params, era);
+  }
+}
+
+/** The context of one request; its `AbortSignal` is made only if the handler reads it. */
+class ServerContext implements ServerRequestContext {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Capabilities;
+  readonly logLevel: LoggingLevel | undefined;
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly #rpc: RequestContext;
+  readonly #params: unknown;
+
+  constructor(
+    rpc: RequestContext,
+    params: unknown,
+    era: Pick<ServerRequestContext, "era" | "protocolVersion" | "clientInfo" | "clientCapabilities" | "logLevel">,
+  ) {
+    this.era = era.era;
+    this.protocolVersion = era.protocolVersion;
+    this.clientInfo = era.clientInfo;
+    this.clientCapabilities = era.clientCapabilities;
+    this.logLevel = era.logLevel;
+    this.requestId = rpc.id;
+    this.method = rpc.method;
+    this.#rpc = rpc;
+    this.#params = params;
+  }
+
+  get signal(): AbortSignal {
+    return this.#rpc.signal;
+  }
+
+  notify(method: string, params?: unknown): Promise<void> {
+    return this.#rpc.notify(method, params);
+  }
+
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = progressTokenOf(this.#params);
+    if (progressToken === undefined) return Promise.resolve();
+    const body: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) body.total = total;
+    if (message !== undefined) body.message = message;
+    return this.#rpc.notify("notifications/progress", body);
   }
 }

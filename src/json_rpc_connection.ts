@@ -77,10 +77,30 @@ export interface ConnectionCloseInfo {
   drain?: string;
 }
 
-interface InflightRequest {
-  controller: AbortController;
-  cancelledByPeer: boolean;
-  done: boolean;
+/** A request being handled. Its `AbortController` is made only when someone asks for the signal. */
+class InflightRequest {
+  cancelledByPeer = false;
+  done = false;
+  #controller: AbortController | undefined;
+  #abortedWith: { reason: unknown } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#abortedWith) this.#controller.abort(this.#abortedWith.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#abortedWith !== undefined;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#abortedWith) return;
+    this.#abortedWith = { reason };
+    this.#controller?.abort(reason);
+  }
 }
 
 interface PendingCall {
@@ -493,7 +513,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         const entry = this.#inflight.get(key);
         if (entry && !entry.done) {
           entry.cancelledByPeer = true;
-          entry.controller.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
+          entry.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
         }
       }
     }
@@ -507,18 +527,20 @@ export class JsonRpcConnection implements AsyncDisposable {
   }
 
   #runHandler(request: IncomingRequest, key: string): Promise<void> {
-    const entry: InflightRequest = { controller: new AbortController(), cancelledByPeer: false, done: false };
+    const entry = new InflightRequest();
     this.#inflight.set(key, entry);
     this.#active++;
     const context: RequestContext = {
       id: request.id,
       method: request.method,
-      signal: entry.controller.signal,
+      get signal() {
+        return entry.signal;
+      },
       notify: async (method, params) => {
-        if (entry.done || entry.controller.signal.aborted || this.channel.outputClosed) return;
+        if (entry.done || entry.aborted || this.channel.outputClosed) return;
         const message: Record<string, unknown> = { jsonrpc: "2.0", method };
         if (params !== undefined) message.params = params;
-        await this.#send(message, entry.controller.signal).catch(() => this.#checkOutputFault());
+        await this.#send(message, entry.signal).catch(() => this.#checkOutputFault());
       },
     };
     const handler = this.#handlers.get(request.method);
@@ -531,7 +553,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
         reply = { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
       } catch (error) {
-        if (!(error instanceof JsonRpcError) && !entry.controller.signal.aborted) this.#report(asError(error));
+        if (!(error instanceof JsonRpcError) && !entry.aborted) this.#report(asError(error));
         reply = errorResponseFor(request.id, error);
       }
       entry.done = true;
@@ -585,14 +607,14 @@ export class JsonRpcConnection implements AsyncDisposable {
         const abortReason = reason === "eof"
           ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
           : new ClosedError("The connection was closed by its owner");
-        for (const entry of this.#inflight.values()) entry.controller.abort(abortReason);
+        for (const entry of this.#inflight.values()) entry.abort(abortReason);
         await this.#handlersDone(Math.max(0, start + budget - this.#time.now()));
       }
       if (this.#state === "closed") return;
       this.#state = "closing";
       const remaining = Math.max(0, start + budget - this.#time.now());
       const drain = await this.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining });
-      if (this.#active > 0) for (const entry of this.#inflight.values()) entry.controller.abort(endError);
+      if (this.#active > 0) for (const entry of this.#inflight.values()) entry.abort(endError);
       this.#finish({ reason, drain, error: drain === "failed" ? this.channel.failure : undefined });
     })().catch((error: unknown) => this.#finish({ reason, error: asError(error) }));
   }
@@ -629,7 +651,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#state = "closed";
     this.#admitting = false;
     this.#dropFromBacklog(() => true);
-    for (const entry of this.#inflight.values()) entry.controller.abort(error);
+    for (const entry of this.#inflight.values()) entry.abort(error);
     this.#rejectPending(this.#endError(error));
     this.#slotFreed.fire();
     this.#stallInfo = { reason, drain: "idle_timeout", error };
@@ -696,7 +718,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     const endError = this.#endError(error);
     this.#endedWith ??= endError;
     this.#rejectPending(endError);
-    for (const entry of this.#inflight.values()) entry.controller.abort(endError);
+    for (const entry of this.#inflight.values()) entry.abort(endError);
     this.#slotFreed.fire();
     void this.channel
       .abort(error)
