@@ -239,6 +239,8 @@ export class ContextClient implements AsyncDisposable {
   async #open(source: ClientTransport): Promise<LiveConnection> {
     const transport = await source.open();
     const rpc = new JsonRpcConnection(transport, {
+      // A server's stray stdout lines are reported, never answered (unless the caller asks).
+      answerInvalidInput: false,
       ...this.#options,
       timeProvider: this.#options.timeProvider ?? systemTimeProvider,
       onRequest: (request, context) => this.#dispatchRequest(request, context),

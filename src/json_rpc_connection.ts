@@ -66,6 +66,12 @@ export interface JsonRpcConnectionOptions extends NewlineChannelOptions {
   isBarrier?: (request: IncomingRequest) => boolean;
   /** Every bad thing that is nobody's exception: bad input, unknown reply ids, handler failures. */
   onReport?: (error: Error) => void;
+  /**
+   * Answer bad input lines (invalid JSON or UTF-8, oversize, not JSON-RPC) with an error reply
+   * (`true`, default), or only report them (`false`: what a client does with a server's stdout
+   * banner, which a strict legacy server must not be answered for before `initialize`).
+   */
+  answerInvalidInput?: boolean;
 }
 
 /** How and why a connection closed. */
@@ -363,6 +369,7 @@ export class JsonRpcConnection implements AsyncDisposable {
   #accept(item: InputLine): void {
     if (item.kind === "error") {
       this.#report(item.error);
+      if (this.#options.answerInvalidInput === false) return;
       const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
       return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, code, item.error.message) });
     }
@@ -371,6 +378,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       message = classifyMessage(JSON.parse(item.text));
     } catch (cause) {
       this.#report(new ParseError(item.text, { cause }));
+      if (this.#options.answerInvalidInput === false) return;
       return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON") });
     }
     const bytes = item.text.length + ENTRY_OVERHEAD_BYTES;
@@ -380,6 +388,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         return this.#settle(message);
       case "invalid":
         this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
+        if (this.#options.answerInvalidInput === false) return;
         return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`) });
       case "notification":
         if (message.method === "notifications/cancelled") return this.#notification(message.method, message.params);

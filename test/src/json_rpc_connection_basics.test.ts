@@ -53,3 +53,24 @@ describe("JsonRpcConnection basics", () => {
     expect(lines.map((l) => l.id)).toEqual([1, 2]);
   });
 });
+
+describe("JsonRpcConnection answerInvalidInput", () => {
+  for (const answer of [true, false]) {
+    it(`${answer ? "answers" : "only reports"} bad input lines when answerInvalidInput is ${answer}`, async () => {
+      const [a, b] = createDuplexPair();
+      const reports: Error[] = [];
+      const connection = new JsonRpcConnection(b, { answerInvalidInput: answer, onReport: (e) => reports.push(e) })
+        .handle("echo", (p) => p)
+        .start();
+      const writer = a.writable.getWriter();
+      await writer.write(new TextEncoder().encode('Server starting on stdio...\n{"not":"json-rpc"}\n{"jsonrpc":"2.0","id":1,"method":"echo","params":{"x":1}}\n'));
+      await writer.close();
+      await connection.closed;
+      let text = "";
+      for await (const chunk of a.readable) text += new TextDecoder().decode(chunk as Uint8Array);
+      const replies = text.trim().split("\n").map((l) => JSON.parse(l));
+      expect(reports).toHaveLength(2);
+      expect(replies.map((r) => r.error?.code ?? r.id)).toEqual(answer ? [-32700, -32600, 1] : [1]);
+    });
+  }
+});
