@@ -1,0 +1,19 @@
+// The page: a ContextClient over a MessagePort to the Worker, once per era.
+import { ContextClient, EraCache } from "../../dist/src/mod.js";
+import { fromMessagePort } from "../../dist/adapters/message_port.js";
+
+const out = document.querySelector("#out");
+const log = (line) => (out.textContent += line + "\n");
+
+for (const era of ["modern", "legacy"]) {
+  const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
+  const { port1, port2 } = new MessageChannel();
+  worker.postMessage(null, [port2]);
+  const client = await ContextClient.connect(fromMessagePort(port1), { era, eraCache: new EraCache() });
+  const { tools } = await client.request("tools/list", {});
+  const result = await client.request("tools/call", { name: "shout", arguments: { text: `hello from the ${era} era` } });
+  log(`${client.era} ${client.protocolVersion} ${client.serverInfo?.name}: tools=${tools.map((t) => t.name).join(",")} -> ${result.content[0].text}`);
+  await client.close();
+  worker.terminate();
+}
+log("done");
