@@ -1,0 +1,26 @@
+/**
+ * fromMessagePort on Bun: a ContextServer and a ContextClient over Bun's own MessageChannel.
+ * @module
+ */
+import { describe, expect, test } from "bun:test";
+import { fromMessagePort } from "../../adapters/message_port.ts";
+import { ContextClient } from "../../src/context_client.ts";
+import { ContextServer } from "../../src/context_server.ts";
+import { EraCache } from "../../src/era_cache.ts";
+
+describe("fromMessagePort on Bun", () => {
+  for (const era of ["modern", "legacy", "auto"] as const) {
+    test(`ContextClient (${era}) and ContextServer over a MessageChannel: 1,000 requests`, async () => {
+      const { port1, port2 } = new MessageChannel();
+      const server = new ContextServer({ name: "bun-port", version: "1", capabilities: { tools: {} } });
+      server.handle("echo", (params: { n: number }) => ({ n: params.n }));
+      const serving = server.serve(fromMessagePort(port2));
+      const client = await ContextClient.connect(fromMessagePort(port1), { era, eraCache: new EraCache() });
+      expect(client.era).toBe(era === "legacy" ? "legacy" : "modern");
+      const results = await Promise.all(Array.from({ length: 1_000 }, (_, n) => client.request("echo", { n }) as Promise<{ n: number }>));
+      expect(results.map((r) => r.n)).toEqual(Array.from({ length: 1_000 }, (_, n) => n));
+      await client.close();
+      expect((await serving).reason).toBe("eof");
+    });
+  }
+});
