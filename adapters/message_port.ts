@@ -41,6 +41,7 @@
  * ```
  * @module
  */
+import { type Deferred, deferred } from "../src/deferred.ts";
 import { ReceiveCredit, SendCredit } from "../src/credit_window.ts";
 import { ClosedError, InvalidOptionError, TransportError } from "../src/errors.ts";
 import type { TransportConnection } from "../src/transport.ts";
@@ -478,15 +479,4 @@ class MessagePortDuplex implements MessagePortConnection {
 function describe(reason: unknown): string {
   if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
   return typeof reason === "string" ? reason : String(reason);
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }

@@ -4,6 +4,7 @@
  * credit for. Pure bookkeeping: no I/O, no timers.
  * @module
  */
+import { type Deferred, deferred } from "./deferred.ts";
 import { InvalidOptionError } from "./errors.ts";
 import { integerOption } from "./options.ts";
 
@@ -24,7 +25,7 @@ export class SendCredit {
   #window: number | undefined;
   #maxInTransit = 0;
   #failure: Error | undefined;
-  #waiter: Waiter | undefined;
+  #waiter: Deferred | undefined;
 
   /** Bytes that may be sent now. */
   get available(): number {
@@ -69,7 +70,7 @@ export class SendCredit {
       if (this.#failure) throw this.#failure;
       signal?.throwIfAborted();
       if (this.#available > 0) return;
-      this.#waiter ??= waiter();
+      this.#waiter ??= deferred();
       const next = this.#waiter.promise;
       if (!signal) {
         await next;
@@ -156,15 +157,4 @@ export class ReceiveCredit {
     this.#outstanding += back;
     return back;
   }
-}
-
-interface Waiter {
-  promise: Promise<void>;
-  resolve(): void;
-}
-
-function waiter(): Waiter {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }

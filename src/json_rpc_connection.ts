@@ -3,6 +3,7 @@
  * concurrency, backpressure from output to input, cancellation, and a bounded EOF half-close.
  * @module
  */
+import { deferred, wakeUp } from "./deferred.ts";
 import type { Duplex } from "./duplex.ts";
 import { ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "./errors.ts";
 import {
@@ -151,12 +152,12 @@ export class JsonRpcConnection implements AsyncDisposable {
   #endedWith: Error | undefined;
   #nextId = 1;
   #active = 0;
-  #slotFreed = signal();
-  readonly #sendSettled = signal();
+  #slotFreed = wakeUp();
+  readonly #sendSettled = wakeUp();
   /** Input read and not yet dispatched, in order; bounded by `maxQueuedInputBytes`. */
   readonly #backlog: BacklogEntry[] = [];
   #backlogBytes = 0;
-  readonly #backlogChanged = signal();
+  readonly #backlogChanged = wakeUp();
   readonly #maxQueuedInputBytes: number;
   #inputDone = false;
   /** False once the EOF grace ran out or the connection closed: nothing more is dispatched. */
@@ -815,28 +816,4 @@ interface BacklogEntry {
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** A reusable wake-up: `wait()` resolves at the next `fire()`. */
-function signal(): { wait(): Promise<void>; fire(): void } {
-  let current = deferred<void>();
-  return {
-    wait: () => current.promise,
-    fire: () => {
-      const fired = current;
-      current = deferred<void>();
-      fired.resolve();
-    },
-  };
 }

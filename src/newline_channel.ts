@@ -3,6 +3,7 @@
  * queue, block-sized writes, and a bounded drain on close.
  * @module
  */
+import { type Deferred, deferred } from "./deferred.ts";
 import type { Duplex } from "./duplex.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "./errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLineBatches } from "./line_splitter.ts";
@@ -459,16 +460,4 @@ export class NewlineChannel implements AsyncDisposable {
       // The handle may already be gone.
     }
   }
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-/** A promise with its resolver; only the first `resolve` counts. */
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }

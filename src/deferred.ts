@@ -1,0 +1,30 @@
+/**
+ * Two tiny promise helpers shared by the core and the adapters.
+ * @module
+ */
+
+/** A promise together with its resolver. */
+export interface Deferred<T = void> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+/** A promise with its resolver; only the first `resolve` counts. */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A reusable wake-up: `wait()` resolves at the next `fire()`. */
+export function wakeUp(): { wait(): Promise<void>; fire(): void } {
+  let current = deferred();
+  return {
+    wait: () => current.promise,
+    fire: () => {
+      const fired = current;
+      current = deferred();
+      fired.resolve();
+    },
+  };
+}
