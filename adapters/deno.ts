@@ -31,13 +31,13 @@ import {
   procGroupHasLiveMembers,
   type ProcReader,
   type ProcessConnection,
-  type ProcessConnectionOptions,
-  type StderrMode,
   validateProcessConnectionOptions,
+  type ProcessTransport,
+  type SpawnOptions,
 } from "../src/process_shutdown.ts";
-import type { ClientTransport, TransportConnection } from "../src/transport.ts";
+import type { TransportConnection } from "../src/transport.ts";
 
-export type { ExitStatus, ProcessConnection, StderrMode } from "../src/process_shutdown.ts";
+export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "../src/process_shutdown.ts";
 
 /** The few members of `Deno.ChildProcess` this adapter uses. */
 export interface DenoChildProcessLike {
@@ -67,24 +67,9 @@ export interface DenoLike {
 const deno = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
-export interface SpawnProcessOptions extends ProcessConnectionOptions {
-  /** The server's whole environment. Default: this process's environment. */
-  env?: Record<string, string | undefined>;
-  /** Working directory of the server. Default: this process's. */
-  cwd?: string;
-  /** `"pipe"` (default: drained, last lines kept), `"inherit"`, or a callback per line (also kept). */
-  stderr?: StderrMode;
-  /** Era-cache key. Default: command, args and cwd. */
-  cacheKey?: string;
+export interface SpawnProcessOptions extends SpawnOptions {
   /** The `Deno` namespace to use. Default: the global one. */
   deno?: DenoLike;
-}
-
-/** A process transport: every `open()` starts a fresh server. */
-export interface ProcessTransport extends ClientTransport {
-  readonly canRespawn: true;
-  readonly cacheKey: string;
-  open(): Promise<ProcessConnection>;
 }
 
 /**

@@ -30,32 +30,16 @@ import {
   procGroupHasLiveMembers,
   type ProcReader,
   type ProcessConnection,
-  type ProcessConnectionOptions,
-  type StderrMode,
   validateProcessConnectionOptions,
+  type ProcessTransport,
+  type SpawnOptions,
 } from "../src/process_shutdown.ts";
-import type { ClientTransport, TransportConnection } from "../src/transport.ts";
+import type { TransportConnection } from "../src/transport.ts";
 
-export type { ExitStatus, ProcessConnection, StderrMode } from "../src/process_shutdown.ts";
+export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "../src/process_shutdown.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
-export interface SpawnProcessOptions extends ProcessConnectionOptions {
-  /** Environment of the server. Default: this process's environment. */
-  env?: Record<string, string | undefined>;
-  /** Working directory of the server. Default: this process's. */
-  cwd?: string;
-  /** `"pipe"` (default: drained, last lines kept), `"inherit"`, or a callback per line (also kept). */
-  stderr?: StderrMode;
-  /** Era-cache key. Default: command, args and cwd. */
-  cacheKey?: string;
-}
-
-/** A process transport: every `open()` starts a fresh server. */
-export interface ProcessTransport extends ClientTransport {
-  readonly canRespawn: true;
-  readonly cacheKey: string;
-  open(): Promise<ProcessConnection>;
-}
+export type SpawnProcessOptions = SpawnOptions;
 
 const isWindows = process.platform === "win32";
 const isLinux = process.platform === "linux";

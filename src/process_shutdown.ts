@@ -4,6 +4,7 @@
  * ends only once the exit status is known. The Node, Deno and Bun adapters hand it their handles.
  * @module
  */
+import type { ClientTransport } from "./transport.ts";
 import { ClosedError, InvalidOptionError, ProcessExitedError } from "./errors.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { StderrTail } from "./stderr_tail.ts";
@@ -391,4 +392,23 @@ export class GroupsAtExit {
       for (const group of this.#groups) this.#kill(group);
     });
   }
+}
+
+/** The options every runtime's `spawnProcess` takes; adapters add only their runtime handle. */
+export interface SpawnOptions extends ProcessConnectionOptions {
+  /** The server's whole environment. Default: this process's environment. */
+  env?: Record<string, string | undefined>;
+  /** Working directory of the server. Default: this process's. */
+  cwd?: string;
+  /** `"pipe"` (default: drained, last lines kept), `"inherit"`, or a callback per line (also kept). */
+  stderr?: StderrMode;
+  /** Era-cache key. Default: command, args and cwd. */
+  cacheKey?: string;
+}
+
+/** A process transport: every `open()` starts a fresh server. */
+export interface ProcessTransport extends ClientTransport {
+  readonly canRespawn: true;
+  readonly cacheKey: string;
+  open(): Promise<ProcessConnection>;
 }
