@@ -35,10 +35,10 @@ import {
   validateProcessConnectionOptions,
   type ProcessTransport,
   type SpawnOptions,
-} from "../src/process_shutdown.ts";
-import type { TransportConnection } from "../src/transport.ts";
+} from "./process/process_shutdown.ts";
+import type { TransportConnection } from "../src/rpc/transport.ts";
 
-export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "../src/process_shutdown.ts";
+export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "./process/process_shutdown.ts";
 
 /** The members of Bun's `FileSink` this adapter uses. */
 export interface FileSinkLike {

@@ -34,10 +34,10 @@ import {
   validateProcessConnectionOptions,
   type ProcessTransport,
   type SpawnOptions,
-} from "../src/process_shutdown.ts";
-import type { TransportConnection } from "../src/transport.ts";
+} from "./process/process_shutdown.ts";
+import type { TransportConnection } from "../src/rpc/transport.ts";
 
-export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "../src/process_shutdown.ts";
+export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "./process/process_shutdown.ts";
 
 /** The few members of `Deno.ChildProcess` this adapter uses. */
 export interface DenoChildProcessLike {

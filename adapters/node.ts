@@ -21,7 +21,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
-import { ClosedError, WriteFailedError } from "../src/errors.ts";
+import { ClosedError, WriteFailedError } from "../src/wire/errors.ts";
 import {
   createProcessConnection,
   type ExitStatus,
@@ -33,10 +33,10 @@ import {
   validateProcessConnectionOptions,
   type ProcessTransport,
   type SpawnOptions,
-} from "../src/process_shutdown.ts";
-import type { TransportConnection } from "../src/transport.ts";
+} from "./process/process_shutdown.ts";
+import type { TransportConnection } from "../src/rpc/transport.ts";
 
-export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "../src/process_shutdown.ts";
+export type { ExitStatus, ProcessConnection, ProcessTransport, StderrMode } from "./process/process_shutdown.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

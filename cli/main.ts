@@ -4,7 +4,7 @@
  * offers, call a tool, or serve the demo server. See `onemodelcontext --help`.
  * @module
  */
-import { JsonRpcError, isTransportError, ProcessExitedError } from "../src/errors.ts";
+import { JsonRpcError, isTransportError, ProcessExitedError } from "../src/wire/errors.ts";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { formatInspect, inspect } from "./inspect.ts";
 import { Progress } from "./progress.ts";

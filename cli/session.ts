@@ -3,10 +3,10 @@
  * @module
  */
 import { spawnProcess } from "../adapters/node.ts";
-import type { ProcessConnection } from "../src/process_shutdown.ts";
-import type { ClientTransport } from "../src/transport.ts";
-import { ContextClient } from "../src/context_client.ts";
-import { EraCache } from "../src/era_cache.ts";
+import type { ProcessConnection } from "../adapters/process/process_shutdown.ts";
+import type { ClientTransport } from "../src/rpc/transport.ts";
+import { ContextClient } from "../src/client/context_client.ts";
+import { EraCache } from "../src/client/era_cache.ts";
 import type { CliArgs } from "./args.ts";
 import type { Progress } from "./progress.ts";
 

@@ -3,19 +3,19 @@
  * JavaScript runtime, with bounded memory and bounded shutdown.
  * @module
  */
-export * from "./errors.ts";
-export * from "./time_provider.ts";
-export type { Duplex } from "./duplex.ts";
-export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./line_splitter.ts";
+export * from "./wire/errors.ts";
+export * from "./stream/time_provider.ts";
+export type { Duplex } from "./stream/duplex.ts";
+export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./stream/line_splitter.ts";
 export {
   type DestroyableDuplex,
   type DrainOptions,
   type DrainOutcome,
   NewlineChannel,
   type NewlineChannelOptions,
-} from "./newline_channel.ts";
-export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./transport.ts";
-export * from "./protocol_versions.ts";
+} from "./stream/newline_channel.ts";
+export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./rpc/transport.ts";
+export * from "./wire/protocol_versions.ts";
 export {
   type ConnectionCloseInfo,
   type IncomingRequest,
@@ -25,7 +25,7 @@ export {
   type RequestContext,
   type RequestHandler,
   type RequestId,
-} from "./json_rpc_connection.ts";
+} from "./rpc/json_rpc_connection.ts";
 export {
   ContextServer,
   type ContextServerOptions,
@@ -33,14 +33,14 @@ export {
   type ServerNotificationHandler,
   type ServerRequestContext,
   type ServerRequestHandler,
-} from "./context_server.ts";
+} from "./server/context_server.ts";
 export {
   type ClientRequestOptions,
   ContextClient,
   type ContextClientOptions,
   type NegotiationInfo,
   type NegotiationOutcome,
-} from "./context_client.ts";
+} from "./client/context_client.ts";
 export {
   DEFAULT_LEGACY_LIFETIME,
   defaultEraCache,
@@ -48,7 +48,7 @@ export {
   type EraCacheEntry,
   type EraCacheOptions,
   type EraCacheStore,
-} from "./era_cache.ts";
+} from "./client/era_cache.ts";
 export {
   buildDiscoverResult,
   type CacheScope,
@@ -56,7 +56,7 @@ export {
   type DiscoverResultInit,
   parseDiscoverResult,
   type ParsedDiscoverResult,
-} from "./discover_result.ts";
+} from "./wire/discover_result.ts";
 export {
   buildRequestMeta,
   CACHEABLE_RESULT_METHODS,
@@ -71,14 +71,5 @@ export {
   type RequestEnvelope,
   serverInfoOf,
   withRequestEnvelope,
-} from "./meta_envelope.ts";
-export { ServerVersions } from "./server_era.ts";
-export {
-  type ExitStatus,
-  type ProcessConnection,
-  type ProcessConnectionOptions,
-  type ProcessShutdownOptions,
-  type ShutdownStep,
-  type StderrMode,
-} from "./process_shutdown.ts";
-export { StderrTail, type StderrTailOptions } from "./stderr_tail.ts";
+} from "./wire/meta_envelope.ts";
+export { ServerVersions } from "./wire/server_versions.ts";

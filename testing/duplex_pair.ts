@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { Duplex } from "../src/duplex.ts";
+import type { Duplex } from "../src/stream/duplex.ts";
 
 export type { Duplex };
 

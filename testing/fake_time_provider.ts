@@ -2,7 +2,7 @@
  * A deterministic {@linkcode TimeProvider} for tests: time moves only when the test says so.
  * @module
  */
-import type { TimeProvider, TimerHandle } from "../src/time_provider.ts";
+import type { TimeProvider, TimerHandle } from "../src/stream/time_provider.ts";
 
 interface PendingTimer {
   due: number;

@@ -3,7 +3,7 @@
 //
 //   node bench/channel/run.mjs [--quick] [--no-build] [--runs N]
 //
-// Builds src/newline_channel.ts (and the in-memory pair) into bench/channel/build with the project's
+// Builds src/stream/newline_channel.ts (and the in-memory pair) into bench/channel/build with the project's
 // TypeScript, then measures messages/s and MiB/s for 200-byte and 64 KiB messages:
 //   - memory: through an in-memory duplex pair (testing/duplex_pair.ts), one process;
 //   - pipe:   through real OS pipes to a child process that echoes stdin to stdout.

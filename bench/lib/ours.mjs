@@ -5,7 +5,7 @@
 export async function loadOurs() {
   const core = await import('onemodelcontext');
   const node = await import('onemodelcontext/node');
-  const ContextServer = core.ContextServer ?? (await import('../../dist/src/context_server.js')).ContextServer;
-  const ContextClient = core.ContextClient ?? (await import('../../dist/src/context_client.js')).ContextClient;
+  const ContextServer = core.ContextServer ?? (await import('../../dist/src/server/context_server.js')).ContextServer;
+  const ContextClient = core.ContextClient ?? (await import('../../dist/src/client/context_client.js')).ContextClient;
   return { ContextServer, ContextClient, spawnProcess: node.spawnProcess, stdio: node.stdio };
 }

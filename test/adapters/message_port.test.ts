@@ -10,9 +10,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { build } from "rolldown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort, type MessagePortConnection, type MessagePortLike } from "../../adapters/message_port.ts";
-import { ClosedError, isTransportError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort, type MessagePortConnection, type MessagePortLike } from "../../adapters/message_port/mod.ts";
+import { ClosedError, isTransportError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 
 const MiB = 1024 * 1024;
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -372,8 +372,8 @@ let workerFile: string;
 
 const WORKER_SOURCE = (root: string) => `
 import { parentPort } from "node:worker_threads";
-import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port.ts"))};
-import { NewlineChannel } from ${JSON.stringify(join(root, "src/newline_channel.ts"))};
+import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port/mod.ts"))};
+import { NewlineChannel } from ${JSON.stringify(join(root, "src/stream/newline_channel.ts"))};
 
 parentPort.once("message", async ({ mode, port, report, count, size }) => {
   const conn = fromMessagePort(port);

@@ -10,21 +10,21 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { build } from "rolldown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { JsonRpcError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
-import { MetaKeys } from "../../src/protocol_versions.ts";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port/mod.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { JsonRpcError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
+import { MetaKeys } from "../../src/wire/protocol_versions.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const REQUESTS = 1_000;
 
 const WORKER_SOURCE = (root: string) => `
 import { parentPort } from "node:worker_threads";
-import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port.ts"))};
-import { ContextServer } from ${JSON.stringify(join(root, "src/context_server.ts"))};
-import { NewlineChannel } from ${JSON.stringify(join(root, "src/newline_channel.ts"))};
-import { LEGACY_VERSIONS } from ${JSON.stringify(join(root, "src/protocol_versions.ts"))};
+import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port/mod.ts"))};
+import { ContextServer } from ${JSON.stringify(join(root, "src/server/context_server.ts"))};
+import { NewlineChannel } from ${JSON.stringify(join(root, "src/stream/newline_channel.ts"))};
+import { LEGACY_VERSIONS } from ${JSON.stringify(join(root, "src/wire/protocol_versions.ts"))};
 
 function makeServer(kind) {
   const server = new ContextServer({

@@ -5,8 +5,8 @@
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { denoBin, liveGroupMembers, repo, waitUntil } from "./helpers.ts";
 
@@ -15,7 +15,7 @@ const stdioServer = `${repo}test/fixtures/processes/stdio_server.mjs`;
 const url = (path: string): string => pathToFileURL(`${repo}${path}`).href;
 
 describe("Node client → Deno server", () => {
-  const transport = spawnProcess(denoBin, ["run", "-A", contextServer, url("src/context_server.ts"), url("adapters/deno.ts")]);
+  const transport = spawnProcess(denoBin, ["run", "-A", contextServer, url("src/server/context_server.ts"), url("adapters/deno.ts")]);
   for (const era of ["modern", "legacy", "auto"] as const) {
     test(`era ${era}: negotiates and runs 1,000 requests`, async () => {
       const started = performance.now();
@@ -79,7 +79,7 @@ describe("stdio() on Node, in a real Node server process", () => {
   });
 
   test("Node client → Node server on stdio(): both eras", async () => {
-    const transport = spawnProcess("node", [contextServer, url("dist/src/context_server.js"), adapter()]);
+    const transport = spawnProcess("node", [contextServer, url("dist/src/server/context_server.js"), adapter()]);
     for (const era of ["modern", "legacy"] as const) {
       const client = await ContextClient.connect(transport, { era, eraCache: null });
       expect(client.era).toBe(era);

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { InvalidOptionError, ProcessExitedError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { denoBin, liveGroupMembers, peer, sleep, waitUntil } from "./helpers.ts";
 
 async function exchange(channel: NewlineChannel, count: number): Promise<void> {

@@ -3,7 +3,7 @@
  * bound holds, none is hit early, and a process that exits by itself leaves no timer behind.
  */
 import { describe, expect, test } from "vitest";
-import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/errors.ts";
+import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
 import {
   createProcessConnection,
   type ExitStatus,
@@ -12,7 +12,7 @@ import {
   procGroupHasLiveMembers,
   type ProcessHandles,
   shutdownProcess,
-} from "../../src/process_shutdown.ts";
+} from "../../adapters/process/process_shutdown.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();

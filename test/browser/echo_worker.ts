@@ -4,7 +4,7 @@
  * loading it proves module Workers resolve `.ts` imports in the browser suite.
  * @module
  */
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/line_splitter.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/stream/line_splitter.ts";
 
 self.addEventListener("message", (event: MessageEvent) => {
   const port = event.ports[0];

@@ -4,8 +4,8 @@
  * a page that stops reading makes the Worker's queued output stop at the 1 MiB bound.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port/mod.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 
 const MiB = 1024 * 1024;
 let worker: Worker | undefined;

@@ -4,10 +4,10 @@
  * stops reading: the server's queued output stops at the 1 MiB bound and the rest waits.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
-import { MetaKeys } from "../../src/protocol_versions.ts";
+import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort } from "../../adapters/message_port/mod.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
+import { MetaKeys } from "../../src/wire/protocol_versions.ts";
 
 const MiB = 1024 * 1024;
 const REQUESTS = 1_000;

@@ -3,7 +3,7 @@
  * @module
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/line_splitter.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/stream/line_splitter.ts";
 
 let worker: Worker | undefined;
 

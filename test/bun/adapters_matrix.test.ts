@@ -5,14 +5,14 @@
  */
 import { beforeAll, expect, test } from "bun:test";
 import { spawnProcess } from "../../adapters/bun.ts";
-import { ContextClient } from "../../src/context_client.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 
 const repo = new URL("../../", import.meta.url);
 const contextServer = new URL("test/fixtures/processes/context_server.mjs", repo).pathname;
 const transport = spawnProcess("node", [
   contextServer,
-  new URL("dist/src/context_server.js", repo).href,
+  new URL("dist/src/server/context_server.js", repo).href,
   new URL("dist/adapters/node.js", repo).href,
 ]);
 

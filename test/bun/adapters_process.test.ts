@@ -7,8 +7,8 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { spawnProcess } from "../../adapters/bun.ts";
-import { ProcessExitedError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { ProcessExitedError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const peer = `${repo}test/fixtures/processes/peer.mjs`;

@@ -3,10 +3,10 @@
  * @module
  */
 import { describe, expect, test } from "bun:test";
-import { fromMessagePort } from "../../adapters/message_port.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { ContextServer } from "../../src/context_server.ts";
-import { EraCache } from "../../src/era_cache.ts";
+import { fromMessagePort } from "../../adapters/message_port/mod.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { ContextServer } from "../../src/server/context_server.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
 
 describe("fromMessagePort on Bun", () => {
   for (const era of ["modern", "legacy", "auto"] as const) {

@@ -3,7 +3,7 @@
  * @module
  */
 import { describe, expect, test } from "bun:test";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 
 const MiB = 1024 * 1024;

@@ -4,7 +4,7 @@
  * @module
  */
 import { spawnProcess } from "../../adapters/deno.ts";
-import { ContextClient } from "../../src/context_client.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
 
 const repo = new URL("../../", import.meta.url);
@@ -12,7 +12,7 @@ const contextServer = new URL("test/fixtures/processes/context_server.mjs", repo
 const bunBin = new URL("node_modules/.bin/bun", repo).pathname;
 const transport = spawnProcess(bunBin, [
   contextServer,
-  new URL("src/context_server.ts", repo).href,
+  new URL("src/server/context_server.ts", repo).href,
   new URL("adapters/bun.ts", repo).href,
 ]);
 

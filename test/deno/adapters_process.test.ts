@@ -5,8 +5,8 @@
  * @module
  */
 import { spawnProcess } from "../../adapters/deno.ts";
-import { ProcessExitedError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { ProcessExitedError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
 
 const repo = new URL("../../", import.meta.url).pathname;

@@ -2,10 +2,10 @@
  * fromMessagePort on Deno: a ContextServer and a ContextClient over Deno's own MessageChannel.
  * @module
  */
-import { fromMessagePort } from "../../adapters/message_port.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { ContextServer } from "../../src/context_server.ts";
-import { EraCache } from "../../src/era_cache.ts";
+import { fromMessagePort } from "../../adapters/message_port/mod.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { ContextServer } from "../../src/server/context_server.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
 
 for (const era of ["modern", "legacy", "auto"] as const) {

@@ -2,7 +2,7 @@
  * NewlineChannel on Deno's own web streams, over an in-memory duplex pair.
  * @module
  */
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
 

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { ContextClient } from "../../src/context_client.ts";
-import { EraCache } from "../../src/era_cache.ts";
-import { ProcessExitedError } from "../../src/errors.ts";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
+import { ProcessExitedError } from "../../src/wire/errors.ts";
 import { ROOT } from "../fixtures/ours/build_dist.ts";
 import { MiB, record } from "./target.ts";
 

@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextServer } from "../../src/context_server.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { ContextServer } from "../../src/server/context_server.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { ENVELOPE } from "./target.ts";
 

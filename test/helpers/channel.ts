@@ -2,7 +2,7 @@
  * Shared helpers for channel tests: a channel writing into a RecordingWritable, message builders of
  * an exact encoded size, and a way to ask whether a promise has settled without waiting for it.
  */
-import { NewlineChannel, type NewlineChannelOptions } from "../../src/newline_channel.ts";
+import { NewlineChannel, type NewlineChannelOptions } from "../../src/stream/newline_channel.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { RecordingWritable, type RecordingWritableOptions } from "../../testing/recording_writable.ts";
 import { manualReadable } from "./streams.ts";

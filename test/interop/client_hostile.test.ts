@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { ContextClient, type ContextClientOptions } from "../../src/context_client.ts";
-import { EraCache } from "../../src/era_cache.ts";
-import { ParseError } from "../../src/errors.ts";
+import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
+import { ParseError } from "../../src/wire/errors.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/hostile/server.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "omc-hostile-"));

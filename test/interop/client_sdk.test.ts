@@ -3,9 +3,9 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
-import { ContextClient, type ContextClientOptions } from "../../src/context_client.ts";
-import { EraCache } from "../../src/era_cache.ts";
-import { TransportError } from "../../src/errors.ts";
+import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
+import { TransportError } from "../../src/wire/errors.ts";
 
 const LEGACY_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/legacy_server.mjs", import.meta.url));
 const MODERN_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/modern_server.mjs", import.meta.url));

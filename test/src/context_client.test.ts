@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ContextClient, type ContextClientOptions } from "../../src/context_client.ts";
-import { EraCache } from "../../src/era_cache.ts";
-import { TransportError } from "../../src/errors.ts";
-import { MetaKeys } from "../../src/protocol_versions.ts";
+import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
+import { TransportError } from "../../src/wire/errors.ts";
+import { MetaKeys } from "../../src/wire/protocol_versions.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import {

@@ -1,8 +1,8 @@
 /** Our ContextClient against our ContextServer over an in-memory pair, in every era mode. */
 import { describe, expect, it } from "vitest";
-import { ContextClient, type ContextClientOptions } from "../../src/context_client.ts";
-import { ContextServer, type ContextServerOptions } from "../../src/context_server.ts";
-import { LEGACY_VERSIONS, MetaKeys } from "../../src/protocol_versions.ts";
+import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
+import { ContextServer, type ContextServerOptions } from "../../src/server/context_server.ts";
+import { LEGACY_VERSIONS, MetaKeys } from "../../src/wire/protocol_versions.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
 

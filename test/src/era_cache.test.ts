@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../src/era_cache.ts";
+import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../src/client/era_cache.ts";
 import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
 
 describe("EraCache", () => {

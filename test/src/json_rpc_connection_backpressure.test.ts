@@ -4,7 +4,7 @@
  * while output is full, and everything queued is delivered once the peer reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/json_rpc_connection.ts";
+import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/rpc/json_rpc_connection.ts";
 import { createDuplexPair, type Duplex } from "../../testing/duplex_pair.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { retainedBytes } from "../helpers/streams.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JsonRpcConnection } from "../../src/json_rpc_connection.ts";
-import { JsonRpcError } from "../../src/errors.ts";
+import { JsonRpcConnection } from "../../src/rpc/json_rpc_connection.ts";
+import { JsonRpcError } from "../../src/wire/errors.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
 

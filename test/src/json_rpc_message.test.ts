@@ -2,8 +2,8 @@
  * JSON-RPC message classification and the error responses the connection writes.
  */
 import { describe, expect, it } from "vitest";
-import { JsonRpcError } from "../../src/errors.ts";
-import { classifyMessage, errorResponse, errorResponseFor, idKey, isRequestId } from "../../src/json_rpc_message.ts";
+import { JsonRpcError } from "../../src/wire/errors.ts";
+import { classifyMessage, errorResponse, errorResponseFor, idKey, isRequestId } from "../../src/wire/json_rpc_message.ts";
 
 describe("classifyMessage", () => {
   it("sorts requests, notifications, results and errors", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { InvalidUtf8Error, MessageTooLargeError } from "../../src/errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLines } from "../../src/line_splitter.ts";
-import { LineLedger, Utf8LineGuard } from "../../src/utf8_line_guard.ts";
+import { InvalidUtf8Error, MessageTooLargeError } from "../../src/wire/errors.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLines } from "../../src/stream/line_splitter.ts";
+import { LineLedger, Utf8LineGuard } from "../../src/stream/utf8_line_guard.ts";
 import {
   collect,
   concatBytes,

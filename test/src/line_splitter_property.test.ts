@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitLines } from "../../src/line_splitter.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { splitLines } from "../../src/stream/line_splitter.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { collect, cutAt, readableOf, utf8 } from "../helpers/streams.ts";
 

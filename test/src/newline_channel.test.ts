@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { ClosedError, InvalidOptionError, WriteFailedError } from "../../src/errors.ts";
-import { NewlineChannel } from "../../src/newline_channel.ts";
+import { ClosedError, InvalidOptionError, WriteFailedError } from "../../src/wire/errors.ts";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { completeBlock, completeBlocks, messageOfLineBytes, recordedChannel, track } from "../helpers/channel.ts";

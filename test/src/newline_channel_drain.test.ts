@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ClosedError, TimeoutError } from "../../src/errors.ts";
+import { ClosedError, TimeoutError } from "../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { completeBlock, messageOfLineBytes, recordedChannel, track } from "../helpers/channel.ts";
 import { KiB, MiB } from "../helpers/streams.ts";

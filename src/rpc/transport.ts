@@ -2,7 +2,7 @@
  * The seam between the core and the runtime adapters: what a client connects through.
  * @module
  */
-import type { Duplex } from "./duplex.ts";
+import type { Duplex } from "../stream/duplex.ts";
 
 /**
  * One live connection to a server: a duplex byte pair plus what a process-backed adapter knows.

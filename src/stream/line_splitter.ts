@@ -7,7 +7,7 @@
  * typed errors, in line order.
  * @module
  */
-import { InvalidUtf8Error, MessageTooLargeError } from "./errors.ts";
+import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
 import { LineLedger, Utf8LineGuard } from "./utf8_line_guard.ts";
 
 /** One event of the input: a line's text, or a typed error that stands in for a discarded line. */

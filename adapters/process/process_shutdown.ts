@@ -4,12 +4,12 @@
  * ends only once the exit status is known. The Node, Deno and Bun adapters hand it their handles.
  * @module
  */
-import type { ClientTransport } from "./transport.ts";
-import { ClosedError, InvalidOptionError, ProcessExitedError } from "./errors.ts";
-import { integerOption, numberOption } from "./options.ts";
+import type { ClientTransport } from "../../src/rpc/transport.ts";
+import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
+import { integerOption, numberOption } from "../../src/stream/options.ts";
 import { StderrTail } from "./stderr_tail.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
-import type { TransportConnection } from "./transport.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../src/stream/time_provider.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
 
 /** How a process ended. `signal` is a name such as `"SIGKILL"`, or null when it exited by itself. */
 export interface ExitStatus {

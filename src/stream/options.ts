@@ -2,7 +2,7 @@
  * Validation shared by every options object: a clear {@linkcode InvalidOptionError} naming the option.
  * @module
  */
-import { InvalidOptionError } from "./errors.ts";
+import { InvalidOptionError } from "../wire/errors.ts";
 
 /** Returns `value` when it is a finite number ≥ `min`, `fallback` when undefined; throws otherwise. */
 export function numberOption(name: string, value: unknown, fallback: number, min = 0): number {

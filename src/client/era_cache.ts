@@ -2,10 +2,10 @@
  * Remembers which protocol era a server speaks, so a client need not probe it on every connect.
  * @module
  */
-import { TransportError } from "./errors.ts";
-import { numberOption } from "./options.ts";
-import type { Era } from "./protocol_versions.ts";
-import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
+import { TransportError } from "../wire/errors.ts";
+import { numberOption } from "../stream/options.ts";
+import type { Era } from "../wire/protocol_versions.ts";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 
 /** What the cache knows about one server. */
 export interface EraCacheEntry {

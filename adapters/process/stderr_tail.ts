@@ -2,7 +2,7 @@
  * `StderrTail`: keeps the last lines a process wrote to stderr, in bounded memory, for error messages.
  * @module
  */
-import { integerOption } from "./options.ts";
+import { integerOption } from "../../src/stream/options.ts";
 
 /** Options of {@linkcode StderrTail}. */
 export interface StderrTailOptions {

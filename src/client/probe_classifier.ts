@@ -3,9 +3,9 @@
  * Pure functions; no I/O.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "./errors.ts";
-import { type ParsedDiscoverResult, parseDiscoverResult } from "./discover_result.ts";
-import { isImplementation, isPlainObject } from "./meta_envelope.ts";
+import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { type ParsedDiscoverResult, parseDiscoverResult } from "../wire/discover_result.ts";
+import { isImplementation, isPlainObject } from "../wire/meta_envelope.ts";
 import {
   type Capabilities,
   eraOf,
@@ -13,7 +13,7 @@ import {
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
   MODERN_VERSIONS,
-} from "./protocol_versions.ts";
+} from "../wire/protocol_versions.ts";
 
 /**
  * How a connection's era was decided: one value per row of the probe-outcome table, plus the

@@ -4,10 +4,10 @@
  * `request` works the same in both eras.
  * @module
  */
-import type { Duplex } from "./duplex.ts";
+import type { Duplex } from "../stream/duplex.ts";
 import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
-import { ErrorCodes, InvalidOptionError, JsonRpcError, TransportError } from "./errors.ts";
+import { ErrorCodes, InvalidOptionError, JsonRpcError, TransportError } from "../wire/errors.ts";
 import {
   type ConnectionCloseInfo,
   type IncomingRequest,
@@ -16,12 +16,12 @@ import {
   type NotificationHandler,
   type RequestContext,
   type RequestHandler,
-} from "./json_rpc_connection.ts";
-import { isPlainObject, withRequestEnvelope } from "./meta_envelope.ts";
-import { numberOption } from "./options.ts";
-import type { Capabilities, Era, Implementation } from "./protocol_versions.ts";
-import { systemTimeProvider } from "./time_provider.ts";
-import { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./transport.ts";
+} from "../rpc/json_rpc_connection.ts";
+import { isPlainObject, withRequestEnvelope } from "../wire/meta_envelope.ts";
+import { numberOption } from "../stream/options.ts";
+import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
+import { systemTimeProvider } from "../stream/time_provider.ts";
+import { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "../rpc/transport.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";

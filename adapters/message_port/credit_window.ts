@@ -4,9 +4,9 @@
  * credit for. Pure bookkeeping: no I/O, no timers.
  * @module
  */
-import { type Deferred, deferred } from "./deferred.ts";
-import { InvalidOptionError } from "./errors.ts";
-import { integerOption } from "./options.ts";
+import { type Deferred, deferred } from "../../src/stream/deferred.ts";
+import { InvalidOptionError } from "../../src/wire/errors.ts";
+import { integerOption } from "../../src/stream/options.ts";
 
 /**
  * The writer's side: credit granted by the peer and not yet used. The first grant is taken as the

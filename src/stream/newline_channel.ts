@@ -5,7 +5,7 @@
  */
 import { type Deferred, deferred } from "./deferred.ts";
 import type { Duplex } from "./duplex.ts";
-import { ClosedError, TimeoutError, WriteFailedError } from "./errors.ts";
+import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLineBatches } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";

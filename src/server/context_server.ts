@@ -2,9 +2,9 @@
  * `ContextServer`: an MCP server that speaks both protocol eras on one stream, over any duplex.
  * @module
  */
-import type { Duplex } from "./duplex.ts";
-import { ClosedError, ErrorCodes, InvalidOptionError, JsonRpcError } from "./errors.ts";
-import { type CacheScope, buildDiscoverResult, type DiscoverResult } from "./discover_result.ts";
+import type { Duplex } from "../stream/duplex.ts";
+import { ClosedError, ErrorCodes, InvalidOptionError, JsonRpcError } from "../wire/errors.ts";
+import { type CacheScope, buildDiscoverResult, type DiscoverResult } from "../wire/discover_result.ts";
 import {
   type ConnectionCloseInfo,
   type IncomingRequest,
@@ -12,7 +12,7 @@ import {
   type JsonRpcConnectionOptions,
   type RequestContext,
   type RequestId,
-} from "./json_rpc_connection.ts";
+} from "../rpc/json_rpc_connection.ts";
 import {
   decorateModernResult,
   isImplementation,
@@ -20,11 +20,11 @@ import {
   type LoggingLevel,
   progressTokenOf,
   readRequestEnvelope,
-} from "./meta_envelope.ts";
-import type { NewlineChannel } from "./newline_channel.ts";
-import { integerOption, numberOption } from "./options.ts";
-import type { Capabilities, Era, Implementation } from "./protocol_versions.ts";
-import { invalidParams, ServerVersions } from "./server_era.ts";
+} from "../wire/meta_envelope.ts";
+import type { NewlineChannel } from "../stream/newline_channel.ts";
+import { integerOption, numberOption } from "../stream/options.ts";
+import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
+import { invalidParams, ServerVersions } from "../wire/server_versions.ts";
 
 /** Options of {@linkcode ContextServer}; every {@linkcode JsonRpcConnectionOptions} bound applies per connection. */
 export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier"> {

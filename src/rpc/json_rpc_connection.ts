@@ -3,9 +3,9 @@
  * concurrency, backpressure from output to input, cancellation, and a bounded EOF half-close.
  * @module
  */
-import { deferred, wakeUp } from "./deferred.ts";
-import type { Duplex } from "./duplex.ts";
-import { ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "./errors.ts";
+import { deferred, wakeUp } from "../stream/deferred.ts";
+import type { Duplex } from "../stream/duplex.ts";
+import { ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "../wire/errors.ts";
 import {
   type ClassifiedMessage,
   classifyMessage,
@@ -14,11 +14,11 @@ import {
   type IncomingRequest,
   idKey,
   type RequestId,
-} from "./json_rpc_message.ts";
-import type { InputLine } from "./line_splitter.ts";
-import { type DestroyableDuplex, NewlineChannel, type NewlineChannelOptions } from "./newline_channel.ts";
-import { integerOption, numberOption } from "./options.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
+} from "../wire/json_rpc_message.ts";
+import type { InputLine } from "../stream/line_splitter.ts";
+import { type DestroyableDuplex, NewlineChannel, type NewlineChannelOptions } from "../stream/newline_channel.ts";
+import { integerOption, numberOption } from "../stream/options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
 import type { TransportConnection } from "./transport.ts";
 
 export type { IncomingRequest, RequestId };

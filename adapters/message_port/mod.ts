@@ -41,10 +41,10 @@
  * ```
  * @module
  */
-import { type Deferred, deferred } from "../src/deferred.ts";
-import { ReceiveCredit, SendCredit } from "../src/credit_window.ts";
-import { ClosedError, InvalidOptionError, TransportError } from "../src/errors.ts";
-import type { TransportConnection } from "../src/transport.ts";
+import { type Deferred, deferred } from "../../src/stream/deferred.ts";
+import { ReceiveCredit, SendCredit } from "./credit_window.ts";
+import { ClosedError, InvalidOptionError, TransportError } from "../../src/wire/errors.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
 
 /**
  * What {@linkcode fromMessagePort} needs of a port: a browser `MessagePort`, a Node `worker_threads`

@@ -5,9 +5,9 @@
  * @module
  */
 import { type EraCacheEntry, type EraCacheStore, forgetEra, readEra, storeEra } from "./era_cache.ts";
-import { JsonRpcError, TimeoutError, TransportError } from "./errors.ts";
-import type { JsonRpcConnection } from "./json_rpc_connection.ts";
-import { type RequestEnvelope, withRequestEnvelope } from "./meta_envelope.ts";
+import { JsonRpcError, TimeoutError, TransportError } from "../wire/errors.ts";
+import type { JsonRpcConnection } from "../rpc/json_rpc_connection.ts";
+import { type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";
 import {
   classifyProbeError,
   classifyProbeResult,
@@ -26,9 +26,9 @@ import {
   type Implementation,
   LATEST_LEGACY_VERSION,
   LATEST_MODERN_VERSION,
-} from "./protocol_versions.ts";
-import type { TimeProvider } from "./time_provider.ts";
-import type { ClientTransport, TransportConnection } from "./transport.ts";
+} from "../wire/protocol_versions.ts";
+import type { TimeProvider } from "../stream/time_provider.ts";
+import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
 
 /** How a client's era was decided, for diagnostics. */
 export interface NegotiationInfo {
