@@ -255,12 +255,15 @@ function main() {
   const args = parseArgs(process.argv.slice(2));
   const commit = args.commit ?? gitCommit(args.spec);
   const parsed = {};
+  // Everything is computed before anything is written: a schema the generator does not understand
+  // leaves the committed files untouched.
+  const outputs = [];
+  const write = (path, text) => outputs.push([join(args.out, path), text]);
   for (const revision of REVISIONS) {
     const source = readSchema(args.spec, revision.version);
     const text = transformSchema(source, revision, commit);
-    const target = join(args.out, "src/wire/protocol", `${revision.file}.ts`);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text);
+    const target = `src/wire/protocol/${revision.file}.ts`;
+    write(target, text);
     parsed[revision.era] = { revision, decls: parseDeclarations(text, revision.version) };
     const decls = parsed[revision.era].decls;
     const counts = { interface: 0, type: 0, const: 0 };
@@ -272,8 +275,8 @@ function main() {
 
   // current.ts: the types that are the same in both revisions.
   const shared = sharedNames(legacy.decls, modern.decls);
-  writeFileSync(
-    join(args.out, "src/wire/protocol/current.ts"),
+  write(
+    "src/wire/protocol/current.ts",
     [
       "/**",
       ` * The MCP protocol types declared identically in revisions ${legacy.revision.version} and ${modern.revision.version},`,
@@ -289,9 +292,8 @@ function main() {
   console.log(`current: ${shared.length} types shared by both revisions`);
 
   // test/src/wire/protocol_current_equal.ts: each shared name is the same type in both files.
-  mkdirSync(join(args.out, "test/src/wire"), { recursive: true });
-  writeFileSync(
-    join(args.out, "test/src/wire/protocol_current_equal.ts"),
+  write(
+    "test/src/wire/protocol_current_equal.ts",
     [
       "// Type-level check, run by `npx tsc -p tsconfig.json`: every type that src/wire/protocol/current.ts",
       "// exports as shared is mutually assignable between the two revisions' files.",
@@ -352,8 +354,8 @@ function main() {
     (c) =>
       `/** The methods of {@link ${c.mapName}}, in the order of the schema's \`${c.union}\` union (${c.version}). */\nexport const ${c.constName} = [\n${c.methods.map((m) => `  ${JSON.stringify(m)},`).join("\n")}\n] as const satisfies readonly (keyof ${c.mapName})[];`,
   );
-  writeFileSync(
-    join(args.out, "src/wire/protocol/era_method_maps.ts"),
+  write(
+    "src/wire/protocol/era_method_maps.ts",
     [
       "/**",
       ` * The method maps of each revision, exactly as the schema types them, read from its message unions.`,
@@ -373,7 +375,12 @@ function main() {
       "",
     ].join("\n"),
   );
+  for (const [path, text] of outputs) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
   console.log(report.join("\n"));
+  console.log(`wrote ${outputs.map(([path]) => path).join(", ")}`);
 }
 
 main();
