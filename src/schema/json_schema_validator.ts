@@ -1,0 +1,313 @@
+/**
+ * The default {@linkcode SchemaValidator}: `@cfworker/json-schema` (drafts 2020-12, 2019-09, 7 and 4; no
+ * `eval`; runs in browsers, workers, Node.js, Deno and Bun) behind our contract, with the bounds a server
+ * needs against hostile schemas and values, and `$ref` resolution that never leaves the process.
+ * @module
+ */
+import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from "@cfworker/json-schema";
+import { boundText, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ERRORS, depthIssue, integerOption, MAX_DEPTH_LIMIT, nestsDeeperThan } from "./bounds.ts";
+import { SchemaError } from "./schema_error.ts";
+import type { CompiledSchema, JsonSchema, JsonSchemaObject, SchemaCheck, SchemaIssue, SchemaValidator } from "./schema_validator.ts";
+
+/** Options of {@linkcode JsonSchemaValidator}. */
+export interface JsonSchemaValidatorOptions {
+  /**
+   * Schemas a `$ref` may name by their `$id` (absolute URIs). Nothing else outside the schema itself
+   * resolves: a `$ref` to anything unregistered is a {@linkcode SchemaError} `unresolved_ref` at
+   * compile time, never a fetch. Default: none.
+   */
+  readonly schemas?: readonly JsonSchemaObject[];
+  /** Check `format` (email, date-time, uri…) instead of treating it as an annotation, as 2020-12 does by default. Default `false`. */
+  readonly assertFormats?: boolean;
+  /** Collect every failure instead of stopping at the first one. Default `false`. */
+  readonly allErrors?: boolean;
+  /** Issues reported per failed validation. Default 10. */
+  readonly maxErrors?: number;
+  /** Nesting levels allowed in a schema and in a validated value (at most 1000). Default 128. */
+  readonly maxDepth?: number;
+  /** Values (objects, arrays, scalars) allowed in one schema. Default 100,000. */
+  readonly maxSchemaNodes?: number;
+  /** `$ref` resolutions allowed while validating one value; beyond it the value is reported invalid. Default 100,000. */
+  readonly maxRefResolutions?: number;
+}
+
+const DIALECTS: Record<string, SchemaDraft> = {
+  "json-schema.org/draft/2020-12/schema": "2020-12",
+  "json-schema.org/draft/2019-09/schema": "2019-09",
+  "json-schema.org/draft-07/schema": "7",
+  "json-schema.org/draft-04/schema": "4",
+};
+
+/** Keywords whose value is one subschema. */
+const SCHEMA_KEYWORDS = new Set([
+  "items", "additionalItems", "unevaluatedItems", "contains", "additionalProperties", "unevaluatedProperties",
+  "propertyNames", "not", "if", "then", "else",
+]);
+/** Keywords whose value is an array of subschemas. */
+const SCHEMA_ARRAY_KEYWORDS = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
+/** Keywords whose value maps names to subschemas. */
+const SCHEMA_MAP_KEYWORDS = new Set(["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"]);
+
+/** Errors that only say "a subschema failed"; the detail follows them in cfworker's output. */
+const WRAPPER_KEYWORDS = new Set([
+  "properties", "patternProperties", "items", "prefixItems", "additionalItems", "$ref", "$recursiveRef", "allOf",
+  "dependentSchemas", "then", "else",
+]);
+/** Errors after which cfworker adds a bare "False boolean schema." for the same failure. */
+const FALSE_FOLLOWERS = new Set(["additionalProperties", "unevaluatedProperties", "unevaluatedItems", "additionalItems", "items"]);
+
+class RefBudgetExceeded extends Error {}
+
+/**
+ * Compiles JSON Schemas with `@cfworker/json-schema`, once per schema object (cached), 2020-12 unless
+ * `$schema` names 2019-09, draft-07 or draft-04.
+ *
+ * @example
+ * ```ts
+ * const validator = new JsonSchemaValidator();
+ * const compiled = validator.compile({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+ * compiled.validate({ city: 3 }); // { valid: false, errors: [{ path: "/city", message: "Instance type \"number\" is invalid. Expected \"string\"." }] }
+ * ```
+ */
+export class JsonSchemaValidator implements SchemaValidator {
+  readonly #assertFormats: boolean;
+  readonly #shortCircuit: boolean;
+  readonly #maxErrors: number;
+  readonly #maxDepth: number;
+  readonly #maxSchemaNodes: number;
+  readonly #maxRefResolutions: number;
+  readonly #registered: Record<string, Schema | boolean> = Object.create(null);
+  readonly #cache = new WeakMap<object, CompiledSchema>();
+
+  constructor(options: JsonSchemaValidatorOptions = {}) {
+    this.#assertFormats = options.assertFormats === true;
+    this.#shortCircuit = options.allErrors !== true;
+    this.#maxErrors = integerOption("maxErrors", options.maxErrors, DEFAULT_MAX_ERRORS, 1);
+    this.#maxDepth = integerOption("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH, 1, MAX_DEPTH_LIMIT);
+    this.#maxSchemaNodes = integerOption("maxSchemaNodes", options.maxSchemaNodes, 100_000, 1);
+    this.#maxRefResolutions = integerOption("maxRefResolutions", options.maxRefResolutions, 100_000, 0);
+    for (const schema of options.schemas ?? []) {
+      const id = typeof schema === "object" && schema !== null ? schema.$id : undefined;
+      if (typeof id !== "string" || !isAbsoluteUri(id)) {
+        throw new SchemaError("invalid_schema", `A registered schema needs an absolute $id, got ${boundText(JSON.stringify(id) ?? "undefined")}`);
+      }
+      this.#dereference(this.#prepare(schema), this.#registered);
+    }
+    checkRefs(this.#registered);
+  }
+
+  /** Compiles `schema`, or returns the schema compiled before for the same object. Throws {@linkcode SchemaError}. */
+  compile(schema: JsonSchema): CompiledSchema {
+    if (typeof schema === "boolean") return schema ? ACCEPT_ALL : REJECT_ALL;
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+      throw new SchemaError("invalid_schema", `A JSON Schema must be an object or a boolean, got ${describe(schema)}`);
+    }
+    const cached = this.#cache.get(schema);
+    if (cached) return cached;
+    const draft = dialectOf(schema);
+    const prepared = this.#prepare(schema);
+    const lookup: Record<string, Schema | boolean> = Object.assign(Object.create(null), this.#registered);
+    this.#dereference(prepared, lookup);
+    checkRefs(lookup);
+    const compiled = this.#compiled(prepared, draft, lookup);
+    this.#cache.set(schema, compiled);
+    return compiled;
+  }
+
+  /** A bounded deep copy of `schema` (cfworker annotates the objects it sees), without `format` unless asserted. */
+  #prepare(schema: JsonSchemaObject): Schema {
+    let nodes = 0;
+    const maxDepth = this.#maxDepth;
+    const maxNodes = this.#maxSchemaNodes;
+    const copy = (value: unknown, depth: number): unknown => {
+      if (++nodes > maxNodes) {
+        throw new SchemaError("schema_too_large", `Schema holds more than ${maxNodes} values (maxSchemaNodes)`);
+      }
+      if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+      if (typeof value === "number") {
+        if (Number.isFinite(value)) return value;
+        throw new SchemaError("invalid_schema", `Schema holds a number that is not JSON: ${value}`);
+      }
+      if (typeof value !== "object") throw new SchemaError("invalid_schema", `Schema holds a value that is not JSON: ${describe(value)}`);
+      if (depth >= maxDepth) {
+        throw new SchemaError("schema_too_large", `Schema nests deeper than ${maxDepth} levels (maxDepth), or holds a cycle`);
+      }
+      if (Array.isArray(value)) return value.map((item) => copy(item, depth + 1));
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key], depth + 1);
+      return out;
+    };
+    const prepared = copy(schema, 0) as Schema;
+    walkSchemas(prepared, (node) => {
+      if ("$dynamicRef" in node) {
+        throw new SchemaError("unsupported_keyword", `Schema uses $dynamicRef ${boundText(JSON.stringify(node.$dynamicRef))}, which the default validator does not implement; use $ref, or plug in another SchemaValidator`);
+      }
+      if (!this.#assertFormats && typeof node.format === "string") delete node.format;
+      if (node.pattern !== undefined) checkPattern(node.pattern);
+      if (typeof node.patternProperties === "object" && node.patternProperties !== null) {
+        for (const pattern of Object.keys(node.patternProperties)) checkPattern(pattern);
+      }
+    });
+    return prepared;
+  }
+
+  #dereference(schema: Schema, lookup: Record<string, Schema | boolean>): void {
+    try {
+      dereference(schema, lookup);
+    } catch (cause) {
+      throw new SchemaError("invalid_schema", `Schema could not be indexed: ${boundText(String((cause as Error)?.message ?? cause))}`, { cause });
+    }
+  }
+
+  #compiled(schema: Schema, draft: SchemaDraft, lookup: Record<string, Schema | boolean>): CompiledSchema {
+    let resolutions = 0;
+    const budget = this.#maxRefResolutions;
+    const counted = new Proxy(lookup, {
+      get(target, key) {
+        if (++resolutions > budget) throw new RefBudgetExceeded();
+        return Reflect.get(target, key);
+      },
+    });
+    const shortCircuit = this.#shortCircuit;
+    const maxErrors = this.#maxErrors;
+    const maxDepth = this.#maxDepth;
+    return {
+      validate(value: unknown): SchemaCheck {
+        if (nestsDeeperThan(value, maxDepth)) return { valid: false, errors: [depthIssue(maxDepth)] };
+        resolutions = 0;
+        let result;
+        try {
+          result = validate(value, schema, draft, counted, shortCircuit);
+        } catch (error) {
+          if (error instanceof RefBudgetExceeded) {
+            return failure(`Validation stopped after ${budget} $ref resolutions (maxRefResolutions); the value was not accepted`);
+          }
+          if (error instanceof RangeError) {
+            return failure("Validation ran out of stack: the schema recurses without consuming the value; the value was not accepted");
+          }
+          if (error instanceof Error && error.message.startsWith("Instances of ")) {
+            return failure(`Value is not JSON: ${boundText(error.message)}`);
+          }
+          throw error;
+        }
+        if (result.valid) return VALID;
+        return { valid: false, errors: issuesFrom(result.errors, maxErrors) };
+      },
+    };
+  }
+}
+
+const VALID: SchemaCheck = Object.freeze({ valid: true });
+const ACCEPT_ALL: CompiledSchema = Object.freeze({ validate: () => VALID });
+const REJECT_ALL: CompiledSchema = Object.freeze({ validate: () => failure("No value is accepted here (the schema is false)") });
+
+function failure(message: string): SchemaCheck {
+  return { valid: false, errors: [{ path: "", message }] };
+}
+
+/** The draft named by `$schema`, 2020-12 when absent. */
+function dialectOf(schema: JsonSchemaObject): SchemaDraft {
+  const uri = schema.$schema;
+  if (uri === undefined) return "2020-12";
+  if (typeof uri === "string") {
+    const key = uri.replace(/^https?:\/\//, "").replace(/#$/, "");
+    const draft = DIALECTS[key];
+    if (draft) return draft;
+  }
+  throw new SchemaError(
+    "unsupported_dialect",
+    `Schema $schema ${boundText(JSON.stringify(uri) ?? String(uri))} is not supported: use JSON Schema 2020-12 (the default), 2019-09, draft-07 or draft-04`,
+  );
+}
+
+/** Every `$ref` (and `$recursiveRef`) in the indexed schemas must name an indexed schema. */
+function checkRefs(lookup: Record<string, Schema | boolean>): void {
+  for (const node of Object.values(lookup)) {
+    if (typeof node !== "object") continue;
+    for (const [ref, absolute] of [[node.$ref, node.__absolute_ref__], [node.$recursiveRef, node.__absolute_recursive_ref__]]) {
+      if (ref === undefined) continue;
+      if (typeof ref !== "string") throw new SchemaError("invalid_schema", `Schema $ref must be a string, got ${describe(ref)}`);
+      if (lookup[absolute ?? ref] === undefined) {
+        throw new SchemaError(
+          "unresolved_ref",
+          `Schema $ref ${boundText(JSON.stringify(ref))} does not resolve: only refs inside the schema (#/$defs/…) and schemas registered with JsonSchemaValidator({ schemas }) resolve; refs are never fetched`,
+          { ref },
+        );
+      }
+    }
+  }
+}
+
+/** Calls `visit` on every subschema object of `schema` (in schema positions only), itself included. */
+function walkSchemas(schema: unknown, visit: (node: Schema) => void): void {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return;
+  const node = schema as Schema;
+  visit(node);
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) {
+      for (const item of value) walkSchemas(item, visit);
+    } else if (SCHEMA_MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null) {
+      for (const sub of Object.values(value)) walkSchemas(sub, visit);
+    } else if (SCHEMA_KEYWORDS.has(key)) {
+      walkSchemas(value, visit);
+    }
+  }
+}
+
+/** cfworker's output units as our issues: wrappers dropped, paths as JSON Pointers, text bounded, count capped. */
+function issuesFrom(units: readonly OutputUnit[], maxErrors: number): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  let previous: OutputUnit | undefined;
+  for (const unit of units) {
+    if (issues.length >= maxErrors) break;
+    const afterFalseFollower = unit.keyword === "false" && previous !== undefined && FALSE_FOLLOWERS.has(previous.keyword);
+    if (!WRAPPER_KEYWORDS.has(unit.keyword) && !afterFalseFollower) {
+      issues.push({ path: pointerOf(unit.instanceLocation), message: boundText(unit.error) });
+    }
+    previous = unit;
+  }
+  if (issues.length === 0 && units.length > 0) {
+    const unit = units[units.length - 1]!;
+    issues.push({ path: pointerOf(unit.instanceLocation), message: boundText(unit.error) });
+  }
+  return issues;
+}
+
+/** `#/a%20b/0` → `/a b/0`. */
+function pointerOf(location: string): string {
+  const fragment = location.startsWith("#") ? location.slice(1) : location;
+  let decoded = fragment;
+  try {
+    decoded = decodeURIComponent(fragment);
+  } catch {
+    // Not percent-encoded as cfworker writes it: keep the text as it is.
+  }
+  return boundText(decoded);
+}
+
+/** cfworker builds `new RegExp(pattern, "u")` while validating: refuse a bad pattern now instead. */
+function checkPattern(pattern: unknown): void {
+  try {
+    new RegExp(pattern as string, "u");
+    if (typeof pattern === "string") return;
+  } catch (cause) {
+    throw new SchemaError("invalid_schema", `Schema pattern ${boundText(JSON.stringify(pattern) ?? String(pattern))} is not a valid regular expression`, { cause });
+  }
+  throw new SchemaError("invalid_schema", `Schema pattern must be a string, got ${describe(pattern)}`);
+}
+
+function isAbsoluteUri(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
