@@ -134,7 +134,12 @@ export class JsonSchemaValidator implements SchemaValidator {
       }
       if (Array.isArray(value)) return value.map((item) => copy(item, depth + 1));
       const out: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key], depth + 1);
+      for (const key of Object.keys(value)) {
+        const item = copy((value as Record<string, unknown>)[key], depth + 1);
+        // A "__proto__" key from JSON.parse is data: keep it an own property, never the prototype.
+        if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+        else out[key] = item;
+      }
       return out;
     };
     const prepared = copy(schema, 0) as Schema;

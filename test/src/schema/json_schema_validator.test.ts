@@ -182,6 +182,11 @@ describe("JsonSchemaValidator: compiling", () => {
     expect(Object.getOwnPropertyNames(schema).sort()).toEqual(["$defs", "properties", "type"]);
   });
 
+  it("keeps a __proto__ key of a parsed schema as data, not as the prototype of its copy", () => {
+    const schema = JSON.parse('{"type":"object","properties":{"a":{"__proto__":{"type":"string"}}}}');
+    expect(check(schema, { a: 1 })).toEqual({ valid: true });
+  });
+
   it("refuses a pattern that is not a regular expression at compile time", () => {
     expect(schemaError(() => new JsonSchemaValidator().compile({ type: "string", pattern: "([" })).code).toBe("invalid_schema");
     expect(schemaError(() => new JsonSchemaValidator().compile({ patternProperties: { "a(": {} } })).code).toBe("invalid_schema");

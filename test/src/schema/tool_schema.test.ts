@@ -249,6 +249,28 @@ describe("toolSchema with any Standard Schema", () => {
     await expect(tool.validate({})).rejects.toBe(boom);
   });
 
+  it("falls back to zod's toJSONSchema() and arktype's toJsonSchema() methods when ~standard.jsonSchema is absent", () => {
+    const validate = () => ({ value: {} });
+    const olderZod = { "~standard": { version: 1 as const, vendor: "zod", validate }, toJSONSchema: (options: { io: string }) => ({ type: "object", title: `zod ${options.io}` }) };
+    expect(toolSchema(olderZod, { role: "output" }).jsonSchema).toEqual({ type: "object", title: "zod output" });
+    const olderArktype = { "~standard": { version: 1 as const, vendor: "arktype", validate }, toJsonSchema: () => ({ type: "object", title: "ark" }) };
+    expect(toolSchema(olderArktype).jsonSchema).toEqual({ type: "object", title: "ark" });
+    const unknownVendor = { "~standard": { version: 1 as const, vendor: "other", validate }, toJsonSchema: () => ({ type: "object" }) };
+    expect(schemaError(() => toolSchema(unknownVendor)).code).toBe("no_json_schema");
+  });
+
+  it("asks the Standard JSON Schema converter for draft-07 when it refuses 2020-12", () => {
+    const targets: string[] = [];
+    const convert = (options: { target: string }) => {
+      targets.push(options.target);
+      if (options.target !== "draft-07") throw new Error(`Target ${options.target} is not supported`);
+      return { $schema: "http://json-schema.org/draft-07/schema#", type: "object" };
+    };
+    const schema = { "~standard": { version: 1 as const, vendor: "seven", validate: () => ({ value: {} }), jsonSchema: { input: convert, output: convert } } };
+    expect(toolSchema(schema).jsonSchema.$schema).toBe("http://json-schema.org/draft-07/schema#");
+    expect(targets).toEqual(["draft-2020-12", "draft-07"]);
+  });
+
   it("prefers a converter option over the library's own converter", () => {
     const tool = toolSchema(z.object({ a: z.string() }), { converter: () => ({ type: "object", title: "mine" }) });
     expect(tool.jsonSchema).toEqual({ type: "object", title: "mine" });
