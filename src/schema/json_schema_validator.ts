@@ -188,7 +188,7 @@ export class JsonSchemaValidator implements SchemaValidator {
             return failure(`Validation stopped after ${budget} $ref resolutions (maxRefResolutions); the value was not accepted`);
           }
           if (error instanceof RangeError) {
-            return failure("Validation ran out of stack: the schema recurses without consuming the value; the value was not accepted");
+            return failure("Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted");
           }
           if (error instanceof Error && error.message.startsWith("Instances of ")) {
             return failure(`Value is not JSON: ${boundText(error.message)}`);

@@ -307,7 +307,9 @@ describe("JsonSchemaValidator: bounded work on hostile input", () => {
   });
 
   it("turns a schema that recurses without consuming the value into an invalid result", () => {
-    const result = check({ $ref: "#" }, 1);
-    expect(result.valid).toBe(false);
+    expect(check({ $ref: "#" }, 1)).toEqual({
+      valid: false,
+      errors: [{ path: "", message: "Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted" }],
+    });
   });
 });
