@@ -43,7 +43,7 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (arg === "--help" || arg === "-h") result.command = "help";
     else if (arg === "--era" || arg.startsWith("--era=")) {
       const value = arg === "--era" ? own[++i] : arg.slice("--era=".length);
-      if (value !== "auto" && value !== "modern" && value !== "legacy") throw new UsageError(`--era must be auto, modern or legacy, got ${JSON.stringify(value)}`);
+      if (value !== "auto" && value !== "modern" && value !== "legacy") throw new UsageError(`Option --era must be auto, modern or legacy, got ${JSON.stringify(value)}`);
       result.era = value;
     } else if (arg.startsWith("-")) throw new UsageError(`Unknown option ${arg}`);
     else positional.push(arg);
@@ -61,7 +61,7 @@ export function parseArgs(argv: string[]): CliArgs {
   }
   if (command === "call") {
     const [tool, json, extra] = rest;
-    if (!tool) throw new UsageError("call needs a TOOL name");
+    if (!tool) throw new UsageError("The call command needs a TOOL name");
     if (extra !== undefined) throw new UsageError(`Unexpected argument ${JSON.stringify(extra)}: pass the tool's arguments as one JSON object`);
     result.command = "call";
     result.tool = tool;
@@ -69,8 +69,8 @@ export function parseArgs(argv: string[]): CliArgs {
       let parsed: unknown;
       try {
         parsed = JSON.parse(json);
-      } catch {
-        throw new UsageError(`JSON_ARGS is not valid JSON: ${json}`);
+      } catch (error) {
+        throw new UsageError(`JSON_ARGS is not valid JSON (${(error as Error).message}): ${json}`);
       }
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError("JSON_ARGS must be a JSON object");
       result.toolArgs = parsed as Record<string, unknown>;

@@ -7,7 +7,7 @@
 export async function runDemo(): Promise<void> {
   const demo = new URL("../../examples/demo_tools.mjs", import.meta.url).href;
   const { createDemoServer } = (await import(demo)) as { createDemoServer(): { serve(d: unknown): Promise<unknown> } };
-  const { stdio } = await import("../adapters/node.ts");
+  const { stdio } = await import("onemodelcontext/node");
   await createDemoServer().serve(stdio());
   process.exit(0);
 }

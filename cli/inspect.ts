@@ -2,7 +2,7 @@
  * `onemodelcontext inspect`: how the era was decided, who the server is, and what it offers.
  * @module
  */
-import type { ContextClient } from "../src/client/context_client.ts";
+import type { ContextClient } from "onemodelcontext";
 import { listAll } from "./session.ts";
 
 /** Everything `inspect` reports, also its `--json` document. */

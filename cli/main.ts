@@ -4,7 +4,7 @@
  * offers, call a tool, or serve the demo server. See `onemodelcontext --help`.
  * @module
  */
-import { JsonRpcError, isTransportError, ProcessExitedError } from "../src/wire/errors.ts";
+import { JsonRpcError, ProcessExitedError, TransportError } from "onemodelcontext";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { formatInspect, inspect } from "./inspect.ts";
 import { Progress } from "./progress.ts";
@@ -67,7 +67,8 @@ export async function main(argv: string[]): Promise<number> {
     if (!(error instanceof JsonRpcError)) printStderrTail(error);
     return error instanceof JsonRpcError ? EXIT_TOOL : EXIT_CONNECT;
   } finally {
-    await client.close().catch(() => {});
+    // The answer is already printed and the exit code decided; a failed close is still worth a line.
+    await client.close().catch((error: unknown) => process.stderr.write(`Closing the server failed: ${describe(error)}\n`));
     progress.phase("closed");
   }
 }
@@ -89,7 +90,7 @@ function formatToolResult(result: Record<string, unknown>): string {
 function describe(error: unknown): string {
   if (error instanceof JsonRpcError) return `${error.message} (JSON-RPC ${error.code})`;
   if (error instanceof ProcessExitedError) return error.message;
-  if (isTransportError(error)) return `${error.message} [${error.code}]`;
+  if (error instanceof TransportError) return `${error.message} [${error.code}]`;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -2,11 +2,8 @@
  * Connecting the CLI to a server: spawn it (or the bundled demo), negotiate the era, report phases.
  * @module
  */
-import { spawnProcess } from "../adapters/node.ts";
-import type { ProcessConnection } from "../adapters/process/process_shutdown.ts";
-import type { ClientTransport } from "../src/rpc/transport.ts";
-import { ContextClient } from "../src/client/context_client.ts";
-import { EraCache } from "../src/client/era_cache.ts";
+import { type ClientTransport, ContextClient, EraCache } from "onemodelcontext";
+import { type ProcessConnection, spawnProcess } from "onemodelcontext/node";
 import type { CliArgs } from "./args.ts";
 import type { Progress } from "./progress.ts";
 

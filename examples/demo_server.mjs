@@ -5,7 +5,7 @@
 //   bun examples/demo_server.mjs
 import { createDemoServer } from "./demo_tools.mjs";
 
-const adapter = globalThis.Deno ? "../dist/adapters/deno.js" : globalThis.Bun ? "../dist/adapters/bun.js" : "../dist/adapters/node.js";
+const adapter = globalThis.Deno ? "onemodelcontext/deno" : globalThis.Bun ? "onemodelcontext/bun" : "onemodelcontext/node";
 const { stdio } = await import(adapter);
 const server = createDemoServer();
 await server.serve(stdio());

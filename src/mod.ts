@@ -1,31 +1,15 @@
 /**
  * onemodelcontext: the Model Context Protocol over stdio and any duplex byte stream, on every
  * JavaScript runtime, with bounded memory and bounded shutdown.
+ *
+ * The root holds what an application uses: the server and the client, the era cache, the connection
+ * and channel under them, the clock, and the errors. Wire helpers (versions, the `_meta` envelope,
+ * discover results, JSON-RPC error codes) are in `onemodelcontext/protocol`; runtimes in
+ * `onemodelcontext/node`, `/deno`, `/bun`, `/message-port`; test doubles in `onemodelcontext/testing`.
  * @module
  */
-export * from "./wire/errors.ts";
-export * from "./stream/time_provider.ts";
-export type { Duplex } from "./stream/duplex.ts";
-export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./stream/line_splitter.ts";
-export {
-  type DestroyableDuplex,
-  type DrainOptions,
-  type DrainOutcome,
-  NewlineChannel,
-  type NewlineChannelOptions,
-} from "./stream/newline_channel.ts";
-export { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "./rpc/transport.ts";
-export * from "./wire/protocol_versions.ts";
-export {
-  type ConnectionCloseInfo,
-  type IncomingRequest,
-  JsonRpcConnection,
-  type JsonRpcConnectionOptions,
-  type NotificationHandler,
-  type RequestContext,
-  type RequestHandler,
-  type RequestId,
-} from "./rpc/json_rpc_connection.ts";
+
+// The server and the client.
 export {
   ContextServer,
   type ContextServerOptions,
@@ -41,35 +25,50 @@ export {
   type NegotiationInfo,
   type NegotiationOutcome,
 } from "./client/context_client.ts";
+export { defaultEraCache, EraCache, type EraCacheEntry, type EraCacheOptions, type EraCacheStore } from "./client/era_cache.ts";
+
+// The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.
 export {
-  DEFAULT_LEGACY_LIFETIME,
-  defaultEraCache,
-  EraCache,
-  type EraCacheEntry,
-  type EraCacheOptions,
-  type EraCacheStore,
-} from "./client/era_cache.ts";
+  type ConnectionCloseInfo,
+  type IncomingRequest,
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+  type NotificationHandler,
+  type RequestContext,
+  type RequestHandler,
+  type RequestId,
+} from "./rpc/json_rpc_connection.ts";
+export type { ClientTransport, TransportConnection } from "./rpc/transport.ts";
 export {
-  buildDiscoverResult,
-  type CacheScope,
-  type DiscoverResult,
-  type DiscoverResultInit,
-  parseDiscoverResult,
-  type ParsedDiscoverResult,
-} from "./wire/discover_result.ts";
+  type DestroyableDuplex,
+  type DrainOptions,
+  type DrainOutcome,
+  NewlineChannel,
+  type NewlineChannelOptions,
+} from "./stream/newline_channel.ts";
+export type { Duplex } from "./stream/duplex.ts";
+
+// The clock every timeout goes through.
+export { systemTimeProvider, type TimeProvider, type TimerHandle } from "./stream/time_provider.ts";
+
+// Errors: one base class, one subclass per code, and the JSON-RPC error.
 export {
-  buildRequestMeta,
-  CACHEABLE_RESULT_METHODS,
-  DEFAULT_CACHE_HINT,
-  decorateModernResult,
-  type EnvelopeReading,
-  hasEnvelopeClaim,
-  LOGGING_LEVELS,
-  type LoggingLevel,
-  progressTokenOf,
-  readRequestEnvelope,
-  type RequestEnvelope,
-  serverInfoOf,
-  withRequestEnvelope,
-} from "./wire/meta_envelope.ts";
-export { ServerVersions } from "./wire/server_versions.ts";
+  type AnyTransportError,
+  CancelledError,
+  ClosedError,
+  ErrorCodes,
+  InvalidOptionError,
+  InvalidUtf8Error,
+  JsonRpcError,
+  MessageTooLargeError,
+  NegotiationFailedError,
+  OutputFullError,
+  ParseError,
+  ProcessExitedError,
+  ProtocolError,
+  TimeoutError,
+  TransportError,
+  type TransportErrorCode,
+  type TransportErrorOptions,
+  WriteFailedError,
+} from "./wire/errors.ts";

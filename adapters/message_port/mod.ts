@@ -43,7 +43,7 @@
  */
 import { type Deferred, deferred } from "../../src/stream/deferred.ts";
 import { ReceiveCredit, SendCredit } from "./credit_window.ts";
-import { ClosedError, InvalidOptionError, TransportError } from "../../src/wire/errors.ts";
+import { ClosedError, InvalidOptionError, ProtocolError } from "../../src/wire/errors.ts";
 import type { TransportConnection } from "../../src/rpc/transport.ts";
 
 /**
@@ -260,7 +260,7 @@ class MessagePortDuplex implements MessagePortConnection {
     const onMessage = (event: { data?: unknown }): void => this.#receive(event.data);
     if (typeof port.addEventListener === "function") {
       const onMessageError = (): void =>
-        this.#violate(new TransportError("protocol", "A message on the MessagePort could not be deserialized (messageerror)"));
+        this.#violate(new ProtocolError("A message on the MessagePort could not be deserialized (messageerror)"));
       const onClose = (): void => this.#onPortClosed();
       this.#listeners.push(["message", onMessage], ["messageerror", onMessageError], ["close", onClose]);
       for (const [type, listener] of this.#listeners) port.addEventListener(type, listener);
@@ -330,7 +330,7 @@ class MessagePortDuplex implements MessagePortConnection {
       case "credit": {
         const bytes = message.bytes;
         if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
-          return this.#violate(new TransportError("protocol", `Invalid credit from the MessagePort peer: ${String(bytes)}`));
+          return this.#violate(new ProtocolError(`Invalid credit from the MessagePort peer: ${String(bytes)}`));
         }
         if (!this.#outputDone) this.#sendCredit.grant(bytes);
         return;
@@ -342,7 +342,7 @@ class MessagePortDuplex implements MessagePortConnection {
     }
   }
 
-  #violate(error: TransportError): void {
+  #violate(error: ProtocolError): void {
     this.#closeError ??= error;
     this.destroy(error);
   }
@@ -352,12 +352,12 @@ class MessagePortDuplex implements MessagePortConnection {
   #receiveData(bytes: unknown): void {
     if (this.#inputDone) return; // cancelled: the peer learns it from `cancel`
     if (!(bytes instanceof ArrayBuffer)) {
-      return this.#violate(new TransportError("protocol", "A data message from the MessagePort peer carried no ArrayBuffer"));
+      return this.#violate(new ProtocolError("A data message from the MessagePort peer carried no ArrayBuffer"));
     }
-    if (this.#inputEnded) return this.#violate(new TransportError("protocol", "The MessagePort peer sent data after end-of-stream"));
+    if (this.#inputEnded) return this.#violate(new ProtocolError("The MessagePort peer sent data after end-of-stream"));
     const credit = this.#receiveCredit.outstanding;
     if (!this.#receiveCredit.accept(bytes.byteLength)) {
-      return this.#violate(new TransportError("protocol", `The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`));
+      return this.#violate(new ProtocolError(`The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`));
     }
     if (bytes.byteLength === 0) return;
     this.#receivedBytes += bytes.byteLength;

@@ -1,11 +1,6 @@
-/**
- * Loads onemodelcontext from its build (`dist/`) through the package's own exports, falling back to
- * the module files while `src/mod.ts` does not re-export a symbol yet.
- */
+/** Loads onemodelcontext from its build (`dist/`) by package name, through the package's own exports. */
 export async function loadOurs() {
-  const core = await import('onemodelcontext');
-  const node = await import('onemodelcontext/node');
-  const ContextServer = core.ContextServer ?? (await import('../../dist/src/server/context_server.js')).ContextServer;
-  const ContextClient = core.ContextClient ?? (await import('../../dist/src/client/context_client.js')).ContextClient;
-  return { ContextServer, ContextClient, spawnProcess: node.spawnProcess, stdio: node.stdio };
+  const { ContextServer, ContextClient } = await import('onemodelcontext');
+  const { spawnProcess, stdio } = await import('onemodelcontext/node');
+  return { ContextServer, ContextClient, spawnProcess, stdio };
 }

@@ -1,6 +1,6 @@
 // The page: a ContextClient over a MessagePort to the Worker, once per era.
-import { ContextClient, EraCache } from "../../dist/src/mod.js";
-import { fromMessagePort } from "../../dist/adapters/message_port/mod.js";
+import { ContextClient, EraCache } from "onemodelcontext";
+import { fromMessagePort } from "onemodelcontext/message-port";
 
 const out = document.querySelector("#out");
 const log = (line) => (out.textContent += line + "\n");

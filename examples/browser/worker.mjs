@@ -1,6 +1,6 @@
 // A module Worker hosting a dual-era MCP server; the page hands it one end of a MessageChannel.
-import { ContextServer } from "../../dist/src/mod.js";
-import { fromMessagePort } from "../../dist/adapters/message_port/mod.js";
+import { ContextServer } from "onemodelcontext";
+import { fromMessagePort } from "onemodelcontext/message-port";
 
 const server = new ContextServer({ name: "worker-demo", version: "1.0.0", capabilities: { tools: {} } });
 server.handle("tools/list", () => ({

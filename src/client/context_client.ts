@@ -7,7 +7,7 @@
 import type { Duplex } from "../stream/duplex.ts";
 import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
-import { ErrorCodes, InvalidOptionError, JsonRpcError, TransportError } from "../wire/errors.ts";
+import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import {
   type ConnectionCloseInfo,
   type IncomingRequest,
@@ -179,7 +179,7 @@ export class ContextClient implements AsyncDisposable {
     const rpc = this.#session.live.rpc;
     if (this.#era !== "modern") return rpc.request<T>(method, params, { signal: options.signal });
     if (params !== undefined && !isPlainObject(params)) {
-      throw new TransportError("protocol", `Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
+      throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
     }
     const envelope = {
       protocolVersion: this.#session.protocolVersion,
@@ -284,14 +284,14 @@ export class ContextClient implements AsyncDisposable {
       try {
         await transport.close?.();
       } catch (error) {
-        this.#report(error instanceof Error ? error : new Error(String(error)));
+        this.#report(asError(error));
       }
     })();
     return this.#transportClosing;
   }
 
   #track(promise: Promise<unknown>): void {
-    const tracked = promise.catch((error) => this.#report(error instanceof Error ? error : new Error(String(error))));
+    const tracked = promise.catch((error) => this.#report(asError(error)));
     this.#background.add(tracked);
     void tracked.finally(() => this.#background.delete(tracked));
   }

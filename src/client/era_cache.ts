@@ -2,7 +2,7 @@
  * Remembers which protocol era a server speaks, so a client need not probe it on every connect.
  * @module
  */
-import { TransportError } from "../wire/errors.ts";
+import { ProtocolError } from "../wire/errors.ts";
 import { numberOption } from "../stream/options.ts";
 import type { Era } from "../wire/protocol_versions.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
@@ -136,7 +136,7 @@ export async function forgetEra(store: EraCacheStore, key: string, report: (erro
   }
 }
 
-function storeError(operation: string, key: string, cause: unknown): TransportError {
+function storeError(operation: string, key: string, cause: unknown): ProtocolError {
   const message = cause instanceof Error ? cause.message : String(cause);
-  return new TransportError("protocol", `Era cache ${operation}(${JSON.stringify(key)}) failed: ${message}`, { cause });
+  return new ProtocolError(`Era cache ${operation}(${JSON.stringify(key)}) failed: ${message}`, { cause });
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { type EraCacheEntry, type EraCacheStore, forgetEra, readEra, storeEra } from "./era_cache.ts";
-import { JsonRpcError, TimeoutError, TransportError } from "../wire/errors.ts";
+import { JsonRpcError, NegotiationFailedError, TimeoutError, TransportError } from "../wire/errors.ts";
 import type { JsonRpcConnection } from "../rpc/json_rpc_connection.ts";
 import { type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";
 import {
@@ -142,7 +142,7 @@ export class EraNegotiator {
       } catch (error) {
         if (error instanceof TimeoutError) throw error;
         // The server no longer takes what the cache said: forget it and negotiate from scratch once.
-        s.report(new TransportError("negotiation_failed", `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`, { cause: error }));
+        s.report(new NegotiationFailedError(`Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`, { cause: error }));
         await this.#forget();
         live = await this.#usableOrRespawn(live, error);
       }
@@ -187,8 +187,7 @@ export class EraNegotiator {
         await this.#learn(entry);
       }
       if (s.era === "modern") {
-        throw new TransportError(
-          "negotiation_failed",
+        throw new NegotiationFailedError(
           `Server does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
         );
       }
@@ -199,13 +198,12 @@ export class EraNegotiator {
     }
     if (answer.kind === "silence") {
       const detail = `No answer to server/discover within ${answer.waitedMs} ms (probeTimeout)`;
-      if (s.era === "modern") throw new TransportError("negotiation_failed", `${detail}; the server does not answer the modern era (era: "modern")`);
+      if (s.era === "modern") throw new NegotiationFailedError(`${detail}; the server does not answer the modern era (era: "modern")`);
       return this.#initialize(live, "fallback_silence", LATEST_LEGACY_VERSION, { detail });
     }
     const detail = `The connection failed during the server/discover probe: ${messageOf(answer.error)}`;
     if (s.era === "modern") {
-      throw new TransportError(
-        "negotiation_failed",
+      throw new NegotiationFailedError(
         `${detail}. The server may be a legacy server that exits on any request before initialize (era: "modern")`,
         { cause: answer.error },
       );
@@ -261,17 +259,16 @@ export class EraNegotiator {
     if (!waited.ok) {
       const error = (waited as { error: unknown }).error;
       if (error instanceof JsonRpcError) {
-        throw new TransportError(
-          "negotiation_failed",
+        throw new NegotiationFailedError(
           `Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`,
           { cause: error },
         );
       }
       const why = await this.#exitReason(live, error);
-      throw new TransportError("negotiation_failed", `The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`, { cause: why });
+      throw new NegotiationFailedError(`The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`, { cause: why });
     }
     const parsed = parseInitializeResult(waited.value);
-    if (typeof parsed === "string") throw new TransportError("negotiation_failed", parsed);
+    if (typeof parsed === "string") throw new NegotiationFailedError(parsed);
     await live.rpc.notify("notifications/initialized");
     return { live, era: "legacy", ...parsed, info: this.#info(outcome, extra) };
   }
@@ -319,8 +316,7 @@ export class EraNegotiator {
   #respawn(live: LiveConnection, cause: unknown, detail: string): Promise<LiveConnection> {
     const s = this.#s;
     if (!s.transport.canRespawn) {
-      throw new TransportError(
-        "negotiation_failed",
+      throw new NegotiationFailedError(
         `${detail}; this transport cannot start the server again (a bare duplex cannot respawn). Use a respawnable transport such as spawnProcess(), or era: "legacy"`,
         { cause },
       );

@@ -5,7 +5,7 @@
  */
 import { deferred, wakeUp } from "../stream/deferred.ts";
 import type { Duplex } from "../stream/duplex.ts";
-import { ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, TimeoutError, TransportError, WriteFailedError } from "../wire/errors.ts";
+import { asError, CancelledError, ClosedError, ErrorCodes, isTransportError, JsonRpcError, ParseError, ProtocolError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import {
   type ClassifiedMessage,
   classifyMessage,
@@ -249,7 +249,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
     const key = idKey(id);
-    if (this.#pending.has(key)) return Promise.reject(new TransportError("protocol", `Request id ${JSON.stringify(id)} is already awaiting a reply`));
+    if (this.#pending.has(key)) return Promise.reject(new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`));
     return new Promise<T>((resolve, reject) => {
       let sending: Promise<void> | undefined;
       const onAbort = (): void => {
@@ -357,7 +357,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         this.#accept(item);
       }
     } catch (error) {
-      if (this.#state === "open") this.#fault(error instanceof Error ? error : new TransportError("closed", String(error)));
+      if (this.#state === "open") this.#fault(error instanceof Error ? error : new ClosedError(String(error)));
       return;
     } finally {
       this.#inputDone = true;
@@ -388,7 +388,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       case "error":
         return this.#settle(message);
       case "invalid":
-        this.#report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
+        this.#report(new ProtocolError(`Invalid JSON-RPC message: ${message.reason}`));
         if (this.#options.answerInvalidInput === false) return;
         return this.#enqueue({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`) });
       case "notification":
@@ -477,7 +477,7 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   async #dispatchRequest(request: IncomingRequest, key: string): Promise<void> {
     if (this.#inflight.has(key)) {
-      this.#report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
+      this.#report(new ProtocolError(`Request id ${JSON.stringify(request.id)} is already in flight`));
       await this.#sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
       return;
     }
@@ -499,14 +499,14 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   #settle(message: { kind: "result"; id: RequestId; result: unknown } | { kind: "error"; id: RequestId | undefined; error: JsonRpcError }): void {
     if (message.kind === "error" && message.id === undefined) {
-      this.#report(new TransportError("protocol", `Error response without an id: ${message.error.code} ${message.error.message}`, { cause: message.error }));
+      this.#report(new ProtocolError(`Error response without an id: ${message.error.code} ${message.error.message}`, { cause: message.error }));
       return;
     }
     const key = idKey(message.id!);
     const call = this.#pending.get(key);
     if (!call) {
       if (this.#cancelledIds.delete(key)) return; // a late reply to a call we cancelled
-      this.#report(new TransportError("protocol", `Reply to unknown request id ${JSON.stringify(message.id)}: dropped`));
+      this.#report(new ProtocolError(`Reply to unknown request id ${JSON.stringify(message.id)}: dropped`));
       return;
     }
     this.#pending.delete(key);
@@ -523,7 +523,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         const entry = this.#inflight.get(key);
         if (entry && !entry.done) {
           entry.cancelledByPeer = true;
-          entry.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
+          entry.abort(new CancelledError(`Request ${JSON.stringify(requestId)} was cancelled by the peer`));
         }
       }
     }
@@ -812,8 +812,4 @@ interface BacklogEntry {
   notification?: { method: string; params: unknown };
   /** An error reply the connection owes for a bad line. */
   reply?: Record<string, unknown>;
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

@@ -1,0 +1,61 @@
+/**
+ * `onemodelcontext/protocol`: the wire helpers under the server and the client. Protocol versions and
+ * eras, the modern `_meta` envelope, `server/discover` results, JSON-RPC error codes, and the
+ * newline-delimited framing of the stdio transport.
+ *
+ * @example
+ * ```ts
+ * import { buildRequestMeta, LATEST_MODERN_VERSION, MetaKeys } from "onemodelcontext/protocol";
+ * const _meta = buildRequestMeta({ protocolVersion: LATEST_MODERN_VERSION, clientInfo: { name: "c", version: "1" }, clientCapabilities: {} });
+ * console.log(_meta[MetaKeys.protocolVersion]);
+ * ```
+ * @module
+ */
+
+// Versions and eras.
+export {
+  type Capabilities,
+  type Era,
+  eraOf,
+  type Implementation,
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+  LEGACY_VERSIONS,
+  MetaKeys,
+  MODERN_VERSIONS,
+} from "./wire/protocol_versions.ts";
+export { ServerVersions } from "./wire/server_versions.ts";
+
+// The modern per-request `_meta` envelope and modern results.
+export {
+  buildRequestMeta,
+  CACHEABLE_RESULT_METHODS,
+  DEFAULT_CACHE_HINT,
+  decorateModernResult,
+  type EnvelopeReading,
+  hasEnvelopeClaim,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  progressTokenOf,
+  readRequestEnvelope,
+  type RequestEnvelope,
+  serverInfoOf,
+  withRequestEnvelope,
+} from "./wire/meta_envelope.ts";
+
+// `server/discover` results.
+export {
+  buildDiscoverResult,
+  type CacheScope,
+  type DiscoverResult,
+  type DiscoverResultInit,
+  parseDiscoverResult,
+  type ParsedDiscoverResult,
+} from "./wire/discover_result.ts";
+
+// JSON-RPC.
+export type { IncomingRequest, RequestId } from "./wire/json_rpc_message.ts";
+export { ErrorCodes } from "./wire/errors.ts";
+
+// Newline-delimited framing (the stdio transport): lines capped at `maxMessageBytes`, UTF-8 checked.
+export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./stream/line_splitter.ts";
