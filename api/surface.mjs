@@ -173,6 +173,14 @@ export function exportedNames(outDir, file, cache = new Map(), seen = new Set())
       result.set(r.exported, { name: r.exported, kind: r.type ? "type" : "value", file: r.from, texts: [], alias: r.imported });
       continue;
     }
+    if (r.imported === "*") {
+      // `export * as Name from`: a namespace; listed by the names it holds, one line each.
+      const members = [...exportedNames(outDir, target, cache, new Set()).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+      const texts = [`export ${r.type ? "type " : ""}* as ${r.exported} from "${r.from}";`, ...members.map((m) => `//   ${r.exported}.${m.name}: ${r.type ? "type" : m.kind}`)];
+      const value = !r.type && members.some((m) => m.kind === "value");
+      result.set(r.exported, { name: r.exported, kind: value ? "value" : "type", file: relative(outDir, target), texts });
+      continue;
+    }
     const found = exportedNames(outDir, target, cache, new Set()).get(r.imported);
     if (!found) throw new Error(`${relative(outDir, file)} re-exports ${r.imported} from ${r.from}, which does not export it`);
     result.set(r.exported, { ...found, name: r.exported, kind: r.type ? "type" : found.kind });

@@ -1,7 +1,7 @@
 /**
- * `onemodelcontext/protocol`: the wire helpers under the server and the client. Protocol versions and
- * eras, the modern `_meta` envelope, `server/discover` results, JSON-RPC error codes, and the
- * newline-delimited framing of the stdio transport.
+ * `onemodelcontext/protocol`: the MCP protocol types of both eras, and the wire helpers under the
+ * server and the client: protocol versions and eras, the modern `_meta` envelope, `server/discover`
+ * results, JSON-RPC error codes, and the newline-delimited framing of the stdio transport.
  *
  * @example
  * ```ts
@@ -56,6 +56,11 @@ export {
 // JSON-RPC.
 export type { IncomingRequest, RequestId } from "./wire/json_rpc_message.ts";
 export { ErrorCodes } from "./wire/errors.ts";
+
+// The MCP protocol types of both eras (generated from the published schemas): the `Legacy` and
+// `Modern` namespaces, the types both revisions share, and the method maps. Where a name is also a
+// wire helper's type above (`Implementation`, `LoggingLevel`, `RequestId`), the helper's is exported.
+export type * from "./wire/protocol/mod.ts";
 
 // Newline-delimited framing (the stdio transport): lines capped at `maxMessageBytes`, UTF-8 checked.
 export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./stream/line_splitter.ts";
