@@ -3,7 +3,7 @@
  * two copies of the package (this source tree and a freshly built copy of it), and `asError`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -187,5 +187,31 @@ describe("asError", () => {
     const object = { status: 500 };
     expect(asError(object).cause).toBe(object);
     expect(asError(undefined).message).toBe("undefined");
+  });
+});
+
+describe("error messages in src/ and adapters/", () => {
+  const files = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
+  /** `new X("…` for the constructors whose first argument is the message, and `new JsonRpcError(code, "…`. */
+  const MESSAGE_FIRST = /new (ClosedError|TimeoutError|InvalidOptionError|ProtocolError|CancelledError|NegotiationFailedError|Error|TypeError|RangeError)\(\s*(["'`])(.)/g;
+  const MESSAGE_SECOND = /new JsonRpcError\(\s*[^,()]+,\s*(["'`])(.)/g;
+
+  function lowercaseStarts(text: string): string[] {
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, ""); // examples in comments do not count
+    const found: string[] = [];
+    for (const m of code.matchAll(MESSAGE_FIRST)) if (/[a-z]/.test(m[3]!)) found.push(m[0]);
+    for (const m of code.matchAll(MESSAGE_SECOND)) if (/[a-z]/.test(m[2]!)) found.push(m[0]);
+    return found;
+  }
+
+  it("start with a capital letter", () => {
+    const offenders = [...files("src"), ...files("adapters")].flatMap((file) => lowercaseStarts(readFileSync(join(ROOT, file), "utf8")).map((hit) => `${file}: ${hit}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it("are caught by this check when they do not", () => {
+    expect(lowercaseStarts('throw new ProtocolError(`bad id ${id}`);\nthrow new JsonRpcError(ErrorCodes.InvalidParams, "unknown tool");')).toHaveLength(2);
+    expect(lowercaseStarts('/** throw new Error("peer overran"); */\nthrow new ClosedError("The port closed");')).toEqual([]);
   });
 });
