@@ -164,6 +164,12 @@ step_typecheck() {
   run_with_timeout "$(limit_for typecheck)" "$log" "$BIN/tsc" -p tsconfig.json || rc=$?
   local errors
   errors=$(grep -c 'error TS' "$log" || true)
+  # package.json and deno.json must export the same subpaths from the same sources.
+  echo "\$ node api/check_exports.mjs"
+  if ! node api/check_exports.mjs 2>&1 | tee -a "$log"; then
+    errors=$((errors + 1))
+    rc=1
+  fi
   # The Bun suite uses bun:test and Bun's globals, so its files are checked against @types/bun on
   # their own. The sources they import are checked above, against the DOM lib they are written for;
   # @types/bun redeclares the web stream types differently, so errors it reports outside test/bun/
