@@ -156,11 +156,19 @@ async function loadRequirementSet(revision) {
 // ---------------------------------------------------------------------------------------------- expected failures
 
 /**
+ * Check ids that this runner adds itself when a scenario could not be judged for a reason outside the
+ * protocol: the suite gave no result (crash or timeout of the suite), the client timed out or exited
+ * non-zero, the server or client could not be started. Every check id the suite emits is a protocol
+ * check, so only these ids can be expected failures.
+ */
+const ENVIRONMENT_CHECKS = ["scenario-run", "client-timeout", "client-exit", "server-start", "client-start"];
+
+/**
  * expected-failures.json: { "entries": [ { "set", "leg", "scenario", "check", "kind", "reason" } ] }.
  * An entry waives exactly one check id of one scenario in one set and leg. It is refused unless
- * `kind` is "environment" (the failure comes from this machine or the suite, not from our protocol
- * behaviour) and `reason` says why in at least a sentence. A whole scenario is never waived: every
- * scenario is made of protocol checks. An entry whose check passes (or never runs) is stale: an error.
+ * `kind` is "environment", `check` is one of ENVIRONMENT_CHECKS, and `reason` says why in at least a
+ * sentence. A whole scenario is never waived: every scenario is made of protocol checks. An entry whose
+ * check does not fail is stale, and a stale entry fails the run.
  */
 function loadExpectedFailures(file) {
   if (!existsSync(file)) return [];
@@ -179,6 +187,9 @@ function loadExpectedFailures(file) {
     if (typeof e?.scenario !== "string" || !e.scenario) problems.push(`${where}: "scenario" is required`);
     if (typeof e?.check !== "string" || !e.check) {
       problems.push(`${where}: "check" (one check id) is required; a whole scenario cannot be waived`);
+    }
+    else if (!ENVIRONMENT_CHECKS.includes(e.check)) {
+      problems.push(`${where}: "${e.check}" is a check of the suite, so a protocol check, never an expected failure; only the runner's environment checks (${ENVIRONMENT_CHECKS.join(", ")}) can be waived`);
     }
     if (e?.kind !== "environment") {
       problems.push(`${where}: only "kind": "environment" entries are allowed; a protocol check is never an expected failure`);
@@ -386,12 +397,18 @@ function classify(set, row, checks, expected) {
   return { ...row, checks, failed, unexpected, waived, warnings, result };
 }
 
+function failedIds(r) {
+  const ids = [...new Set(r.failed.map((c) => c.id + (r.waived.includes(c) ? " (expected)" : "")))];
+  if (ids.length === 0) return "-";
+  return ids.length > 3 ? `${ids.slice(0, 3).join(", ")} +${ids.length - 3} more` : ids.join(", ");
+}
+
 function table(rows) {
   const head = ["scenario", "leg", "scored", "result", "checks", "failed checks"];
   const body = rows.map((r) => [
     r.scenario, r.leg, r.scored ? "yes" : r.counted ? `${r.reason}*` : r.reason, r.result,
     `${r.checks.filter((c) => c.status === "SUCCESS").length}/${r.checks.filter((c) => c.status === "SUCCESS" || c.status === "FAILURE").length}${r.warnings ? ` ${r.warnings}w` : ""}`,
-    [...new Set(r.failed.map((c) => c.id + (r.waived.includes(c) ? " (expected)" : "")))].join(", ") || "-",
+    failedIds(r),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
@@ -472,7 +489,7 @@ async function main() {
     console.log(`\n=== Requirement set ${set} ===`);
     for (const n of notes) console.log(`!! ${n}`);
     console.log(table(classified));
-    const details = classified.filter((r) => r.failed.length);
+    const details = classified.filter((r) => r.failed.some((c) => c.id !== "server-start" && c.id !== "client-start"));
     if (details.length) {
       console.log("\nFailed checks:");
       for (const r of details) {
