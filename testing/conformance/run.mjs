@@ -415,6 +415,14 @@ function table(rows) {
   return [line(head), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...body.map(line)].join("\n");
 }
 
+/** Keeps the newest `keep` result folders under .cache/conformance/results/. */
+function pruneResults(keep) {
+  const dir = join(CACHE, "results");
+  if (!existsSync(dir)) return;
+  const runs = readdirSync(dir).sort();
+  for (const name of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
 // ---------------------------------------------------------------------------------------------- main
 
 async function main() {
@@ -425,6 +433,7 @@ async function main() {
     return 0;
   }
   const expected = loadExpectedFailures(opts.expectedFailures);
+  pruneResults(5);
   const runDir = join(CACHE, "results", new Date().toISOString().replace(/[:.]/g, "-") + "-" + randomBytes(2).toString("hex"));
   mkdirSync(runDir, { recursive: true });
 
@@ -436,6 +445,7 @@ async function main() {
   }
 
   const summaries = [];
+  const totals = { passed: 0, failed: 0 }; // counted (scored) scenarios over every set and leg
   let anyUnexpected = false;
   for (const set of opts.sets) {
     const req = await loadRequirementSet(set);
@@ -485,6 +495,8 @@ async function main() {
     for (const r of classified) r.counted = r.scored || (opts.scorePending && r.reason === "pending");
     const counted = classified.filter((r) => r.counted);
     const bad = counted.filter((r) => r.result === "FAIL");
+    totals.failed += bad.length;
+    totals.passed += counted.length - bad.length;
     if (bad.length) anyUnexpected = true;
     console.log(`\n=== Requirement set ${set} ===`);
     for (const n of notes) console.log(`!! ${n}`);
@@ -521,6 +533,7 @@ async function main() {
   console.log(`\n=== Conformance summary ===\n${summaries.join("\n")}\nResults: ${relative(ROOT, runDir)}/`);
   const ok = !anyUnexpected && stale.length === 0;
   console.log(ok ? "Conformance: every scored scenario passes." : "Conformance: FAILED (unexpected failures or stale expected-failures entries).");
+  console.log(`conformance: ${totals.passed} passed, ${totals.failed} failed`); // scored scenarios; the closing line
   return ok ? 0 : 1;
 }
 
