@@ -7,6 +7,7 @@
  * progress to stderr. Then runs bench/channel/run.mjs when it exists.
  *
  *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,large,rss,close]
+ *                      [--baseline=DIR]   (another built checkout, measured as column "before")
  *                      [--no-build] [--no-channel] [--write]
  *
  * --write also puts the table, the machine and the command into bench/RESULTS.md, between the
@@ -41,7 +42,9 @@ if (!flag('no-build')) {
 }
 
 // Imported after the build: the implementations load dist/.
-const { IMPLS } = await import('./lib/impls.mjs');
+const { IMPLS: BUILT_IN, baselineImpl } = await import('./lib/impls.mjs');
+const baselineDir = option('baseline', '');
+const IMPLS = baselineDir ? [BUILT_IN[0], baselineImpl(baselineDir), ...BUILT_IN.slice(1)] : BUILT_IN;
 const { LARGE_SIZES, MiB } = await import('./lib/payloads.mjs');
 const { roundTripsPerSecond, warmUp, largeMessageMs, closeMs } = await import('./lib/scenarios.mjs');
 const { nonReadingPeak } = await import('./lib/flood.mjs');

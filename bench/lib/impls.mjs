@@ -5,19 +5,20 @@
  *   call(tool, args) → the text of the tool result; close() → the client's own close; pid.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lineSplitter } from './floor_lines.mjs';
 import { MAX_MESSAGE_BYTES, toolCall } from './payloads.mjs';
 import { loadOurs } from './ours.mjs';
 
-export const peer = (file) => fileURLToPath(new URL(`../peers/${file}`, import.meta.url));
+export const peer = (file) => (isAbsolute(file) ? file : fileURLToPath(new URL(`../peers/${file}`, import.meta.url)));
 const serverArgs = (file, linger) => (linger ? [peer(file), '--linger'] : [peer(file)]);
 const textOf = (result) => result.content[0].text;
 
-async function connectOurs({ linger = false } = {}) {
-  const { ContextClient, spawnProcess } = await loadOurs();
+async function connectOurs({ linger = false } = {}, ours = loadOurs(), server = 'ours_server.mjs') {
+  const { ContextClient, spawnProcess } = await ours;
   let pid;
-  const transport = spawnProcess(process.execPath, serverArgs('ours_server.mjs', linger), { stderr: 'inherit' });
+  const transport = spawnProcess(process.execPath, serverArgs(server, linger), { stderr: 'inherit' });
   const open = transport.open;
   const tapped = { ...transport, open: async () => { const c = await open(); pid = c.pid; return c; } };
   const client = await ContextClient.connect(tapped, { era: 'legacy', maxMessageBytes: MAX_MESSAGE_BYTES, eraCache: null });
@@ -99,3 +100,18 @@ export const IMPLS = [
   { id: 'sdk1', label: 'SDK 1.32.2', server: 'sdk1_server.mjs', connect: connectSdk1 },
   { id: 'floor', label: 'floor', server: 'floor_server.mjs', connect: connectFloor },
 ];
+
+/**
+ * `--baseline=DIR`: another checkout of onemodelcontext (built, with its own bench/peers), measured in
+ * the same run as column "before", so a change is compared with the code it replaces under the same load.
+ * Its client is loaded from DIR/dist and its server is DIR's own bench server.
+ */
+export function baselineImpl(dir) {
+  const load = async () => {
+    const core = await import(pathToFileURL(join(dir, 'dist/src/mod.js')).href);
+    const node = await import(pathToFileURL(join(dir, 'dist/adapters/node.js')).href);
+    return { ContextClient: core.ContextClient, spawnProcess: node.spawnProcess };
+  };
+  const server = join(dir, 'bench/peers/ours_server.mjs');
+  return { id: 'before', label: 'onemodelcontext before', server, connect: (options) => connectOurs(options, load(), server) };
+}

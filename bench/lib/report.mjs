@@ -2,8 +2,6 @@
 import { MiB } from './payloads.mjs';
 import { median } from './stats.mjs';
 
-const COLUMNS = ['ours', 'sdk2', 'sdk1', 'floor'];
-const HEAD = ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'];
 
 const fmt = (value, digits = 0) => {
   if (value === undefined || !Number.isFinite(value)) return '—';
@@ -16,6 +14,10 @@ const mark = (ok) => (ok === undefined ? '' : ok ? 'yes' : '**no**');
  * `results[row][impl]` holds the samples of one measurement. Returns `{ table, details, verdicts }`.
  */
 export function renderReport(results) {
+  const withBefore = Object.values(results).some((byImpl) => byImpl.before?.length);
+  const COLUMNS = withBefore ? ['ours', 'before', 'sdk2', 'sdk1', 'floor'] : ['ours', 'sdk2', 'sdk1', 'floor'];
+  const HEAD = withBefore ? ['onemodelcontext', 'before', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'] : ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'];
+  const beforeRatio = (values) => (withBefore ? [ratio(values.ours, values.before)] : []);
   const m = (row, impl) => median(results[row]?.[impl] ?? []);
   const rows = [];
   const verdicts = [];
@@ -29,6 +31,7 @@ export function renderReport(results) {
         const over = results[row]?.over?.[c];
         return !Number.isFinite(values[c]) && over !== undefined ? `> ${fmt(over / scale, digits)} (given up)` : fmt(values[c], digits);
       }),
+      ...beforeRatio(values),
       ratio(values.ours, values.sdk2),
       ratio(values.ours, values.sdk1),
       floor ? ratio(values.ours, values.floor) : '—',
@@ -59,7 +62,7 @@ export function renderReport(results) {
   rows.push([
     '32 MiB time ÷ 8 MiB time, per repetition (4.00 = linear)',
     ...COLUMNS.map((c) => fmt(growth[c], 2)),
-    '—', '—', '—', '≤ ~4', mark(growthOk),
+    ...(withBefore ? ['—'] : []), '—', '—', '—', '≤ ~4', mark(growthOk),
   ]);
   add('Server peak RSS growth, client never reads, 200 × 1 MiB replies, MiB (lower is better)', 'rss', {
     digits: 1,
@@ -75,7 +78,7 @@ export function renderReport(results) {
   });
   add('Close, server ignores stdin EOF, ms (lower is better)', 'closeLinger', { digits: 0, floor: false });
 
-  const header = ['Measurement (median)', ...HEAD, 'ours / SDK 2.4', 'ours / SDK 1.32', 'ours / floor', 'target', 'met'];
+  const header = ['Measurement (median)', ...HEAD, ...(withBefore ? ['ours / before'] : []), 'ours / SDK 2.4', 'ours / SDK 1.32', 'ours / floor', 'target', 'met'];
   const table = [
     `| ${header.join(' | ')} |`,
     `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
