@@ -1,0 +1,99 @@
+/**
+ * Reads a request body as one UTF-8 JSON value under a byte cap enforced while the body streams in.
+ * @module
+ */
+import { integerOption } from "../stream/options.ts";
+import { BodyParseError, BodyTooLargeError } from "./errors.ts";
+
+/** The default cap of {@linkcode readJsonBody}: 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Options of {@linkcode readJsonBody}. */
+export interface ReadJsonBodyOptions {
+  /** Largest body accepted, in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** A body read whole: the parsed value, and whether it was a JSON array (a JSON-RPC batch). */
+export interface JsonBody {
+  value: unknown;
+  batch: boolean;
+  /** The body's size in bytes. */
+  bytes: number;
+}
+
+/**
+ * Reads `request`'s body as UTF-8 JSON.
+ *
+ * Rejects with {@linkcode BodyTooLargeError} (answer 413) at once, reading nothing, when
+ * `Content-Length` declares more than `maxBodyBytes`; and, whatever `Content-Length` says, as soon
+ * as the bytes that actually arrive pass `maxBodyBytes` (the chunk that crosses the cap is not kept
+ * and the body stream is cancelled). Rejects with {@linkcode BodyParseError} (answer -32700) for an
+ * empty body, bytes that are not UTF-8, or text that is not JSON. A leading UTF-8 BOM is ignored.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const { value, batch } = await readJsonBody(request);
+ * } catch (error) {
+ *   if (error instanceof BodyTooLargeError) return payloadTooLarge(error.limitBytes);
+ *   if (error instanceof BodyParseError) return parseError(error.message);
+ *   throw error;
+ * }
+ * ```
+ */
+export async function readJsonBody(request: Request, options: ReadJsonBodyOptions = {}): Promise<JsonBody> {
+  const limit = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
+  const declared = declaredLength(request.headers.get("content-length"));
+  if (declared !== undefined && declared > limit) {
+    await request.body?.cancel().catch(() => {}); // the body is refused unread; a failing cancel changes nothing
+    throw new BodyTooLargeError(limit, declared);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (request.body !== null) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.byteLength > limit) {
+        await reader.cancel().catch(() => {}); // stop the upload; the 413 is the outcome
+        throw new BodyTooLargeError(limit);
+      }
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  }
+  if (total === 0) throw new BodyParseError("empty", "Parse error: the request body is empty");
+  const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new BodyParseError("invalid_utf8", "Parse error: the request body is not valid UTF-8", { cause });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new BodyParseError("invalid_json", `Parse error: the request body is not JSON: ${JSON.stringify(text.slice(0, 80))}`, { cause });
+  }
+  return { value, batch: Array.isArray(value), bytes: total };
+}
+
+/** A `Content-Length` value as a number, or `undefined` when absent or not a plain decimal. */
+function declaredLength(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const trimmed = header.trim();
+  return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
