@@ -23,9 +23,10 @@ export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 /** Options of {@linkcode SseDecoderStream}. */
 export interface SseDecoderStreamOptions {
   /**
-   * Largest event accepted: the UTF-8 size of its data, and of any one line while it arrives. A
-   * bigger one errors the stream with {@linkcode EventTooLargeError} before it is buffered whole.
-   * Default 4 MiB.
+   * Largest event accepted: the UTF-8 size of its data. A bigger one errors the stream with
+   * {@linkcode EventTooLargeError}; while lines and events arrive across chunks, no more than about
+   * this much is held (a line that cannot matter, such as a comment without `onComment`, is skipped,
+   * not held). Default 4 MiB.
    */
   maxEventBytes?: number;
   /** Called with each valid `retry:` value (milliseconds). */
