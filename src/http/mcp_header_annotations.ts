@@ -121,3 +121,46 @@ function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   return JSON.stringify(value)?.slice(0, 60) ?? typeof value;
 }
+
+/** A tool `screenTools` dropped, and why. */
+export interface RejectedTool {
+  name: string;
+  reason: string;
+}
+
+/** The outcome of {@linkcode screenTools}. */
+export interface ToolScreening<T> {
+  /** The tools whose annotations are valid, in their original order. */
+  tools: T[];
+  /** Mirrored parameters per kept tool name (tools without annotations map to `[]`). */
+  paramHeaders: Map<string, ParamHeader[]>;
+  /** Tools dropped for an invalid `x-mcp-header` annotation: warn with each `reason` naming the tool. */
+  rejected: RejectedTool[];
+}
+
+/**
+ * Screens the tools of a `tools/list` result for an HTTP client: tools with an invalid
+ * `x-mcp-header` annotation are dropped (the specification's MUST; warn about each), the others
+ * are kept with their mirrored parameters for `deriveRequestHeaders`. A tool without a string
+ * `name` is passed through untouched and gets no entry in `paramHeaders`.
+ *
+ * @example
+ * ```ts
+ * const { tools, paramHeaders, rejected } = screenTools(result.tools);
+ * for (const r of rejected) onReport({ kind: "warning", message: `Dropped tool ${r.name}: ${r.reason}` });
+ * ```
+ */
+export function screenTools<T>(tools: readonly T[]): ToolScreening<T> {
+  const screening: ToolScreening<T> = { tools: [], paramHeaders: new Map(), rejected: [] };
+  for (const tool of tools) {
+    const name = isObject(tool) && typeof tool.name === "string" ? tool.name : undefined;
+    const reading = readMcpHeaderAnnotations(isObject(tool) ? tool.inputSchema : undefined);
+    if (!reading.ok) {
+      screening.rejected.push({ name: name ?? "(unnamed)", reason: reading.reason });
+      continue;
+    }
+    screening.tools.push(tool);
+    if (name !== undefined) screening.paramHeaders.set(name, reading.params);
+  }
+  return screening;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argumentAt, readMcpHeaderAnnotations } from "../../../src/http/mcp_header_annotations.ts";
+import { argumentAt, readMcpHeaderAnnotations, screenTools } from "../../../src/http/mcp_header_annotations.ts";
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra });
 
@@ -115,5 +115,32 @@ describe("argumentAt", () => {
 
   it("ignores inherited properties", () => {
     expect(argumentAt({}, ["toString"])).toBeUndefined();
+  });
+});
+
+describe("screenTools", () => {
+  it("keeps valid tools with their parameters, in order, and drops invalid ones with a reason naming them", () => {
+    const tools = [
+      { name: "valid_tool", inputSchema: object({ region: { type: "string", "x-mcp-header": "Region" } }) },
+      { name: "invalid_empty_header", inputSchema: object({ value: { type: "string", "x-mcp-header": "" } }) },
+      { name: "plain", inputSchema: object({ q: { type: "string" } }) },
+      { name: "invalid_duplicate", inputSchema: object({ a: { type: "string", "x-mcp-header": "A" }, b: { type: "string", "x-mcp-header": "a" } }) },
+    ];
+    const screening = screenTools(tools);
+    expect(screening.tools.map((t) => t.name)).toEqual(["valid_tool", "plain"]);
+    expect(screening.paramHeaders).toEqual(
+      new Map([
+        ["valid_tool", [{ name: "Region", path: ["region"] }]],
+        ["plain", []],
+      ]),
+    );
+    expect(screening.rejected.map((r) => r.name)).toEqual(["invalid_empty_header", "invalid_duplicate"]);
+    expect(screening.rejected[0]!.reason).toMatch(/must not be empty/);
+  });
+
+  it("passes a tool without a name or schema through", () => {
+    const screening = screenTools([{ inputSchema: object({}) }, { name: "bare" }]);
+    expect(screening.tools).toHaveLength(2);
+    expect([...screening.paramHeaders.keys()]).toEqual(["bare"]);
   });
 });
