@@ -3,9 +3,8 @@
  * body on the client, checked against the body on the server (HeaderMismatch, -32020).
  * @module
  */
-import { JsonRpcError } from "../wire/errors.ts";
+import { JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { MetaKeys } from "../wire/protocol_versions.ts";
-import { UnmirrorableArgumentError } from "./errors.ts";
 import { decodeHeaderValue, encodeHeaderValue, headerTextOf, headerValueMatches } from "./header_value_codec.ts";
 import { argumentAt, type ParamHeader } from "./mcp_header_annotations.ts";
 
@@ -42,9 +41,8 @@ export interface DeriveRequestHeadersOptions {
  * `params._meta["io.modelcontextprotocol/protocolVersion"]`, else `options.protocolVersion`),
  * `Mcp-Method`, `Mcp-Name` (`params.name` of `tools/call` and `prompts/get`, `params.uri` of
  * `resources/read`) and, for `tools/call`, one `Mcp-Param-{Name}` per mirrored argument that is
- * present and not `null`. Values are encoded with `encodeHeaderValue`. Throws
- * {@linkcode UnmirrorableArgumentError} when a mirrored argument is not a string, boolean or safe
- * integer.
+ * present and not `null`. Values are encoded with `encodeHeaderValue`. Throws `ProtocolError`
+ * naming the header when a mirrored argument is not a string, boolean or safe integer.
  *
  * @example
  * ```ts
@@ -71,7 +69,10 @@ export function deriveRequestHeaders(message: unknown, options: DeriveRequestHea
       if (value === undefined || value === null) continue;
       const header = McpHeaders.paramPrefix + param.name;
       const text = headerTextOf(value);
-      if (text === undefined) throw new UnmirrorableArgumentError(header, value);
+      if (text === undefined) {
+        const shown = typeof value === "number" ? String(value) : (JSON.stringify(value)?.slice(0, 60) ?? typeof value);
+        throw new ProtocolError(`Argument for ${header} cannot be sent as a header: ${shown} is not a string, boolean or safe integer`);
+      }
       headers[header] = encodeHeaderValue(text);
     }
   }

@@ -3,7 +3,8 @@
  * @module
  */
 import { integerOption } from "../stream/options.ts";
-import { BodyParseError, BodyTooLargeError } from "./errors.ts";
+import { InvalidUtf8Error, ParseError } from "../wire/errors.ts";
+import { BodyTooLargeError } from "./errors.ts";
 
 /** The default cap of {@linkcode readJsonBody}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -28,8 +29,9 @@ export interface JsonBody {
  * Rejects with {@linkcode BodyTooLargeError} (answer 413) at once, reading nothing, when
  * `Content-Length` declares more than `maxBodyBytes`; and, whatever `Content-Length` says, as soon
  * as the bytes that actually arrive pass `maxBodyBytes` (the chunk that crosses the cap is not kept
- * and the body stream is cancelled). Rejects with {@linkcode BodyParseError} (answer -32700) for an
- * empty body, bytes that are not UTF-8, or text that is not JSON. A leading UTF-8 BOM is ignored.
+ * and the body stream is cancelled). Rejects with `InvalidUtf8Error` (code `invalid_utf8`) for bytes
+ * that are not UTF-8 and with `ParseError` (code `parse`, `line` the first 200 characters) for an
+ * empty body or text that is not JSON: answer both with -32700. A leading UTF-8 BOM is ignored.
  *
  * @example
  * ```ts
@@ -37,7 +39,7 @@ export interface JsonBody {
  *   const { value, batch } = await readJsonBody(request);
  * } catch (error) {
  *   if (error instanceof BodyTooLargeError) return payloadTooLarge(error.limitBytes);
- *   if (error instanceof BodyParseError) return parseError(error.message);
+ *   if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(error.message);
  *   throw error;
  * }
  * ```
@@ -64,19 +66,19 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
       total += value.byteLength;
     }
   }
-  if (total === 0) throw new BodyParseError("empty", "Parse error: the request body is empty");
+  if (total === 0) throw new ParseError("");
   const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (cause) {
-    throw new BodyParseError("invalid_utf8", "Parse error: the request body is not valid UTF-8", { cause });
+    throw new InvalidUtf8Error({ cause });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new BodyParseError("invalid_json", `Parse error: the request body is not JSON: ${JSON.stringify(text.slice(0, 80))}`, { cause });
+    throw new ParseError(text, { cause });
   }
   return { value, batch: Array.isArray(value), bytes: total };
 }

@@ -6,8 +6,7 @@
 import { deferred, type Deferred } from "../stream/deferred.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
-import { ClosedError } from "../wire/errors.ts";
-import { InvalidSseFieldError, StreamCancelledError } from "./errors.ts";
+import { CancelledError, ClosedError, ProtocolError } from "../wire/errors.ts";
 
 /** The response headers of every SSE stream. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -31,7 +30,7 @@ export interface SseEventInit {
 /**
  * The `text/event-stream` frame of one event: optional `id:`, `event:` and `retry:` lines, one
  * `data:` line per line of `data` (so any payload survives the framing), then a blank line. Throws
- * {@linkcode InvalidSseFieldError} when `id` or `event` holds CR, LF or NUL, or `retry` is not a
+ * `ProtocolError` when `id` or `event` holds CR, LF or NUL, or `retry` is not a
  * non-negative integer.
  *
  * @example
@@ -44,7 +43,7 @@ export function encodeSseEvent(event: SseEventInit): string {
   if (event.id !== undefined) frame += `id: ${checkField("id", event.id)}\n`;
   if (event.event !== undefined) frame += `event: ${checkField("event", event.event)}\n`;
   if (event.retry !== undefined) {
-    if (!Number.isSafeInteger(event.retry) || event.retry < 0) throw new InvalidSseFieldError("retry", String(event.retry));
+    if (!Number.isSafeInteger(event.retry) || event.retry < 0) throw new ProtocolError(`SSE field retry must be a non-negative integer, got ${event.retry}`);
     frame += `retry: ${event.retry}\n`;
   }
   for (const line of event.data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
@@ -52,7 +51,7 @@ export function encodeSseEvent(event: SseEventInit): string {
 }
 
 function checkField(field: string, value: string): string {
-  if (/[\r\n\0]/.test(value)) throw new InvalidSseFieldError(field, value);
+  if (/[\r\n\0]/.test(value)) throw new ProtocolError(`SSE field ${field} must not contain CR, LF or NUL, got ${JSON.stringify(value.slice(0, 60))}`);
   return value;
 }
 
@@ -83,7 +82,7 @@ const KEEP_ALIVE = new TextEncoder().encode(":\n\n");
  * While the stream holds `maxBufferedBytes` or more, {@linkcode SseStream.write} waits, in order of
  * arrival, so a client that never reads holds the producer (a handler's progress or log calls), not
  * server memory. When the reader cancels (the client disconnected), waiting and later writes reject
- * with {@linkcode StreamCancelledError} and {@linkcode SseStream.signal} aborts, so the work behind
+ * with `CancelledError` and {@linkcode SseStream.signal} aborts, so the work behind
  * the stream can stop. A keep-alive comment is sent at each `keepAliveInterval` tick that found the
  * stream idle (nothing written since the previous tick, nothing waiting to be read).
  *
@@ -132,7 +131,7 @@ export class SseStream implements AsyncDisposable {
           this.#controller = controller;
         },
         pull: () => this.#pull(),
-        cancel: (reason) => this.#cancel(new StreamCancelledError("The SSE stream was cancelled by its reader (client disconnected)", { cause: reason })),
+        cancel: (reason) => this.#cancel(new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", { cause: reason })),
       },
       { highWaterMark: 0 },
     );
@@ -164,9 +163,9 @@ export class SseStream implements AsyncDisposable {
   /**
    * Queues one event. Resolves once it is in the stream; waits first, behind earlier writers, while
    * the stream holds `maxBufferedBytes` or more and this frame does not fit. Rejects with
-   * `ClosedError` after `close()`, with {@linkcode StreamCancelledError} (or the `abort` reason)
+   * `ClosedError` after `close()`, with `CancelledError` (or the `abort` reason)
    * once the stream is cancelled or aborted, with `signal`'s reason if it aborts while waiting, and
-   * with {@linkcode InvalidSseFieldError} for a bad `id`/`event`.
+   * with `ProtocolError` for a bad `id`/`event`.
    */
   async writeEvent(event: SseEventInit, signal?: AbortSignal): Promise<void> {
     if (this.#failure) throw this.#failure;
@@ -211,9 +210,9 @@ export class SseStream implements AsyncDisposable {
    * Tears the stream down now: the reader sees an error, waiting and later writes reject with
    * `reason`, and {@linkcode SseStream.signal} aborts. Does nothing once the stream ended.
    */
-  abort(reason: unknown = new StreamCancelledError("The SSE stream was aborted by the server")): void {
+  abort(reason: unknown = new CancelledError("The SSE stream was aborted by the server")): void {
     if (this.#failure || this.#done) return;
-    const error = reason instanceof Error ? reason : new StreamCancelledError(String(reason));
+    const error = reason instanceof Error ? reason : new CancelledError(`The SSE stream was aborted by the server: ${String(reason)}`, { cause: reason });
     this.#cancel(error);
     this.#controller.error(error);
   }

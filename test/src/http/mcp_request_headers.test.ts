@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { UnmirrorableArgumentError } from "../../../src/http/errors.ts";
 import { readMcpHeaderAnnotations, type ParamHeader } from "../../../src/http/mcp_header_annotations.ts";
 import { deriveRequestHeaders, HEADER_MISMATCH, McpHeaders, validateRequestHeaders } from "../../../src/http/mcp_request_headers.ts";
-import { JsonRpcError } from "../../../src/wire/errors.ts";
+import { JsonRpcError, ProtocolError } from "../../../src/wire/errors.ts";
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -84,8 +83,9 @@ describe("deriveRequestHeaders", () => {
   it("throws a typed error for an argument it cannot mirror", () => {
     const call = (priority: unknown) => deriveRequestHeaders(request("tools/call", { name: "sql", arguments: { priority } }), { paramHeaders });
     expect(call(Number.MAX_SAFE_INTEGER)["Mcp-Param-Priority"]).toBe("9007199254740991");
-    expect(() => call(Number.MAX_SAFE_INTEGER + 1)).toThrow(UnmirrorableArgumentError);
-    expect(() => call({ nested: true })).toThrow(/Mcp-Param-Priority/);
+    expect(() => call(Number.MAX_SAFE_INTEGER + 1)).toThrow(ProtocolError);
+    expect(() => call({ nested: true })).toThrow(/^Argument for Mcp-Param-Priority cannot be sent as a header: \{"nested":true\}/);
+    expect(() => call(Number.MAX_SAFE_INTEGER + 1)).toThrow(/9007199254740992/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BodyParseError, BodyTooLargeError } from "../../../src/http/errors.ts";
+import { BodyTooLargeError } from "../../../src/http/errors.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "../../../src/http/read_json_body.ts";
-import { InvalidOptionError } from "../../../src/wire/errors.ts";
+import { InvalidOptionError, InvalidUtf8Error, MessageTooLargeError, ParseError, TransportError } from "../../../src/wire/errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -66,6 +66,9 @@ describe("readJsonBody", () => {
       const error = await readJsonBody(post(text), { maxBodyBytes: 100 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BodyTooLargeError);
       expect(error).toMatchObject({ code: "message_too_large", limitBytes: 100, declaredBytes: undefined });
+      expect(error).toBeInstanceOf(MessageTooLargeError);
+      expect(error).toBeInstanceOf(TransportError);
+      expect((error as Error).message).toBe("The request body exceeds maxBodyBytes (100 bytes)");
     });
 
     it("accepts a 4 MiB body by default and refuses one byte more", async () => {
@@ -116,27 +119,28 @@ describe("readJsonBody", () => {
   describe("parse failures", () => {
     it("refuses an empty or missing body", async () => {
       const empty = await readJsonBody(post("")).catch((e: unknown) => e);
-      expect(empty).toBeInstanceOf(BodyParseError);
-      expect(empty).toMatchObject({ reason: "empty", code: "parse" });
-      await expect(readJsonBody(new Request("http://127.0.0.1/mcp", { method: "POST" }))).rejects.toMatchObject({ reason: "empty" });
+      expect(empty).toBeInstanceOf(ParseError);
+      expect(empty).toMatchObject({ code: "parse", line: "" });
+      await expect(readJsonBody(new Request("http://127.0.0.1/mcp", { method: "POST" }))).rejects.toBeInstanceOf(ParseError);
     });
 
     it("refuses bytes that are not UTF-8", async () => {
       const error = await readJsonBody(post(new Uint8Array([0x22, 0xff, 0x22]))).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(BodyParseError);
-      expect(error).toMatchObject({ reason: "invalid_utf8", code: "invalid_utf8" });
+      expect(error).toBeInstanceOf(InvalidUtf8Error);
+      expect(error).toMatchObject({ code: "invalid_utf8" });
     });
 
     it("refuses a body cut inside a code point", async () => {
       const bytes = encoder.encode('"é"');
-      await expect(readJsonBody(post(bytes.subarray(0, 2)))).rejects.toMatchObject({ reason: "invalid_utf8" });
+      await expect(readJsonBody(post(bytes.subarray(0, 2)))).rejects.toBeInstanceOf(InvalidUtf8Error);
     });
 
     it("refuses text that is not JSON and quotes its start", async () => {
       const error = await readJsonBody(post("{jsonrpc: 2.0}")).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(BodyParseError);
-      expect(error).toMatchObject({ reason: "invalid_json", code: "parse" });
+      expect(error).toBeInstanceOf(ParseError);
+      expect(error).toMatchObject({ code: "parse", line: "{jsonrpc: 2.0}" });
       expect((error as Error).message).toContain("{jsonrpc: 2.0}");
+      expect((error as Error).cause).toBeInstanceOf(SyntaxError);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EventTooLargeError } from "../../../src/http/errors.ts";
 import { DEFAULT_MAX_EVENT_BYTES, SseDecoderStream, type SseDecoderStreamOptions, type SseEvent } from "../../../src/http/sse_decoder_stream.ts";
-import { InvalidOptionError } from "../../../src/wire/errors.ts";
+import { InvalidOptionError, MessageTooLargeError } from "../../../src/wire/errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -159,6 +159,9 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     it("refuses an event of maxEventBytes + 1, ASCII or multi-byte", async () => {
       await expect(decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 })).rejects.toBeInstanceOf(EventTooLargeError);
       await expect(decode([`data: ${"é".repeat(500)}a\n\n`], { maxEventBytes: 1000 })).rejects.toMatchObject({ code: "message_too_large", limitBytes: 1000 });
+      const error = await decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MessageTooLargeError);
+      expect((error as Error).message).toBe("An SSE event exceeds maxEventBytes (1000 bytes)");
     });
 
     it("errors an endless line before it is buffered whole", async () => {

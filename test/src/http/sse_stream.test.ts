@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { InvalidSseFieldError, StreamCancelledError } from "../../../src/http/errors.ts";
 import { SseDecoderStream, type SseEvent } from "../../../src/http/sse_decoder_stream.ts";
 import { DEFAULT_MAX_BUFFERED_BYTES, encodeSseEvent, SSE_HEADERS, SseStream } from "../../../src/http/sse_stream.ts";
-import { ClosedError, InvalidOptionError } from "../../../src/wire/errors.ts";
+import { CancelledError, ClosedError, InvalidOptionError, ProtocolError } from "../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const decoder = new TextDecoder();
@@ -41,11 +40,11 @@ describe("encodeSseEvent", () => {
   });
 
   it("refuses line breaks or NUL in id and event, and a bad retry", () => {
-    expect(() => encodeSseEvent({ id: "1\n2", data: "" })).toThrow(InvalidSseFieldError);
+    expect(() => encodeSseEvent({ id: "1\n2", data: "" })).toThrow(ProtocolError);
     expect(() => encodeSseEvent({ event: "a\rb", data: "" })).toThrow(/event/);
-    expect(() => encodeSseEvent({ id: "a\0", data: "" })).toThrow(InvalidSseFieldError);
-    expect(() => encodeSseEvent({ retry: -1, data: "" })).toThrow(InvalidSseFieldError);
-    expect(() => encodeSseEvent({ retry: 1.5, data: "" })).toThrow(InvalidSseFieldError);
+    expect(() => encodeSseEvent({ id: "a\0", data: "" })).toThrow(ProtocolError);
+    expect(() => encodeSseEvent({ retry: -1, data: "" })).toThrow(ProtocolError);
+    expect(() => encodeSseEvent({ retry: 1.5, data: "" })).toThrow(ProtocolError);
   });
 
   it("round-trips through SseDecoderStream", async () => {
@@ -148,7 +147,7 @@ describe("SseStream", () => {
       stream.abort();
       await flushMicrotasks();
       expect(writes.slice(0, 64).every((w) => w.settled && w.error === undefined)).toBe(true);
-      expect(writes.slice(64).every((w) => w.settled && w.error instanceof StreamCancelledError)).toBe(true);
+      expect(writes.slice(64).every((w) => w.settled && w.error instanceof CancelledError)).toBe(true);
     });
 
     it("admits waiting writers in arrival order", async () => {
@@ -182,7 +181,7 @@ describe("SseStream", () => {
   });
 
   describe("cancel and abort", () => {
-    it("rejects waiting and later writes with StreamCancelledError and fires the signal when the reader cancels", async () => {
+    it("rejects waiting and later writes with CancelledError and fires the signal when the reader cancels", async () => {
       const stream = new SseStream({ maxBufferedBytes: 10, keepAliveInterval: 0 });
       const aborts: unknown[] = [];
       stream.signal.addEventListener("abort", () => aborts.push(stream.signal.reason));
@@ -190,11 +189,11 @@ describe("SseStream", () => {
       const waiting = stream.writeEvent({ data: "1" });
       await stream.readable.cancel("client went away");
       const error = await waiting.catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(StreamCancelledError);
+      expect(error).toBeInstanceOf(CancelledError);
       expect(error).toMatchObject({ code: "cancelled", cause: "client went away" });
       expect(aborts).toHaveLength(1);
       expect(aborts[0]).toBe(error);
-      await expect(stream.write({})).rejects.toBeInstanceOf(StreamCancelledError);
+      await expect(stream.write({})).rejects.toBeInstanceOf(CancelledError);
       expect(stream.bufferedBytes).toBe(0);
       await stream.closed;
     });
