@@ -153,10 +153,13 @@ export class SseStream implements AsyncDisposable {
     return this.#closed.promise;
   }
 
-  /** Sends `message` as one JSON `data:` event. Same waiting and rejections as {@linkcode SseStream.writeEvent}. */
-  write(message: unknown, options: { id?: string; event?: string; signal?: AbortSignal } = {}): Promise<void> {
-    const data = JSON.stringify(message);
-    if (data === undefined) return Promise.reject(new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`));
+  /**
+   * Sends `message` as one JSON `data:` event. Same waiting and rejections as
+   * {@linkcode SseStream.writeEvent}, plus a `TypeError` when JSON has no text for `message`.
+   */
+  async write(message: unknown, options: { id?: string; event?: string; signal?: AbortSignal } = {}): Promise<void> {
+    const data = JSON.stringify(message); // a BigInt or a cycle rejects this call with JSON's TypeError
+    if (data === undefined) throw new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`);
     return this.writeEvent({ data, id: options.id, event: options.event }, options.signal);
   }
 

@@ -76,6 +76,14 @@ describe("SseStream", () => {
     stream.abort();
   });
 
+  it("serves its events as the body of its Response", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const body = stream.response().text();
+    await stream.write({ jsonrpc: "2.0", id: 1, result: { ok: true } });
+    await stream.close();
+    expect(await body).toBe('data: {"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n\n');
+  });
+
   it("delivers JSON messages in order and ends after close", async () => {
     const stream = new SseStream({ keepAliveInterval: 0 });
     const reader = stream.readable.getReader();
@@ -88,6 +96,17 @@ describe("SseStream", () => {
     await flushMicrotasks();
     expect(closed).toEqual({ settled: true });
     expect(stream.signal.aborted).toBe(false);
+  });
+
+  it("rejects messages JSON cannot write, and writes nothing for them", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    await expect(stream.write(undefined)).rejects.toThrow(/Cannot send undefined/);
+    await expect(stream.write({ n: 1n })).rejects.toBeInstanceOf(TypeError);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    await expect(stream.write(cycle)).rejects.toBeInstanceOf(TypeError);
+    expect(stream.bufferedBytes).toBe(0);
+    stream.abort();
   });
 
   it("defaults its bound to 1 MiB and refuses a bad one", () => {
