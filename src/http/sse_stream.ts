@@ -1,12 +1,13 @@
 /**
- * Server-sent events out: the `text/event-stream` frame encoder, and {@linkcode SseStream}, a
- * byte-bounded response body whose writers wait while the client is not reading.
+ * Server-sent events out: {@linkcode SseStream}, a byte-bounded `text/event-stream` response body
+ * whose writers wait while the client is not reading.
  * @module
  */
 import { deferred, type Deferred } from "../stream/deferred.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
-import { CancelledError, ClosedError, ProtocolError } from "../wire/errors.ts";
+import { CancelledError, ClosedError } from "../wire/errors.ts";
+import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
 
 /** The response headers of every SSE stream. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -14,46 +15,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "Cache-Control": "no-cache, no-transform",
   "X-Accel-Buffering": "no",
 };
-
-/** One event to send. */
-export interface SseEventInit {
-  /** The payload; line breaks (CRLF, CR, LF) split it into several `data:` lines. */
-  data: string;
-  /** `id:` line; must not contain CR, LF or NUL. */
-  id?: string;
-  /** `event:` line (the type; `message` when omitted); must not contain CR, LF or NUL. */
-  event?: string;
-  /** `retry:` line, the client's reconnection delay in milliseconds (a non-negative integer). */
-  retry?: number;
-}
-
-/**
- * The `text/event-stream` frame of one event: optional `id:`, `event:` and `retry:` lines, one
- * `data:` line per line of `data` (so any payload survives the framing), then a blank line. Throws
- * `ProtocolError` when `id` or `event` holds CR, LF or NUL, or `retry` is not a
- * non-negative integer.
- *
- * @example
- * ```ts
- * encodeSseEvent({ id: "7", data: "a\nb" }); // "id: 7\ndata: a\ndata: b\n\n"
- * ```
- */
-export function encodeSseEvent(event: SseEventInit): string {
-  let frame = "";
-  if (event.id !== undefined) frame += `id: ${checkField("id", event.id)}\n`;
-  if (event.event !== undefined) frame += `event: ${checkField("event", event.event)}\n`;
-  if (event.retry !== undefined) {
-    if (!Number.isSafeInteger(event.retry) || event.retry < 0) throw new ProtocolError(`SSE field retry must be a non-negative integer, got ${event.retry}`);
-    frame += `retry: ${event.retry}\n`;
-  }
-  for (const line of event.data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
-  return `${frame}\n`;
-}
-
-function checkField(field: string, value: string): string {
-  if (/[\r\n\0]/.test(value)) throw new ProtocolError(`SSE field ${field} must not contain CR, LF or NUL, got ${JSON.stringify(value.slice(0, 60))}`);
-  return value;
-}
 
 /** The default bound of an {@linkcode SseStream}: 1 MiB, like the stdio output queue. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
