@@ -1,133 +1,152 @@
 /**
- * Input framing: bytes in, one event per line out.
+ * Input framing: bytes in, one event per line out, in one stage.
  *
- * `bytes → Utf8LineGuard → TextDecoderStream → LineSplitter`. The guard bounds each line in bytes and
- * finds invalid UTF-8; the `TextDecoderStream` reassembles code points split across chunks; the
- * splitter cuts on `\n`, strips a trailing `\r`, skips blank lines and turns what the guard found into
- * typed errors, in line order.
+ * {@linkcode LineSplitter} works on bytes: it cuts on `\n`, caps each line at `maxMessageBytes` while
+ * the line arrives (an oversize line is dropped as it streams in, never buffered whole), keeps the
+ * unfinished line of a chunk for the next one (so a line or a code point split across chunks is
+ * reassembled), strips one `\r` before `\n`, skips blank lines, and decodes each complete line with
+ * a fatal UTF-8 decoder. A bad line becomes a typed error in its place, and the next line is read.
  * @module
  */
 import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
-import { LineLedger, Utf8LineGuard } from "./utf8_line_guard.ts";
 
 /** One event of the input: a line's text, or a typed error that stands in for a discarded line. */
 export type InputLine =
   | { kind: "line"; text: string }
   | { kind: "error"; error: MessageTooLargeError | InvalidUtf8Error };
 
-/** Options of {@linkcode splitLines}. */
+/** Options of {@linkcode splitLines} and {@linkcode LineSplitter}. */
 export interface LineSplitterOptions {
-  /** Longest accepted line in UTF-8 bytes, without its `\n`. Default {@linkcode DEFAULT_MAX_MESSAGE_BYTES}. */
+  /** Longest accepted line in UTF-8 bytes, without its `\n` (or `\r\n`). Default {@linkcode DEFAULT_MAX_MESSAGE_BYTES}. */
   maxMessageBytes?: number;
 }
 
 /** 16 MiB: above the 10 MiB the MCP TypeScript SDK reads, so anything it sends fits. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
 /**
- * Cuts decoded text into lines: the logic shared by {@linkcode LineSplitter} (one event per line)
- * and {@linkcode LineBatchSplitter} (the events of one chunk at once).
+ * A `TransformStream` of bytes to the events of each chunk, as one array per chunk (never empty), so
+ * a chunk holding many small messages costs one stream operation instead of one per line.
+ *
+ * Memory: the unfinished line is held up to `maxMessageBytes` + 1 bytes (the extra byte may be the
+ * `\r` of a `\r\n`); past that the line is reported at once as a {@linkcode MessageTooLargeError}
+ * and its remaining bytes are skipped up to its newline. So memory stays within the limit plus one
+ * chunk, whatever the peer sends.
  */
-function lineCutter(ledger: LineLedger, maxMessageBytes: number, emit: (event: InputLine) => void): { cut(chunk: string): void; end(): void } {
-  let line = 0;
-  let parts: string[] = [];
-  let discarding = false;
+export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
+  constructor(options: LineSplitterOptions = {}) {
+    const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    // The first line keeps the decoder's default of dropping a byte order mark (the stream's start);
+    // later lines keep every character they hold.
+    const firstDecoder = new TextDecoder("utf-8", { fatal: true });
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    let firstLine = true;
+    /** Pieces of the unfinished line carried over from earlier chunks (copies, not views). */
+    let parts: Uint8Array[] = [];
+    let lineBytes = 0;
+    let discarding = false;
+    let batch: InputLine[] = [];
 
-  const finishLine = (last: string): void => {
-    const verdict = ledger.take(line);
-    if (discarding) {
-      // Already reported when the discard began.
-    } else if (verdict === "oversize") {
-      emit({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
-    } else if (verdict === "invalid_utf8") {
-      emit({ kind: "error", error: new InvalidUtf8Error() });
-    } else {
-      let text = parts.length === 0 ? last : (parts.push(last), parts.join(""));
-      if (text.endsWith("\r")) text = text.slice(0, -1);
-      if (text.length !== 0 && !isBlank(text)) emit({ kind: "line", text });
-    }
-    parts = [];
-    discarding = false;
-    line++;
-  };
-
-  const startDiscardIfFlagged = (): void => {
-    if (!discarding && ledger.peek(line) === "oversize") {
+    const tooLarge = (): void => {
       discarding = true;
       parts = [];
-      emit({ kind: "error", error: new MessageTooLargeError(maxMessageBytes) });
-    }
-  };
+      batch.push({ kind: "error", error: new MessageTooLargeError(max) });
+    };
 
-  return {
-    cut(chunk) {
-      let start = 0;
-      for (;;) {
-        const nl = chunk.indexOf("\n", start);
-        if (nl === -1) {
-          startDiscardIfFlagged();
-          if (!discarding && start < chunk.length) parts.push(start === 0 ? chunk : chunk.slice(start));
-          return;
-        }
-        finishLine(chunk.slice(start, nl));
-        start = nl + 1;
+    /** Checks the bound on `chunk[start, end)` joining the current line; false once it is oversize. */
+    const fits = (chunk: Uint8Array, start: number, end: number): boolean => {
+      if (discarding) return false;
+      if (end === start) return true;
+      lineBytes += end - start;
+      // One byte over is still fine while it is a `\r` that a `\n` may end.
+      if (lineBytes > max + 1 || (lineBytes === max + 1 && chunk[end - 1] !== CR)) {
+        tooLarge();
+        return false;
       }
-    },
-    end() {
-      if (parts.length || discarding || ledger.peek(line) !== undefined) finishLine("");
-    },
-  };
-}
+      return true;
+    };
 
-/** The text stage: a `TransformStream` of decoded text to {@linkcode InputLine}s, one per line. */
-export class LineSplitter extends TransformStream<string, InputLine> {
-  constructor(ledger: LineLedger, maxMessageBytes: number) {
-    let cutter!: ReturnType<typeof lineCutter>;
-    super({
-      start(controller) {
-        cutter = lineCutter(ledger, maxMessageBytes, (event) => controller.enqueue(event));
-      },
-      transform(chunk) {
-        cutter.cut(chunk);
-      },
-      flush() {
-        cutter.end();
-      },
-    });
-  }
-}
+    /** Ends the current line, whose last piece is `chunk[start, end)`. */
+    const endLine = (chunk: Uint8Array, start: number, end: number): void => {
+      if (fits(chunk, start, end)) {
+        let bytes: Uint8Array;
+        if (parts.length === 0) {
+          bytes = chunk.subarray(start, end);
+        } else {
+          parts.push(chunk.subarray(start, end));
+          bytes = concatAll(parts, lineBytes);
+        }
+        emitLine(bytes);
+      }
+      parts = [];
+      lineBytes = 0;
+      discarding = false;
+      firstLine = false;
+    };
 
-/**
- * The text stage in batches: every event cut from one chunk of text is enqueued as one array, so a
- * chunk holding many small messages costs one stream operation instead of one per line.
- */
-export class LineBatchSplitter extends TransformStream<string, InputLine[]> {
-  constructor(ledger: LineLedger, maxMessageBytes: number) {
-    let batch: InputLine[] = [];
-    const cutter = lineCutter(ledger, maxMessageBytes, (event) => batch.push(event));
-    const emit = (controller: TransformStreamDefaultController<InputLine[]>): void => {
+    const emitLine = (bytes: Uint8Array): void => {
+      let n = bytes.byteLength;
+      if (n > 0 && bytes[n - 1] === CR) n--;
+      if (n > max) return tooLarge(); // cannot happen: `fits` allows the extra byte only for a `\r`
+      if (n === 0) return;
+      let text: string;
+      try {
+        text = (firstLine ? firstDecoder : decoder).decode(n === bytes.byteLength ? bytes : bytes.subarray(0, n));
+      } catch {
+        // The fatal decoder's TypeError says only "invalid data": the typed error below replaces it.
+        batch.push({ kind: "error", error: new InvalidUtf8Error() });
+        return;
+      }
+      if (!isBlank(text)) batch.push({ kind: "line", text });
+    };
+
+    const emitBatch = (controller: TransformStreamDefaultController<InputLine[]>): void => {
       if (batch.length === 0) return;
       controller.enqueue(batch);
       batch = [];
     };
+
     super({
       transform(chunk, controller) {
-        cutter.cut(chunk);
-        emit(controller);
+        let start = 0;
+        for (;;) {
+          const nl = chunk.indexOf(NEWLINE, start);
+          if (nl === -1) break;
+          endLine(chunk, start, nl);
+          start = nl + 1;
+        }
+        // The unfinished rest is copied: the source may reuse the chunk's buffer.
+        if (start < chunk.byteLength && fits(chunk, start, chunk.byteLength)) parts.push(chunk.slice(start));
+        emitBatch(controller);
       },
       flush(controller) {
-        cutter.end();
-        emit(controller);
+        if (parts.length > 0) endLine(EMPTY, 0, 0);
+        emitBatch(controller);
       },
     });
   }
 }
+
+const EMPTY = new Uint8Array(0);
 
 function isBlank(text: string): boolean {
   const first = text.charCodeAt(0);
   // Only lines that start with white space can be blank; JSON messages start with `{` or `[`.
   if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
   return text.trim().length === 0;
+}
+
+function concatAll(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 /**
@@ -142,20 +161,16 @@ function isBlank(text: string): boolean {
  * ```
  */
 export function splitLines(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine> {
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const ledger = new LineLedger();
-  return decodeText(readable, ledger, maxMessageBytes).pipeThrough(new LineSplitter(ledger, maxMessageBytes));
+  return splitLineBatches(readable, options).pipeThrough(
+    new TransformStream<InputLine[], InputLine>({
+      transform(events, controller) {
+        for (const event of events) controller.enqueue(event);
+      },
+    }),
+  );
 }
 
 /** Like {@linkcode splitLines}, but yields the events of each chunk as one array (never empty). */
 export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine[]> {
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const ledger = new LineLedger();
-  return decodeText(readable, ledger, maxMessageBytes).pipeThrough(new LineBatchSplitter(ledger, maxMessageBytes));
-}
-
-function decodeText(readable: ReadableStream<Uint8Array>, ledger: LineLedger, maxMessageBytes: number): ReadableStream<string> {
-  return readable
-    .pipeThrough(new Utf8LineGuard({ maxMessageBytes, ledger }))
-    .pipeThrough(new TextDecoderStream("utf-8") as unknown as TransformStream<Uint8Array, string>);
+  return readable.pipeThrough(new LineSplitter(options));
 }
