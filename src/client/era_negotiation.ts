@@ -28,6 +28,7 @@ import {
   LATEST_MODERN_VERSION,
 } from "../wire/protocol_versions.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
+import { settlesWithin, withTimeout } from "../stream/time_kit.ts";
 import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
 
 /** How a client's era was decided, for diagnostics. */
@@ -87,6 +88,10 @@ export interface NegotiationSettings {
   capabilities: Capabilities;
   report(error: Error): void;
 }
+
+/** Markers of which deadline ended a wait. */
+const STEP_TIMEOUT = Symbol("step timeout");
+const DEADLINE = Symbol("connect deadline");
 
 type Waited<T> = { ok: true; value: T } | { ok: false; error: unknown } | { ok: false; stepTimeout: true };
 
@@ -234,16 +239,14 @@ export class EraNegotiator {
 
   /**
    * A write can fail before the process's exit is known; the exit (code, signal, stderr tail) tells
-   * the user more. Waits for the exit status, at most a second, then prefers the transport's own
-   * account.
+   * the user more. Waits for the exit status (`transport.exited`), at most a second, then prefers the
+   * transport's own account.
    */
   async #exitReason(live: LiveConnection, error: unknown): Promise<unknown> {
-    if (typeof live.transport.closeError !== "function") return error;
-    // The exit status arrives on its own schedule (the adapter reaps the process): look every 50 ms.
-    for (let waited = 0; !live.transport.closeError() && waited < 1_000; waited += 50) {
-      await new Promise<void>((resolve) => this.#s.time.setTimer(resolve, 50));
-    }
-    return live.transport.closeError() ?? error;
+    const transport = live.transport;
+    if (typeof transport.closeError !== "function") return error;
+    if (!transport.closeError() && transport.exited) await settlesWithin(this.#s.time, transport.exited, 1_000);
+    return transport.closeError() ?? error;
   }
 
   async #initialize(
@@ -328,29 +331,20 @@ export class EraNegotiator {
   }
 
   /** Waits for `promise`, at most `stepMs` (→ step timeout) and never past the connect deadline (→ throws). */
-  #wait<T>(promise: Promise<T>, stepMs: number, doing: string): Promise<Waited<T>> {
-    const time = this.#s.time;
-    const remaining = Math.max(0, this.#deadline - time.now());
-    return new Promise<Waited<T> | "deadline">((resolve) => {
-      let done = false;
-      const timers: Array<{ cancel(): void }> = [];
-      const finish = (value: Waited<T> | "deadline"): void => {
-        if (done) return;
-        done = true;
-        for (const t of timers) t.cancel();
-        resolve(value);
-      };
-      if (stepMs <= remaining) timers.push(time.setTimer(() => finish({ ok: false, stepTimeout: true }), stepMs));
-      timers.push(time.setTimer(() => finish("deadline"), remaining));
-      promise.then((value) => finish({ ok: true, value }), (error) => finish({ ok: false, error }));
-    }).then((value) => {
-      if (value !== "deadline") return value;
-      promise.then(undefined, () => {});
+  async #wait<T>(promise: Promise<T>, stepMs: number, doing: string): Promise<Waited<T>> {
+    const remaining = Math.max(0, this.#deadline - this.#s.time.now());
+    // The step timer is the earlier one when both are due at once.
+    const stepFirst = stepMs <= remaining;
+    try {
+      return { ok: true, value: await withTimeout(this.#s.time, promise, stepFirst ? stepMs : remaining, { error: () => (stepFirst ? STEP_TIMEOUT : DEADLINE) }) };
+    } catch (error) {
+      if (error === STEP_TIMEOUT) return { ok: false, stepTimeout: true };
+      if (error !== DEADLINE) return { ok: false, error };
       throw new TimeoutError(
         `Connect did not finish within connectTimeout (${this.#s.connectTimeout} ms) while ${doing}${this.#progressNote()}`,
         this.#s.connectTimeout,
       );
-    });
+    }
   }
 
   #progressNote(): string {

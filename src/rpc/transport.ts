@@ -17,6 +17,11 @@ export interface TransportConnection extends Duplex {
    * bound has passed), so the connection can use it when input ends.
    */
   closeError?(): Error | undefined;
+  /**
+   * Settles once the peer is gone for good (for a process: exited and reaped), after which
+   * `closeError()` holds its account. Lets a caller wait for that account without polling.
+   */
+  readonly exited?: Promise<unknown>;
   /** Tears the handles down now (used when a drain runs out of time). */
   destroy?(reason?: unknown): void;
   /**

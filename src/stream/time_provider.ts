@@ -48,18 +48,5 @@ export class SystemTimeProvider implements TimeProvider {
 /** The shared system clock, used wherever no {@linkcode TimeProvider} is injected. */
 export const systemTimeProvider: TimeProvider = new SystemTimeProvider();
 
-/** Resolves after `delayMs` on `time`; rejects with the signal's reason if `signal` aborts first. */
-export function delay(time: TimeProvider, delayMs: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      timer.cancel();
-      reject(signal!.reason);
-    };
-    const timer = time.setTimer(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, delayMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+// The time kit (delay, withTimeout, timeoutSignal) lives beside the clock it runs on.
+export { delay } from "./time_kit.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvalidUtf8Error, MessageTooLargeError } from "../../src/wire/errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineSplitter, splitLines } from "../../src/stream/line_splitter.ts";
+import { InvalidUtf8Error, MessageTooLargeError } from "../../../src/wire/errors.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineSplitter, splitLines } from "../../../src/stream/line_splitter.ts";
 import {
   collect,
   concatBytes,
@@ -13,7 +13,7 @@ import {
   repeatedChunkReadable,
   retainedBytes,
   utf8,
-} from "../helpers/streams.ts";
+} from "../../helpers/streams.ts";
 
 type Shown = string | "TOO_LARGE" | "BAD_UTF8";
 

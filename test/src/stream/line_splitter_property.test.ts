@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitLines } from "../../src/stream/line_splitter.ts";
-import { NewlineChannel } from "../../src/stream/newline_channel.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
-import { collect, cutAt, readableOf, utf8 } from "../helpers/streams.ts";
+import { splitLines } from "../../../src/stream/line_splitter.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { collect, cutAt, readableOf, utf8 } from "../../helpers/streams.ts";
 
 const tricky = fc.string({
   unit: fc.constantFrom("a", " ", "\r", "\n", "\r\n", "\u2028", "\u2029", "\uFFFD", "😀", "𝄞", "é", "€", '"', "\\", "\u0000", "\uD800", "\uDFFF", "\t"),

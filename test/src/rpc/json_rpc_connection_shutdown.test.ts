@@ -4,12 +4,12 @@
  * and one-shot pipes. Every bound is shown holding and not hit early, on a FakeTimeProvider.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClosedError, TimeoutError, WriteFailedError } from "../../src/wire/errors.ts";
-import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/rpc/json_rpc_connection.ts";
-import { createDuplexPair, type Duplex } from "../../testing/duplex_pair.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
-import { RecordingWritable } from "../../testing/recording_writable.ts";
-import { manualReadable } from "../helpers/streams.ts";
+import { ClosedError, TimeoutError, WriteFailedError } from "../../../src/wire/errors.ts";
+import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions } from "../../../src/rpc/json_rpc_connection.ts";
+import { createDuplexPair, type Duplex } from "../../../testing/duplex_pair.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+import { RecordingWritable } from "../../../testing/recording_writable.ts";
+import { manualReadable } from "../../helpers/streams.ts";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ClosedError, TimeoutError } from "../../src/wire/errors.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
-import { completeBlock, messageOfLineBytes, recordedChannel, track } from "../helpers/channel.ts";
-import { KiB, MiB } from "../helpers/streams.ts";
+import { ClosedError, TimeoutError } from "../../../src/wire/errors.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+import { completeBlock, messageOfLineBytes, recordedChannel, track } from "../../helpers/channel.ts";
+import { KiB, MiB } from "../../helpers/streams.ts";
 
 const BLOCK = 16 * KiB;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { JsonRpcConnection } from "../../src/rpc/json_rpc_connection.ts";
-import { JsonRpcError } from "../../src/wire/errors.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
-import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+import { JsonRpcConnection } from "../../../src/rpc/json_rpc_connection.ts";
+import { JsonRpcError } from "../../../src/wire/errors.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 describe("JsonRpcConnection basics", () => {
   it("answers requests both ways and reports handler errors as replies", async () => {

@@ -3,12 +3,12 @@
  * connection writes itself, cancellation both ways, and option validation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClosedError, InvalidOptionError, JsonRpcError, TransportError } from "../../src/wire/errors.ts";
-import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/rpc/json_rpc_connection.ts";
-import { NewlineChannel } from "../../src/stream/newline_channel.ts";
-import { createDuplexPair, type Duplex } from "../../testing/duplex_pair.ts";
-import { RecordingWritable } from "../../testing/recording_writable.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
+import { ClosedError, InvalidOptionError, JsonRpcError, TransportError } from "../../../src/wire/errors.ts";
+import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../../src/rpc/json_rpc_connection.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
+import { createDuplexPair, type Duplex } from "../../../testing/duplex_pair.ts";
+import { RecordingWritable } from "../../../testing/recording_writable.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
-import { ClosedError, InvalidOptionError, WriteFailedError } from "../../src/wire/errors.ts";
-import { NewlineChannel } from "../../src/stream/newline_channel.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
-import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
-import { completeBlock, completeBlocks, messageOfLineBytes, recordedChannel, track } from "../helpers/channel.ts";
-import { KiB, MiB, utf8 } from "../helpers/streams.ts";
+import { ClosedError, InvalidOptionError, WriteFailedError } from "../../../src/wire/errors.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+import { completeBlock, completeBlocks, messageOfLineBytes, recordedChannel, track } from "../../helpers/channel.ts";
+import { KiB, MiB, utf8 } from "../../helpers/streams.ts";
 
 const BLOCK = 16 * KiB;
 
@@ -346,7 +346,7 @@ describe("NewlineChannel options", () => {
 
 describe("NewlineChannel room waiters", () => {
   it("wakes waitForOutputRoom when a sender that held the turn leaves, even with no block written", async () => {
-    const { RecordingWritable } = await import("../../testing/recording_writable.ts");
+    const { RecordingWritable } = await import("../../../testing/recording_writable.ts");
     const sink = new RecordingWritable({ autoComplete: false });
     const channel = new NewlineChannel({ readable: new ReadableStream(), writable: sink.writable }, { maxQueuedOutputBytes: 100 });
     await channel.send({ fill: "x".repeat(40) }); // in flight, queue has room left

@@ -4,10 +4,10 @@
  * while output is full, and everything queued is delivered once the peer reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../src/rpc/json_rpc_connection.ts";
-import { createDuplexPair, type Duplex } from "../../testing/duplex_pair.ts";
-import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
-import { retainedBytes } from "../helpers/streams.ts";
+import { JsonRpcConnection, type JsonRpcConnectionOptions } from "../../../src/rpc/json_rpc_connection.ts";
+import { createDuplexPair, type Duplex } from "../../../testing/duplex_pair.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+import { retainedBytes } from "../../helpers/streams.ts";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
