@@ -5,6 +5,7 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
+import type { NewlineChannelOptions } from "../stream/newline_channel.ts";
 import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
 import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
@@ -12,6 +13,7 @@ import {
   type ConnectionCloseInfo,
   type IncomingRequest,
   JsonRpcConnection,
+  nestChannelOptions,
   type JsonRpcConnectionOptions,
   type NotificationHandler,
   type RequestContext,
@@ -27,7 +29,8 @@ export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
 
 /** Options of {@linkcode ContextClient.connect}; the JSON-RPC and channel options pass through. */
-export interface ContextClientOptions extends JsonRpcConnectionOptions {
+// The channel bounds are still accepted flat here and nested for the connection (nestChannelOptions).
+export interface ContextClientOptions extends JsonRpcConnectionOptions, NewlineChannelOptions {
   /** `"auto"` probes modern first and falls back; `"modern"` and `"legacy"` insist. Default `"auto"`. */
   era?: "auto" | "modern" | "legacy";
   /** How long a `server/discover` probe may go unanswered before legacy fallback. Default 5 000 ms. */
@@ -241,7 +244,7 @@ export class ContextClient implements AsyncDisposable {
     const rpc = new JsonRpcConnection(transport, {
       // A server's stray stdout lines are reported, never answered (unless the caller asks).
       answerInvalidInput: false,
-      ...this.#options,
+      ...nestChannelOptions(this.#options),
       timeProvider: this.#options.timeProvider ?? systemTimeProvider,
       onRequest: (request, context) => this.#dispatchRequest(request, context),
       onNotification: (method, params) => this.#dispatchNotification(method, params),

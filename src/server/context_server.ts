@@ -9,6 +9,7 @@ import {
   type ConnectionCloseInfo,
   type IncomingRequest,
   JsonRpcConnection,
+  nestChannelOptions,
   type JsonRpcConnectionOptions,
   type RequestContext,
   type RequestId,
@@ -21,13 +22,14 @@ import {
   progressTokenOf,
   readRequestEnvelope,
 } from "../wire/meta_envelope.ts";
-import type { NewlineChannel } from "../stream/newline_channel.ts";
+import type { NewlineChannel, NewlineChannelOptions } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import { invalidParams, ServerVersions } from "../wire/server_versions.ts";
 
 /** Options of {@linkcode ContextServer}; every {@linkcode JsonRpcConnectionOptions} bound applies per connection. */
-export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier"> {
+// The channel bounds are still accepted flat here and nested for the connection (nestChannelOptions).
+export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier">, NewlineChannelOptions {
   /** `serverInfo.name`. */
   name: string;
   /** `serverInfo.version`. */
@@ -156,7 +158,7 @@ export class ContextServer implements AsyncDisposable {
     numberOption("endOfStreamTimeout", rest.endOfStreamTimeout, 0);
     numberOption("shutdownTimeout", rest.shutdownTimeout, 0);
     integerOption("maxConcurrentRequests", rest.maxConcurrentRequests, 1, 1);
-    this.#connectionOptions = rest;
+    this.#connectionOptions = nestChannelOptions(rest);
   }
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */

@@ -269,7 +269,7 @@ describe("JsonRpcConnection messages both ways", () => {
   });
 
   it("answers an oversize line with an error reply without id and serves the next line", async () => {
-    const { server, peer, reports } = serverAndPeer({ maxMessageBytes: 1024 });
+    const { server, peer, reports } = serverAndPeer({ channel: { maxMessageBytes: 1024 } });
     server.handle("m", (p) => p).start();
     await peer.send({ jsonrpc: "2.0", id: 1, method: "m", params: "x".repeat(5000) });
     await peer.send({ jsonrpc: "2.0", id: 2, method: "m", params: "y".repeat(900) });

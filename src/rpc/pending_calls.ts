@@ -1,0 +1,133 @@
+/**
+ * Outgoing requests awaiting a reply: ids, the caller's `AbortSignal`, replies matched to calls, and
+ * every call rejected at once when the connection ends.
+ * @module
+ */
+import { JsonRpcError, TransportError } from "../wire/errors.ts";
+import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
+
+/** What {@linkcode PendingCalls} needs from the connection. */
+export interface CallHost {
+  /** Queues one message for output. */
+  send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void>;
+  /** The caller aborted a call that was written: tell the peer. */
+  cancelled(id: RequestId, reason: unknown): void;
+  /** A send failed: the connection checks whether output broke. */
+  sendFailed(): void;
+  report(error: Error): void;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** The request id; default the next number. */
+  id?: RequestId;
+}
+
+/** A reply from the peer, as classified from the wire. */
+export type Reply =
+  | { kind: "result"; id: RequestId; result: unknown }
+  | { kind: "error"; id: RequestId | undefined; error: JsonRpcError };
+
+interface PendingCall {
+  method: string;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** How many cancelled ids are remembered, so that a late reply to one is dropped quietly. */
+const REMEMBERED_CANCELS = 1024;
+
+/** The outgoing side of a connection: one entry per request sent and not yet answered. */
+export class PendingCalls {
+  readonly #host: CallHost;
+  readonly #calls = new Map<string, PendingCall>();
+  readonly #cancelled = new Set<string>();
+  #nextId = 1;
+
+  constructor(host: CallHost) {
+    this.#host = host;
+  }
+
+  /** Calls awaiting a reply. */
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /**
+   * Sends a request and resolves with its result; rejects with the peer's error, with the signal's
+   * reason when `signal` aborts (after `cancelled` is told, if the request was queued), or with the
+   * send's error.
+   */
+  call<T>(method: string, params: unknown, options: CallOptions = {}): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = options.id ?? this.#nextId++;
+    const key = idKey(id);
+    if (this.#calls.has(key)) return Promise.reject(new TransportError("protocol", `Request id ${JSON.stringify(id)} is already awaiting a reply`));
+    return new Promise<T>((resolve, reject) => {
+      let sending: Promise<void> | undefined;
+      const onAbort = (): void => {
+        if (!this.#calls.delete(key)) return;
+        this.#rememberCancelled(key);
+        const reason = signal!.reason;
+        reject(reason);
+        // Tell the peer only when the request was queued: the send settles either way, and a send
+        // that was still waiting for room rejects with the same signal, so nothing was written.
+        void sending?.then(
+          () => this.#host.cancelled(id, reason),
+          () => {}, // that send's failure already reached the caller through the send's own handler
+        );
+      };
+      const cleanup = (): void => signal?.removeEventListener("abort", onAbort);
+      this.#calls.set(key, {
+        method,
+        resolve: (v) => (cleanup(), resolve(v as T)),
+        reject: (e) => (cleanup(), reject(e)),
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
+      if (params !== undefined) message.params = params;
+      sending = this.#host.send(message, signal);
+      sending.then(undefined, (error: unknown) => {
+        const call = this.#calls.get(key);
+        if (!call) return;
+        this.#calls.delete(key);
+        call.reject(signal?.aborted ? signal.reason : error);
+        this.#host.sendFailed();
+      });
+    });
+  }
+
+  /** Hands a reply to its call; a reply nobody waits for is reported (unless it answers a cancelled call). */
+  settle(reply: Reply): void {
+    if (reply.kind === "error" && reply.id === undefined) {
+      this.#host.report(new TransportError("protocol", `Error response without an id: ${reply.error.code} ${reply.error.message}`, { cause: reply.error }));
+      return;
+    }
+    const key = idKey(reply.id!);
+    const call = this.#calls.get(key);
+    if (!call) {
+      if (this.#cancelled.delete(key)) return; // a late reply to a call we cancelled
+      this.#host.report(new TransportError("protocol", `Reply to unknown request id ${JSON.stringify(reply.id)}: dropped`));
+      return;
+    }
+    this.#calls.delete(key);
+    if (reply.kind === "result") call.resolve(reply.result);
+    else call.reject(reply.error);
+  }
+
+  /** Rejects every call now with `error`. */
+  rejectAll(error: Error): void {
+    if (this.#calls.size === 0) return;
+    const calls = [...this.#calls.values()];
+    this.#calls.clear();
+    for (const call of calls) call.reject(error);
+  }
+
+  /** Ids we cancelled recently: a late reply to one of them is expected and dropped without a report. */
+  #rememberCancelled(key: string): void {
+    this.#cancelled.add(key);
+    if (this.#cancelled.size > REMEMBERED_CANCELS) this.#cancelled.delete(this.#cancelled.values().next().value!);
+  }
+}
