@@ -5,8 +5,10 @@
  */
 import { wakeUp } from "../stream/deferred.ts";
 import { asError } from "./as_error.ts";
+import { InflightRequest } from "./inflight_request.ts";
 import { ErrorCodes, isTransportError, JsonRpcError, TransportError } from "../wire/errors.ts";
-import { errorResponse, errorResponseFor, type IncomingRequest, type RequestId } from "../wire/json_rpc_message.ts";
+import { errorResponse, errorResponseFor, type IncomingRequest, idKey, type RequestId } from "../wire/json_rpc_message.ts";
+import type { BacklogEntry } from "./input_backlog.ts";
 
 /** What a request handler gets besides the params. */
 export interface RequestContext {
@@ -23,57 +25,42 @@ export type RequestHandler = (params: unknown, context: RequestContext) => unkno
 /** Handles one notification. */
 export type NotificationHandler = (params: unknown) => unknown;
 
+/** The fallbacks and the barrier test, from the connection's options. */
+export interface SlotFallbacks {
+  onRequest?: (request: IncomingRequest, context: RequestContext) => unknown;
+  onNotification?: (method: string, params: unknown) => unknown;
+  isBarrier?: (request: IncomingRequest) => boolean;
+}
+
 /** What {@linkcode HandlerSlots} needs from the connection. */
 export interface SlotHost {
-  /** Runs the handler of `request` (or the fallback); throws -32601 when there is none. */
-  invoke(request: IncomingRequest, context: RequestContext): unknown;
   send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void>;
   /** Sends a reply the connection itself owes; a failure there is handled by the connection. */
   sendOwnError(reply: Record<string, unknown>): Promise<void>;
   readonly outputClosed: boolean;
   /** A send failed: the connection checks whether output broke. */
   sendFailed(): void;
+  /** Removes input entries not yet dispatched that match. */
+  dropFromBacklog(match: (entry: BacklogEntry) => boolean): unknown;
   report(error: Error): void;
 }
 
-/** A request being handled. Its `AbortController` is made only when someone asks for the signal. */
-class InflightRequest {
-  cancelledByPeer = false;
-  done = false;
-  #controller: AbortController | undefined;
-  #abortedWith: { reason: unknown } | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#abortedWith) this.#controller.abort(this.#abortedWith.reason);
-    }
-    return this.#controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.#abortedWith !== undefined;
-  }
-
-  abort(reason: unknown): void {
-    if (this.#abortedWith) return;
-    this.#abortedWith = { reason };
-    this.#controller?.abort(reason);
-  }
-}
-
-/** The running handlers of one connection. */
+/** The handlers of one connection: registered per method, run at most `max` at once. */
 export class HandlerSlots {
   readonly max: number;
+  readonly requestHandlers = new Map<string, RequestHandler>();
+  readonly notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #fallbacks: SlotFallbacks;
   /** Fired whenever a handler finishes (and by the connection when waiters should look again). */
   readonly freed = wakeUp();
   readonly #host: SlotHost;
   readonly #inflight = new Map<string, InflightRequest>();
   #active = 0;
 
-  constructor(max: number, host: SlotHost) {
+  constructor(max: number, host: SlotHost, fallbacks: SlotFallbacks) {
     this.max = max;
     this.#host = host;
+    this.#fallbacks = fallbacks;
   }
 
   /** Handlers running now. */
@@ -86,8 +73,43 @@ export class HandlerSlots {
     return this.#active >= this.max;
   }
 
-  has(key: string): boolean {
-    return this.#inflight.has(key);
+  /** Starts the handler of `request` (a duplicate id in flight gets -32600); an admission barrier is awaited until its reply is queued. */
+  async dispatch(request: IncomingRequest, key: string): Promise<void> {
+    const host = this.#host;
+    if (this.#inflight.has(key)) {
+      host.report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
+      return host.sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
+    }
+    const run = this.#run(request, key);
+    let barrier = false;
+    try {
+      barrier = this.#fallbacks.isBarrier?.(request) === true;
+    } catch (error) {
+      host.report(asError(error));
+    }
+    if (barrier) await run;
+  }
+
+  /**
+   * Runs the handler of notification `method`; a failure is reported. `notifications/cancelled`
+   * first drops the request from the backlog (never dispatched, never answered) or aborts it.
+   */
+  notification(method: string, params: unknown): void {
+    if (method === "notifications/cancelled") {
+      const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") {
+        const key = idKey(requestId);
+        this.#host.dropFromBacklog((entry) => entry.key === key);
+        this.cancelByPeer(key, requestId);
+      }
+    }
+    const handler = this.notificationHandlers.get(method);
+    try {
+      const result = handler ? handler(params) : this.#fallbacks.onNotification?.(method, params);
+      if (result instanceof Promise) result.catch((error) => this.#host.report(asError(error)));
+    } catch (error) {
+      this.#host.report(asError(error));
+    }
   }
 
   /** The peer cancelled `requestId`: its signal aborts and no reply is sent. */
@@ -104,7 +126,7 @@ export class HandlerSlots {
   }
 
   /** Runs the handler of `request` in a slot; resolves once its reply is queued (or dropped). */
-  run(request: IncomingRequest, key: string): Promise<void> {
+  #run(request: IncomingRequest, key: string): Promise<void> {
     const host = this.#host;
     const entry = new InflightRequest();
     this.#inflight.set(key, entry);
@@ -134,7 +156,11 @@ export class HandlerSlots {
     const host = this.#host;
     let reply: Record<string, unknown>;
     try {
-      const result = await host.invoke(request, context);
+      const handler = this.requestHandlers.get(request.method);
+      let result: unknown;
+      if (handler) result = await handler(request.params, context);
+      else if (this.#fallbacks.onRequest) result = await this.#fallbacks.onRequest(request, context);
+      else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
       reply = { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
     } catch (error) {
       if (!(error instanceof JsonRpcError) && !entry.aborted) host.report(asError(error));

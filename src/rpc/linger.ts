@@ -22,10 +22,6 @@ export interface LingerHost {
   readonly channel: NewlineChannel;
   readonly lifecycle: ConnectionLifecycle;
   readonly slots: HandlerSlots;
-  /** Resolves once no handler runs and nothing waits in the input backlog, or the connection closed. */
-  untilQuiet(): Promise<void>;
-  /** True when no handler runs and nothing waits in the input backlog. */
-  readonly quiet: boolean;
   readonly backlog: InputBacklog;
   /** Removes backlog entries that match (and wakes whoever waits on them). */
   dropFromBacklog(match: (entry: BacklogEntry) => boolean): BacklogEntry[];
@@ -82,13 +78,13 @@ export class Linger {
     const budget = grace + this.#shutdownTimeout;
     const remaining = (): number => Math.max(0, start + budget - time.now());
     try {
-      if (grace > 0 && !host.quiet) await settlesWithin(time, host.untilQuiet(), grace);
+      if (grace > 0 && !this.#quiet) await settlesWithin(time, this.#untilQuiet(), grace);
       this.#stopAdmitting(reason, grace);
       if (host.slots.active > 0) {
         host.slots.abortAll(reason === "eof"
           ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
           : new ClosedError("The connection was closed by its owner"));
-        if (!host.quiet) await settlesWithin(time, host.untilQuiet(), remaining());
+        if (!this.#quiet) await settlesWithin(time, this.#untilQuiet(), remaining());
       }
       if (!host.lifecycle.move("draining")) return; // closed meanwhile (a fault or a stalled reader)
       const drain = await host.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining() });
@@ -97,6 +93,17 @@ export class Linger {
     } catch (error) {
       host.finish({ reason, error: error instanceof Error ? error : new Error(String(error)) });
     }
+  }
+
+  /** True when no handler runs and nothing waits in the input backlog. */
+  get #quiet(): boolean {
+    return this.#host.slots.active === 0 && this.#host.backlog.length === 0;
+  }
+
+  /** Resolves once the connection is quiet or closed; wakes on every freed slot and backlog drop. */
+  async #untilQuiet(): Promise<void> {
+    const { slots, lifecycle } = this.#host;
+    while (!this.#quiet && lifecycle.state !== "closed") await slots.freed.wait();
   }
 
   /**
