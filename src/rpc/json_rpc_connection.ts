@@ -71,7 +71,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.channel = own
       ? new NewlineChannel(
         watchWrites(transport, { progress: () => this.#linger.progress(), failed: (cause) => this.#onWriteFailed(cause) }),
-        { timeProvider: time, shutdownTimeout: options.shutdownTimeout, ...options.channel },
+        { timeProvider: time, shutdownTimeout: options.shutdownTimeout, onReport: this.#report, ...options.channel },
       )
       : transport;
     const connection = this;

@@ -3,12 +3,15 @@
  * queue, block-sized writes, and a bounded drain on close.
  * @module
  */
-import { type Deferred, deferred } from "./deferred.ts";
+import { type Deferred, deferred, wakeUp } from "./deferred.ts";
+import { withTimeout } from "./time_kit.ts";
 import type { Duplex } from "./duplex.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLineBatches } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
+
+type WakeUp = ReturnType<typeof wakeUp>;
 
 /** Options of {@linkcode NewlineChannel}. Every bound is a real, enforced limit. */
 export interface NewlineChannelOptions {
@@ -24,6 +27,8 @@ export interface NewlineChannelOptions {
   drainTimeout?: number;
   /** The clock for both drain deadlines. Default: the system clock. */
   timeProvider?: TimeProvider;
+  /** Failures nobody awaits: releasing the input or destroying the handles failed. */
+  onReport?: (error: Error) => void;
 }
 
 /** How a drain of the output ended. */
@@ -84,6 +89,7 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #shutdownTimeout: number;
   readonly #drainTimeout: number;
   readonly #time: TimeProvider;
+  readonly #onReport: ((error: Error) => void) | undefined;
   readonly #duplex: DestroyableDuplex;
   /** Encoded messages not yet handed to the stream, oldest first from `#head`; the first may be partly taken. */
   #segments: Uint8Array[] = [];
@@ -105,8 +111,12 @@ export class NewlineChannel implements AsyncDisposable {
   #lineAt = 0;
   #turn: Promise<void> = Promise.resolve();
   #sendersWaiting = 0;
-  #senderLeft = deferred();
-  #progress = deferred();
+  /** Fired at every completed block write and at teardown. */
+  readonly #progress = wakeUp();
+  /** Fired with `#progress` and whenever a sender leaves: what room waiters wait for. */
+  readonly #roomChanged = wakeUp();
+  /** Restarts the no-progress deadline of the drain under way. */
+  #onProgress: (() => void) | undefined;
   #failure: WriteFailedError | undefined;
   #closing = false;
   #aborted = false;
@@ -125,6 +135,7 @@ export class NewlineChannel implements AsyncDisposable {
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     this.#drainTimeout = numberOption("drainTimeout", options.drainTimeout, 10_000);
     this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#onReport = options.onReport;
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
     this.#input = splitLineBatches(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
@@ -196,9 +207,7 @@ export class NewlineChannel implements AsyncDisposable {
       this.#sendersWaiting--;
       mine.resolve();
       // A sender leaving can end `outputFull` without any block being written: wake room waiters.
-      const left = this.#senderLeft;
-      this.#senderLeft = deferred();
-      left.resolve();
+      this.#roomChanged.fire();
     }
   }
 
@@ -206,7 +215,7 @@ export class NewlineChannel implements AsyncDisposable {
   async waitForOutputRoom(signal?: AbortSignal): Promise<void> {
     while (this.outputFull && !this.outputClosed) {
       signal?.throwIfAborted();
-      await Promise.race([this.#nextProgress(signal), this.#senderLeft.promise]);
+      await this.#nextFiring(this.#roomChanged, signal);
     }
   }
 
@@ -256,7 +265,7 @@ export class NewlineChannel implements AsyncDisposable {
   /** Drains output within the deadlines (see {@linkcode closeOutput}), then stops reading input. */
   async close(options: DrainOptions = {}): Promise<DrainOutcome> {
     const outcome = await this.closeOutput(options);
-    await this.#input.cancel().catch(() => {});
+    await this.#input.cancel().catch((cause: unknown) => this.#report(cause));
     this.#closed.resolve();
     return outcome;
   }
@@ -272,7 +281,7 @@ export class NewlineChannel implements AsyncDisposable {
       this.#drainOutcome?.resolve("aborted");
     }
     this.#drain ??= Promise.resolve("aborted");
-    await this.#input.cancel(reason).catch(() => {});
+    await this.#input.cancel(reason).catch((cause: unknown) => this.#report(cause));
     this.#closed.resolve();
   }
 
@@ -280,42 +289,28 @@ export class NewlineChannel implements AsyncDisposable {
     await this.close();
   }
 
+  /**
+   * Writes what is queued, then closes the stream. The outcome is settled by the first of: the queue
+   * drained and closed, a failed write or `abort()` (through `#drainOutcome`), the no-progress
+   * deadline (restarted by every completed block), or the total bound.
+   */
   async #runDrain(idleTimeout: number, totalTimeout: number): Promise<DrainOutcome> {
     this.#closing = true;
     if (this.#failure) return "failed";
     if (this.#aborted) return "aborted";
     const outcome = deferred<DrainOutcome>();
     this.#drainOutcome = outcome;
+    const bounded = withTimeout(this.#time, outcome.promise, totalTimeout, { error: () => "total_timeout" as const });
     let idle: TimerHandle | undefined;
-    const armIdle = (): void => {
+    this.#onProgress = (): void => {
       idle?.cancel();
       idle = this.#time.setTimer(() => outcome.resolve("idle_timeout"), idleTimeout);
     };
-    const total = this.#time.setTimer(() => outcome.resolve("total_timeout"), totalTimeout);
-    armIdle();
-    let watching = true;
-    void (async () => {
-      while (watching) {
-        await this.#nextProgress();
-        if (watching) armIdle();
-      }
-    })();
-    void (async () => {
-      try {
-        await this.#turn; // senders that were already waiting get their turn
-        while (this.#queuedBytes > 0 && !this.#failure && !this.#aborted) await this.#nextProgress();
-        if (this.#failure) return outcome.resolve("failed");
-        if (this.#aborted) return outcome.resolve("aborted");
-        await this.#out.close();
-        outcome.resolve("drained");
-      } catch {
-        outcome.resolve(this.#aborted ? "aborted" : "failed");
-      }
-    })();
-    const result = await outcome.promise;
-    watching = false;
+    this.#onProgress();
+    void this.#writeOut().then(outcome.resolve);
+    const result = await bounded.catch((timedOut: "total_timeout") => timedOut);
+    this.#onProgress = undefined;
     idle?.cancel();
-    total.cancel();
     this.#signalProgress();
     if (result === "idle_timeout" || result === "total_timeout") {
       const limit = result === "idle_timeout" ? idleTimeout : totalTimeout;
@@ -323,6 +318,21 @@ export class NewlineChannel implements AsyncDisposable {
       this.#teardown(new TimeoutError(`Output did not drain within ${result === "idle_timeout" ? "shutdownTimeout" : "the total drain bound"} (${limit} ms)`, limit));
     }
     return result;
+  }
+
+  /** Lets waiting senders have their turn, waits for the queue to empty, and closes the stream. */
+  async #writeOut(): Promise<DrainOutcome> {
+    try {
+      await this.#turn; // senders that were already waiting get their turn
+      while (this.#queuedBytes > 0 && !this.#failure && !this.#aborted) await this.#progress.wait();
+      if (this.#failure) return "failed";
+      if (this.#aborted) return "aborted";
+      await this.#out.close();
+      return "drained";
+    } catch {
+      // The close failed: the stream is gone; the outcome says how, the failure itself is `failure`.
+      return this.#aborted ? "aborted" : "failed";
+    }
   }
 
   #room(): number {
@@ -411,17 +421,18 @@ export class NewlineChannel implements AsyncDisposable {
       this.#assertOpen(true);
       if (ready()) return;
       signal?.throwIfAborted();
-      await this.#nextProgress(signal);
+      await this.#nextFiring(this.#progress, signal);
     }
   }
 
-  #nextProgress(signal?: AbortSignal): Promise<void> {
-    const next = this.#progress.promise;
+  /** The next firing of `wake`; rejects with the signal's reason if `signal` aborts first. */
+  #nextFiring(wake: WakeUp, signal?: AbortSignal): Promise<void> {
+    const next = wake.wait();
     if (!signal) return next;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
-      next.then(() => {
+      void next.then(() => {
         signal.removeEventListener("abort", onAbort);
         resolve();
       });
@@ -429,15 +440,23 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   #signalProgress(): void {
-    const current = this.#progress;
-    this.#progress = deferred();
-    current.resolve();
+    this.#onProgress?.();
+    this.#progress.fire();
+    this.#roomChanged.fire();
   }
 
   #assertOpen(allowClosing = false): void {
     if (this.#failure) throw this.#failure;
     if (this.#aborted) throw new ClosedError("Output is closed: the channel was torn down");
     if (this.#closing && !allowClosing) throw new ClosedError("Output is closed: the channel is closing");
+  }
+
+  #report(cause: unknown): void {
+    try {
+      this.#onReport?.(cause instanceof Error ? cause : new Error(String(cause)));
+    } catch {
+      // A failing reporter has nowhere else to report to, and must not break the channel.
+    }
   }
 
   #fail(cause: unknown): void {
@@ -453,11 +472,12 @@ export class NewlineChannel implements AsyncDisposable {
     this.#head = 0;
     this.#headOffset = 0;
     this.#queuedBytes = 0;
+    // Rejects when the stream already failed or closed: it is torn down either way.
     this.#out.abort(reason).catch(() => {});
     try {
       this.#duplex.destroy?.(reason);
-    } catch {
-      // The handle may already be gone.
+    } catch (cause) {
+      this.#report(cause);
     }
   }
 }
