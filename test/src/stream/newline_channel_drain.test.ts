@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ClosedError, TimeoutError } from "../../../src/wire/errors.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { completeBlock, messageOfLineBytes, recordedChannel, track } from "../../helpers/channel.ts";
 import { KiB, MiB } from "../../helpers/streams.ts";
@@ -209,5 +211,18 @@ describe("NewlineChannel standalone disposal on the system clock", () => {
     await channel.abort();
     expect(await waiting.settled()).toBe(true);
     expect(waiting.state.error).toBeInstanceOf(ClosedError);
+  });
+});
+
+describe("NewlineChannel onReport", () => {
+  it("reports a destroy() that throws during teardown instead of swallowing it", async () => {
+    const [a] = createDuplexPair();
+    const reports: Error[] = [];
+    const destroy = (): void => {
+      throw new Error("handle already gone");
+    };
+    const channel = new NewlineChannel({ ...a, destroy }, { onReport: (e) => reports.push(e) });
+    await channel.abort();
+    expect(reports.map((r) => r.message)).toEqual(["handle already gone"]);
   });
 });
