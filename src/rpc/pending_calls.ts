@@ -59,7 +59,7 @@ export class PendingCalls {
    * reason when `signal` aborts (after `cancelled` is told, if the request was queued), or with the
    * send's error.
    */
-  call<T>(method: string, params: unknown, options: CallOptions = {}): Promise<T> {
+  call<T>(method: string, params?: unknown, options: CallOptions = {}): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
