@@ -4,9 +4,8 @@
  * @module
  */
 import { wakeUp } from "../stream/deferred.ts";
-import { asError } from "./as_error.ts";
 import { InflightRequest } from "./inflight_request.ts";
-import { ErrorCodes, isTransportError, JsonRpcError, TransportError } from "../wire/errors.ts";
+import { asError, CancelledError, ErrorCodes, isTransportError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { errorResponse, errorResponseFor, type IncomingRequest, idKey, type RequestId } from "../wire/json_rpc_message.ts";
 import type { BacklogEntry } from "./input_backlog.ts";
 
@@ -77,7 +76,7 @@ export class HandlerSlots {
   async dispatch(request: IncomingRequest, key: string): Promise<void> {
     const host = this.#host;
     if (this.#inflight.has(key)) {
-      host.report(new TransportError("protocol", `Request id ${JSON.stringify(request.id)} is already in flight`));
+      host.report(new ProtocolError(`Request id ${JSON.stringify(request.id)} is already in flight`));
       return host.sendOwnError(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${JSON.stringify(request.id)} is already in flight`));
     }
     const run = this.#run(request, key);
@@ -117,7 +116,7 @@ export class HandlerSlots {
     const entry = this.#inflight.get(key);
     if (!entry || entry.done) return;
     entry.cancelledByPeer = true;
-    entry.abort(new TransportError("cancelled", `Request ${JSON.stringify(requestId)} was cancelled by the peer`));
+    entry.abort(new CancelledError(`Request ${JSON.stringify(requestId)} was cancelled by the peer`));
   }
 
   /** Aborts the signal of every running handler. */

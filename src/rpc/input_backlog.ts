@@ -4,7 +4,7 @@
  */
 import { wakeUp } from "../stream/deferred.ts";
 import type { InputLine } from "../stream/line_splitter.ts";
-import { ErrorCodes, ParseError, TransportError } from "../wire/errors.ts";
+import { ErrorCodes, ParseError, ProtocolError } from "../wire/errors.ts";
 import { type ClassifiedMessage, classifyMessage, errorResponse, type IncomingRequest, idKey } from "../wire/json_rpc_message.ts";
 
 /** What one waiting input message costs in the backlog's accounting, besides its text. */
@@ -82,7 +82,7 @@ export class InputBacklog {
       case "error":
         return message;
       case "invalid":
-        report(new TransportError("protocol", `Invalid JSON-RPC message: ${message.reason}`));
+        report(new ProtocolError(`Invalid JSON-RPC message: ${message.reason}`));
         if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`) });
         return undefined;
       case "notification":

@@ -5,8 +5,7 @@
  * @module
  */
 import type { NewlineChannel } from "../stream/newline_channel.ts";
-import { TransportError } from "../wire/errors.ts";
-import { asError } from "./as_error.ts";
+import { asError, ClosedError } from "../wire/errors.ts";
 import type { ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
 import type { InputBacklog } from "./input_backlog.ts";
@@ -54,7 +53,7 @@ export async function readInput(host: PumpHost): Promise<void> {
       else host.settle(now);
     }
   } catch (error) {
-    if (life.reading) host.fault(error instanceof Error ? error : new TransportError("closed", String(error)));
+    if (life.reading) host.fault(error instanceof Error ? error : new ClosedError(String(error)));
     return;
   } finally {
     backlog.changed.fire();

@@ -7,12 +7,11 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
-import { ClosedError, WriteFailedError } from "../wire/errors.ts";
+import { asError, ClosedError, WriteFailedError } from "../wire/errors.ts";
 import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
 import { NewlineChannel } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
-import { asError } from "./as_error.ts";
 import type { JsonRpcConnectionOptions } from "./connection_options.ts";
 import { type ConnectionCloseInfo, ConnectionLifecycle } from "./connection_state.ts";
 import { HandlerSlots, type NotificationHandler, type RequestContext, type RequestHandler, type SlotHost } from "./handler_slots.ts";

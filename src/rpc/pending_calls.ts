@@ -3,7 +3,7 @@
  * every call rejected at once when the connection ends.
  * @module
  */
-import { JsonRpcError, TransportError } from "../wire/errors.ts";
+import { type JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
 
 /** What {@linkcode PendingCalls} needs from the connection. */
@@ -64,7 +64,7 @@ export class PendingCalls {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
     const key = idKey(id);
-    if (this.#calls.has(key)) return Promise.reject(new TransportError("protocol", `Request id ${JSON.stringify(id)} is already awaiting a reply`));
+    if (this.#calls.has(key)) return Promise.reject(new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`));
     return new Promise<T>((resolve, reject) => {
       let sending: Promise<void> | undefined;
       const onAbort = (): void => {
@@ -102,14 +102,14 @@ export class PendingCalls {
   /** Hands a reply to its call; a reply nobody waits for is reported (unless it answers a cancelled call). */
   settle(reply: Reply): void {
     if (reply.kind === "error" && reply.id === undefined) {
-      this.#host.report(new TransportError("protocol", `Error response without an id: ${reply.error.code} ${reply.error.message}`, { cause: reply.error }));
+      this.#host.report(new ProtocolError(`Error response without an id: ${reply.error.code} ${reply.error.message}`, { cause: reply.error }));
       return;
     }
     const key = idKey(reply.id!);
     const call = this.#calls.get(key);
     if (!call) {
       if (this.#cancelled.delete(key)) return; // a late reply to a call we cancelled
-      this.#host.report(new TransportError("protocol", `Reply to unknown request id ${JSON.stringify(reply.id)}: dropped`));
+      this.#host.report(new ProtocolError(`Reply to unknown request id ${JSON.stringify(reply.id)}: dropped`));
       return;
     }
     this.#calls.delete(key);
