@@ -33,7 +33,7 @@ export declare class ClosedError extends TransportError {
     static [Symbol.hasInstance](value: unknown): value is ClosedError;
 }
 
-// ConnectionCloseInfo: type, from src/rpc/json_rpc_connection.ts
+// ConnectionCloseInfo: type, from src/rpc/connection_state.ts
 export interface ConnectionCloseInfo {
     reason: "eof" | "closed" | "fault";
     error?: Error;
@@ -62,7 +62,7 @@ export declare class ContextClient implements AsyncDisposable {
 }
 
 // ContextClientOptions: type, from src/client/context_client.ts
-export interface ContextClientOptions extends JsonRpcConnectionOptions {
+export interface ContextClientOptions extends JsonRpcConnectionOptions, NewlineChannelOptions {
     era?: "auto" | "modern" | "legacy";
     probeTimeout?: number;
     processStartupAllowance?: number;
@@ -91,7 +91,7 @@ export declare class ContextServer implements AsyncDisposable {
 }
 
 // ContextServerOptions: type, from src/server/context_server.ts
-export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier"> {
+export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier">, NewlineChannelOptions {
     name: string;
     version: string;
     title?: string;
@@ -212,13 +212,14 @@ export declare class JsonRpcConnection implements AsyncDisposable {
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// JsonRpcConnectionOptions: type, from src/rpc/json_rpc_connection.ts
-export interface JsonRpcConnectionOptions extends NewlineChannelOptions {
+// JsonRpcConnectionOptions: type, from src/rpc/connection_options.ts
+export interface JsonRpcConnectionOptions {
     endOfStreamTimeout?: number;
     shutdownTimeout?: number;
     maxConcurrentRequests?: number;
     maxQueuedInputBytes?: number;
     timeProvider?: TimeProvider;
+    channel?: NewlineChannelOptions;
     onRequest?: (request: IncomingRequest, context: RequestContext) => unknown;
     onNotification?: (method: string, params: unknown) => unknown;
     isBarrier?: (request: IncomingRequest) => boolean;
@@ -298,9 +299,10 @@ export interface NewlineChannelOptions {
     shutdownTimeout?: number;
     drainTimeout?: number;
     timeProvider?: TimeProvider;
+    onReport?: (error: Error) => void;
 }
 
-// NotificationHandler: type, from src/rpc/json_rpc_connection.ts
+// NotificationHandler: type, from src/rpc/handler_slots.ts
 export type NotificationHandler = (params: unknown) => unknown;
 
 // OutputFullError: value, from src/wire/errors.ts
@@ -340,7 +342,7 @@ export declare class ProtocolError extends TransportError {
     static [Symbol.hasInstance](value: unknown): value is ProtocolError;
 }
 
-// RequestContext: type, from src/rpc/json_rpc_connection.ts
+// RequestContext: type, from src/rpc/handler_slots.ts
 export interface RequestContext {
     readonly id: RequestId;
     readonly method: string;
@@ -348,7 +350,7 @@ export interface RequestContext {
     notify(method: string, params?: unknown): Promise<void>;
 }
 
-// RequestHandler: type, from src/rpc/json_rpc_connection.ts
+// RequestHandler: type, from src/rpc/handler_slots.ts
 export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
 
 // RequestId: type, from src/wire/json_rpc_message.ts
@@ -401,6 +403,7 @@ export interface TimerHandle {
 export interface TransportConnection extends Duplex {
     readonly newlySpawned?: boolean;
     closeError?(): Error | undefined;
+    readonly exited?: Promise<unknown>;
     destroy?(reason?: unknown): void;
     close?(): Promise<void>;
 }

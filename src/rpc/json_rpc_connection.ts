@@ -18,7 +18,7 @@ import { HandlerSlots, type NotificationHandler, type RequestContext, type Reque
 import { type BacklogEntry, InputBacklog } from "./input_backlog.ts";
 import { dispatchInput, type PumpHost, readInput } from "./input_pump.ts";
 import { Linger, type LingerHost, type LingerReason } from "./linger.ts";
-import { type CallHost, type CallOptions, PendingCalls } from "./pending_calls.ts";
+import { type CallHost, PendingCalls } from "./pending_calls.ts";
 import type { TransportConnection } from "./transport.ts";
 import { watchWrites } from "./write_watch.ts";
 
@@ -161,7 +161,7 @@ export class JsonRpcConnection implements AsyncDisposable {
    * a `ClosedError` (or the transport's own error, such as `ProcessExitedError`) when the connection
    * ends first. Never left hanging.
    */
-  request<T = unknown>(method: string, params?: unknown, options?: CallOptions): Promise<T> {
+  request<T = unknown>(method: string, params?: unknown, options?: { signal?: AbortSignal; id?: RequestId }): Promise<T> {
     if (!this.#lifecycle.acceptsRequests) return Promise.reject(this.#endError(this.#lifecycle.endError));
     return this.#calls.call<T>(method, params, options);
   }
