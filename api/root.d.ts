@@ -103,18 +103,18 @@ export interface ContextServerOptions extends Omit<JsonRpcConnectionOptions, "on
     unenvelopedRequests?: "reject" | "legacy";
 }
 
-// DestroyableDuplex: type, from src/stream/newline_channel.ts
+// DestroyableDuplex: type, from src/stream/newline_channel_options.ts
 export interface DestroyableDuplex extends Duplex {
     destroy?(reason?: unknown): void;
 }
 
-// DrainOptions: type, from src/stream/newline_channel.ts
+// DrainOptions: type, from src/stream/newline_channel_options.ts
 export interface DrainOptions {
     idleTimeout?: number;
     totalTimeout?: number;
 }
 
-// DrainOutcome: type, from src/stream/newline_channel.ts
+// DrainOutcome: type, from src/stream/newline_channel_options.ts
 export type DrainOutcome = "drained" | "idle_timeout" | "total_timeout" | "failed" | "aborted";
 
 // Duplex: type, from src/stream/duplex.ts
@@ -291,7 +291,7 @@ export declare class NewlineChannel implements AsyncDisposable {
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// NewlineChannelOptions: type, from src/stream/newline_channel.ts
+// NewlineChannelOptions: type, from src/stream/newline_channel_options.ts
 export interface NewlineChannelOptions {
     maxQueuedOutputBytes?: number;
     writeBlockBytes?: number;

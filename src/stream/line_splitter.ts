@@ -174,3 +174,44 @@ export function splitLines(readable: ReadableStream<Uint8Array>, options: LineSp
 export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine[]> {
   return readable.pipeThrough(new LineSplitter(options));
 }
+
+/**
+ * Reads {@linkcode splitLineBatches} one event at a time, holding at most one chunk's events.
+ *
+ * @example
+ * ```ts
+ * const lines = new LineReader(bytes);
+ * for (let event = await lines.read(); event; event = await lines.read()) console.log(event);
+ * ```
+ */
+export class LineReader {
+  readonly #input: ReadableStreamDefaultReader<InputLine[]>;
+  #lines: InputLine[] = [];
+  #at = 0;
+
+  constructor(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}) {
+    this.#input = splitLineBatches(readable, options).getReader();
+  }
+
+  /** The next line, a typed error standing in for a bad line, or `undefined` at end of input. */
+  read(): Promise<InputLine | undefined> {
+    if (this.#at < this.#lines.length) return Promise.resolve(this.#next());
+    return this.#input.read().then(({ done, value }) => {
+      if (done) return undefined;
+      this.#lines = value;
+      this.#at = 0;
+      return this.#next();
+    });
+  }
+
+  /** Stops reading and releases the byte stream. */
+  cancel(reason?: unknown): Promise<void> {
+    return this.#input.cancel(reason);
+  }
+
+  #next(): InputLine {
+    const line = this.#lines[this.#at]!;
+    this.#lines[this.#at++] = undefined as unknown as InputLine; // let a taken line be collected
+    return line;
+  }
+}

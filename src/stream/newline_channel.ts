@@ -5,52 +5,19 @@
  */
 import { type Deferred, deferred, wakeUp } from "./deferred.ts";
 import { withTimeout } from "./time_kit.ts";
-import type { Duplex } from "./duplex.ts";
+import type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, splitLineBatches } from "./line_splitter.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
+import { OutputBlockQueue } from "./output_block_queue.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
 
 type WakeUp = ReturnType<typeof wakeUp>;
 
-/** Options of {@linkcode NewlineChannel}. Every bound is a real, enforced limit. */
-export interface NewlineChannelOptions {
-  /** Output bytes queued (UTF-8) before writers wait. A single larger message still enters an empty queue. Default 1 MiB. */
-  maxQueuedOutputBytes?: number;
-  /** Largest block handed to the stream in one write. Default 16 KiB. */
-  writeBlockBytes?: number;
-  /** Longest input line in UTF-8 bytes; a longer one is discarded and reported. Default 16 MiB. */
-  maxMessageBytes?: number;
-  /** While draining on close: the longest wait for a block write to complete. Default 5 000 ms. */
-  shutdownTimeout?: number;
-  /** While draining on close: the longest the whole drain may take. Default 10 000 ms. */
-  drainTimeout?: number;
-  /** The clock for both drain deadlines. Default: the system clock. */
-  timeProvider?: TimeProvider;
-  /** Failures nobody awaits: releasing the input or destroying the handles failed. */
-  onReport?: (error: Error) => void;
-}
-
-/** How a drain of the output ended. */
-export type DrainOutcome = "drained" | "idle_timeout" | "total_timeout" | "failed" | "aborted";
-
-/** Deadlines for one drain, overriding the channel's options. */
-export interface DrainOptions {
-  /** No-progress deadline, reset by every completed block write. */
-  idleTimeout?: number;
-  /** Total bound of the drain. */
-  totalTimeout?: number;
-}
-
-/** A duplex that may also be torn down at once, for a drain that ran out of time. */
-export interface DestroyableDuplex extends Duplex {
-  /** Releases the underlying handles now, even with a write in flight. */
-  destroy?(reason?: unknown): void;
-}
+export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 
 const MiB = 1024 * 1024;
 const encoder = new TextEncoder();
-const EMPTY = new Uint8Array(0);
 
 /** One message as a UTF-8 line; a `TypeError` when JSON has no text for it. */
 function encodeMessage(message: unknown): Uint8Array {
@@ -91,24 +58,10 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #time: TimeProvider;
   readonly #onReport: ((error: Error) => void) | undefined;
   readonly #duplex: DestroyableDuplex;
-  /** Encoded messages not yet handed to the stream, oldest first from `#head`; the first may be partly taken. */
-  #segments: Uint8Array[] = [];
-  #head = 0;
-  #headOffset = 0;
-  /** UTF-8 bytes accepted and not yet written: queued segments plus the block in flight. */
-  #queuedBytes = 0;
-  /**
-   * Sizes chunks and holds the high-water mark of the output queue. The queue itself is a FIFO of
-   * encoded messages rather than a `WritableStream`'s internal queue, because the single writer
-   * gathers small messages queued during a write into one block, which needs to see the whole queue.
-   */
-  readonly #queueStrategy: ByteLengthQueuingStrategy;
+  readonly #queue: OutputBlockQueue;
   #pumping = false;
   readonly #out: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #input: ReadableStreamDefaultReader<InputLine[]>;
-  /** Events of the last chunk read, handed out one by one (at most one chunk's worth). */
-  #lines: InputLine[] = [];
-  #lineAt = 0;
+  readonly #input: LineReader;
   #turn: Promise<void> = Promise.resolve();
   #sendersWaiting = 0;
   /** Fired at every completed block write and at teardown. */
@@ -129,7 +82,7 @@ export class NewlineChannel implements AsyncDisposable {
 
   constructor(duplex: DestroyableDuplex, options: NewlineChannelOptions = {}) {
     this.maxQueuedOutputBytes = integerOption("maxQueuedOutputBytes", options.maxQueuedOutputBytes, MiB, 1);
-    this.#queueStrategy = new ByteLengthQueuingStrategy({ highWaterMark: this.maxQueuedOutputBytes });
+    this.#queue = new OutputBlockQueue(this.maxQueuedOutputBytes);
     this.writeBlockBytes = integerOption("writeBlockBytes", options.writeBlockBytes, 16 * 1024, 1);
     this.maxMessageBytes = integerOption("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, 1);
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
@@ -138,13 +91,13 @@ export class NewlineChannel implements AsyncDisposable {
     this.#onReport = options.onReport;
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
-    this.#input = splitLineBatches(duplex.readable, { maxMessageBytes: this.maxMessageBytes }).getReader();
+    this.#input = new LineReader(duplex.readable, { maxMessageBytes: this.maxMessageBytes });
     this.#out.closed.catch((cause) => this.#fail(cause));
   }
 
   /** UTF-8 bytes accepted for output and not yet written (the block in flight included). */
   get queuedOutputBytes(): number {
-    return this.#queuedBytes;
+    return this.#queue.bytes;
   }
 
   /** True when a sender would wait for room now (the queue is full or senders are already waiting). */
@@ -178,9 +131,9 @@ export class NewlineChannel implements AsyncDisposable {
     this.#assertOpen();
     signal?.throwIfAborted();
     // Fast path: nobody waiting ahead and room now. The message is encoded only when it may go in.
-    if (this.#sendersWaiting === 0 && this.#room() > 0) {
+    if (this.#sendersWaiting === 0 && this.#queue.room > 0) {
       const bytes = encodeMessage(message);
-      if (this.#fits(bytes)) return this.#enqueue(bytes);
+      if (this.#queue.fits(bytes)) return this.#enqueue(bytes);
       return this.#sendInTurn(message, signal, bytes);
     }
     return this.#sendInTurn(message, signal);
@@ -198,10 +151,10 @@ export class NewlineChannel implements AsyncDisposable {
       if (encoded) {
         bytes = encoded;
       } else {
-        await this.#waitFor(() => this.#room() > 0, signal);
+        await this.#waitFor(() => this.#queue.room > 0, signal);
         bytes = encodeMessage(message);
       }
-      await this.#waitFor(() => this.#fits(bytes), signal);
+      await this.#waitFor(() => this.#queue.fits(bytes), signal);
       this.#enqueue(bytes);
     } finally {
       this.#sendersWaiting--;
@@ -220,19 +173,8 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   /** The next input line, a typed error standing in for a bad line, or `undefined` at end of input. */
-  async read(): Promise<InputLine | undefined> {
-    if (this.#lineAt < this.#lines.length) return this.#next();
-    const { done, value } = await this.#input.read();
-    if (done) return undefined;
-    this.#lines = value;
-    this.#lineAt = 0;
-    return this.#next();
-  }
-
-  #next(): InputLine {
-    const line = this.#lines[this.#lineAt]!;
-    this.#lines[this.#lineAt++] = undefined as unknown as InputLine; // let a taken line be collected
-    return line;
+  read(): Promise<InputLine | undefined> {
+    return this.#input.read();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<InputLine> {
@@ -324,7 +266,7 @@ export class NewlineChannel implements AsyncDisposable {
   async #writeOut(): Promise<DrainOutcome> {
     try {
       await this.#turn; // senders that were already waiting get their turn
-      while (this.#queuedBytes > 0 && !this.#failure && !this.#aborted) await this.#progress.wait();
+      while (this.#queue.bytes > 0 && !this.#failure && !this.#aborted) await this.#progress.wait();
       if (this.#failure) return "failed";
       if (this.#aborted) return "aborted";
       await this.#out.close();
@@ -335,19 +277,9 @@ export class NewlineChannel implements AsyncDisposable {
     }
   }
 
-  #room(): number {
-    return this.#queueStrategy.highWaterMark - this.#queuedBytes;
-  }
-
-  /** A message fits when the queue has room for all of it, or when the queue is empty. */
-  #fits(bytes: Uint8Array): boolean {
-    return bytes.byteLength <= this.#room() || this.#queuedBytes === 0;
-  }
-
   #enqueue(bytes: Uint8Array): void {
     this.#assertOpen(true);
-    this.#segments.push(bytes);
-    this.#queuedBytes += this.#queueStrategy.size(bytes);
+    this.#queue.push(bytes);
     void this.#pump();
   }
 
@@ -359,10 +291,11 @@ export class NewlineChannel implements AsyncDisposable {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
-      while (this.#head < this.#segments.length && !this.#failure && !this.#aborted) {
-        const block = this.#takeBlock();
+      const queue = this.#queue;
+      while (queue.hasBlock && !this.#failure && !this.#aborted) {
+        const block = queue.take(this.writeBlockBytes);
         // Measured before the write: a transport may transfer (detach) the block's buffer.
-        const size = this.#queueStrategy.size(block);
+        const size = queue.size(block);
         try {
           await this.#out.write(block);
         } catch (cause) {
@@ -370,49 +303,12 @@ export class NewlineChannel implements AsyncDisposable {
           return;
         }
         if (this.#failure || this.#aborted) return;
-        this.#queuedBytes -= size;
+        queue.written(size);
         this.blocksWritten++;
         this.#signalProgress();
       }
     } finally {
       this.#pumping = false;
-    }
-  }
-
-  #takeBlock(): Uint8Array {
-    const limit = this.writeBlockBytes;
-    const first = this.#segments[this.#head]!;
-    const available = first.byteLength - this.#headOffset;
-    if (available >= limit || this.#head === this.#segments.length - 1) {
-      const n = Math.min(available, limit);
-      const block = first.subarray(this.#headOffset, this.#headOffset + n);
-      this.#consume(n);
-      return block;
-    }
-    let size = available;
-    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += this.#segments[i]!.byteLength;
-    const block = new Uint8Array(Math.min(size, limit));
-    for (let at = 0; at < block.byteLength; ) {
-      const segment = this.#segments[this.#head]!;
-      const n = Math.min(segment.byteLength - this.#headOffset, block.byteLength - at);
-      block.set(segment.subarray(this.#headOffset, this.#headOffset + n), at);
-      at += n;
-      this.#consume(n);
-    }
-    return block;
-  }
-
-  #consume(n: number): void {
-    this.#headOffset += n;
-    if (this.#headOffset < this.#segments[this.#head]!.byteLength) return;
-    this.#segments[this.#head++] = EMPTY;
-    this.#headOffset = 0;
-    if (this.#head === this.#segments.length) {
-      this.#segments = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#segments.length) {
-      this.#segments = this.#segments.slice(this.#head);
-      this.#head = 0;
     }
   }
 
@@ -468,10 +364,7 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   #teardown(reason: unknown): void {
-    this.#segments = [];
-    this.#head = 0;
-    this.#headOffset = 0;
-    this.#queuedBytes = 0;
+    this.#queue.clear();
     // Rejects when the stream already failed or closed: it is torn down either way.
     this.#out.abort(reason).catch(() => {});
     try {

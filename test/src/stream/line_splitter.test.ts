@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidUtf8Error, MessageTooLargeError } from "../../../src/wire/errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineSplitter, splitLines } from "../../../src/stream/line_splitter.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader, LineSplitter, splitLines } from "../../../src/stream/line_splitter.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import {
   collect,
   concatBytes,
@@ -249,5 +250,29 @@ describe("splitLines maxMessageBytes", () => {
     peak = Math.max(peak, retainedBytes() - baseline);
     expect(events).toEqual(["TOO_LARGE", "[42]"]);
     expect(peak).toBeLessThan(max + 4 * MiB);
+  });
+});
+
+describe("LineReader", () => {
+  it("hands out the events of each chunk one at a time, then undefined at end of input", async () => {
+    const source = manualReadable();
+    const reader = new LineReader(source.readable, { maxMessageBytes: 8 });
+    source.push(utf8('[1]\n[2]\n"too long!"\n'));
+    expect(await reader.read()).toEqual({ kind: "line", text: "[1]" });
+    expect(await reader.read()).toEqual({ kind: "line", text: "[2]" });
+    expect((await reader.read())?.kind).toBe("error");
+    source.push(utf8("[3]"));
+    source.end();
+    expect(await reader.read()).toEqual({ kind: "line", text: "[3]" });
+    expect(await reader.read()).toBeUndefined();
+  });
+
+  it("releases the byte stream on cancel", async () => {
+    let cancelled: unknown;
+    const readable = new ReadableStream<Uint8Array>({ cancel: (reason) => void (cancelled = reason) });
+    const reader = new LineReader(readable);
+    await reader.cancel("done");
+    await flushMicrotasks();
+    expect(cancelled).toBe("done");
   });
 });

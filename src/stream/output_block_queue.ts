@@ -1,0 +1,106 @@
+/**
+ * The output queue of {@linkcode NewlineChannel}: encoded messages waiting for the stream, cut into
+ * or gathered into blocks of at most a given size, counted in UTF-8 bytes.
+ * @module
+ */
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * A FIFO of encoded messages. Its byte count includes the block in flight until {@linkcode written}
+ * is called for it. It is a FIFO of its own rather than a `WritableStream`'s internal queue because
+ * the single writer gathers small messages queued during a write into one block, which needs to see
+ * the whole queue; a `ByteLengthQueuingStrategy` sizes chunks and holds the high-water mark.
+ */
+export class OutputBlockQueue {
+  readonly #strategy: ByteLengthQueuingStrategy;
+  /** Encoded messages not yet handed out, oldest first from `#head`; the first may be partly taken. */
+  #segments: Uint8Array[] = [];
+  #head = 0;
+  #headOffset = 0;
+  #bytes = 0;
+
+  constructor(highWaterMark: number) {
+    this.#strategy = new ByteLengthQueuingStrategy({ highWaterMark });
+  }
+
+  /** Bytes accepted and not yet written: queued segments plus the block in flight. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Room left below the high-water mark (negative when one large message overfills it). */
+  get room(): number {
+    return this.#strategy.highWaterMark - this.#bytes;
+  }
+
+  /** True when bytes wait to be handed out as a block. */
+  get hasBlock(): boolean {
+    return this.#head < this.#segments.length;
+  }
+
+  /** A message fits when the queue has room for all of it, or when the queue is empty. */
+  fits(bytes: Uint8Array): boolean {
+    return bytes.byteLength <= this.room || this.#bytes === 0;
+  }
+
+  push(bytes: Uint8Array): void {
+    this.#segments.push(bytes);
+    this.#bytes += this.#strategy.size(bytes);
+  }
+
+  /** The size of a block as the queue counts it; measure before writing (a transport may detach it). */
+  size(block: Uint8Array): number {
+    return this.#strategy.size(block);
+  }
+
+  /** A block of `size` bytes was written: it leaves the count. */
+  written(size: number): void {
+    this.#bytes -= size;
+  }
+
+  /** Drops everything (output was torn down). */
+  clear(): void {
+    this.#segments = [];
+    this.#head = 0;
+    this.#headOffset = 0;
+    this.#bytes = 0;
+  }
+
+  /** The next block of at most `limit` bytes: a view into a large message, or small ones gathered. */
+  take(limit: number): Uint8Array {
+    const first = this.#segments[this.#head]!;
+    const available = first.byteLength - this.#headOffset;
+    if (available >= limit || this.#head === this.#segments.length - 1) {
+      const n = Math.min(available, limit);
+      const block = first.subarray(this.#headOffset, this.#headOffset + n);
+      this.#consume(n);
+      return block;
+    }
+    let size = available;
+    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += this.#segments[i]!.byteLength;
+    const block = new Uint8Array(Math.min(size, limit));
+    for (let at = 0; at < block.byteLength; ) {
+      const segment = this.#segments[this.#head]!;
+      const n = Math.min(segment.byteLength - this.#headOffset, block.byteLength - at);
+      block.set(segment.subarray(this.#headOffset, this.#headOffset + n), at);
+      at += n;
+      this.#consume(n);
+    }
+    return block;
+  }
+
+  #consume(n: number): void {
+    this.#headOffset += n;
+    if (this.#headOffset < this.#segments[this.#head]!.byteLength) return;
+    this.#segments[this.#head++] = EMPTY;
+    this.#headOffset = 0;
+    if (this.#head === this.#segments.length) {
+      this.#segments = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#segments.length) {
+      this.#segments = this.#segments.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}
