@@ -34,7 +34,7 @@ if (!args.includes("--no-build")) {
     process.stderr.write("tsc reported errors; running on what it emitted\n");
   }
 }
-const { NewlineChannel } = await import(pathToFileURL(join(here, "build", "src", "newline_channel.js")).href);
+const { NewlineChannel } = await import(pathToFileURL(join(here, "build", "src", "stream", "newline_channel.js")).href);
 const { createDuplexPair } = await import(pathToFileURL(join(here, "build", "testing", "duplex_pair.js")).href);
 // The project's own Node glue (pull-based stdout, write-until-'drain' stdin), as spawnProcess uses it.
 const { nodeReadable, nodeWritable } = await import(pathToFileURL(join(here, "build", "adapters", "node.js")).href);
