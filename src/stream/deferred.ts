@@ -28,3 +28,16 @@ export function wakeUp(): { wait(): Promise<void>; fire(): void } {
     },
   };
 }
+
+/** Settles like `promise`, or rejects with the signal's reason if `signal` aborts first. */
+export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    });
+  });
+}

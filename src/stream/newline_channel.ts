@@ -3,31 +3,18 @@
  * queue, block-sized writes, and a bounded drain on close.
  * @module
  */
-import { type Deferred, deferred, wakeUp } from "./deferred.ts";
+import { abortable, type Deferred, deferred, wakeUp } from "./deferred.ts";
 import { withTimeout } from "./time_kit.ts";
 import type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
-import { OutputBlockQueue } from "./output_block_queue.ts";
+import { type BlockSink, encodeLine, OutputBlockQueue } from "./output_block_queue.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
-
-type WakeUp = ReturnType<typeof wakeUp>;
 
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 
 const MiB = 1024 * 1024;
-const encoder = new TextEncoder();
-
-/** One message as a UTF-8 line; a `TypeError` when JSON has no text for it. */
-function encodeMessage(message: unknown): Uint8Array {
-  const json: string | undefined = JSON.stringify(message);
-  if (typeof json !== "string") {
-    throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
-  }
-  return encoder.encode(json + "\n");
-}
-
 /**
  * One JSON message per line, `\n` terminated, over `{ readable, writable }`.
  *
@@ -59,7 +46,8 @@ export class NewlineChannel implements AsyncDisposable {
   readonly #onReport: ((error: Error) => void) | undefined;
   readonly #duplex: DestroyableDuplex;
   readonly #queue: OutputBlockQueue;
-  #pumping = false;
+  /** How the queue's writer reaches the stream and reports back. */
+  readonly #sink: BlockSink;
   readonly #out: WritableStreamDefaultWriter<Uint8Array>;
   readonly #input: LineReader;
   #turn: Promise<void> = Promise.resolve();
@@ -93,6 +81,16 @@ export class NewlineChannel implements AsyncDisposable {
     this.#out = duplex.writable.getWriter();
     this.#input = new LineReader(duplex.readable, { maxMessageBytes: this.maxMessageBytes });
     this.#out.closed.catch((cause) => this.#fail(cause));
+    this.#sink = {
+      writer: this.#out,
+      blockBytes: this.writeBlockBytes,
+      stopped: () => this.#failure !== undefined || this.#aborted,
+      written: () => {
+        this.blocksWritten++;
+        this.#signalProgress();
+      },
+      failed: (cause) => this.#fail(cause),
+    };
   }
 
   /** UTF-8 bytes accepted for output and not yet written (the block in flight included). */
@@ -132,7 +130,7 @@ export class NewlineChannel implements AsyncDisposable {
     signal?.throwIfAborted();
     // Fast path: nobody waiting ahead and room now. The message is encoded only when it may go in.
     if (this.#sendersWaiting === 0 && this.#queue.room > 0) {
-      const bytes = encodeMessage(message);
+      const bytes = encodeLine(message);
       if (this.#queue.fits(bytes)) return this.#enqueue(bytes);
       return this.#sendInTurn(message, signal, bytes);
     }
@@ -152,7 +150,7 @@ export class NewlineChannel implements AsyncDisposable {
         bytes = encoded;
       } else {
         await this.#waitFor(() => this.#queue.room > 0, signal);
-        bytes = encodeMessage(message);
+        bytes = encodeLine(message);
       }
       await this.#waitFor(() => this.#queue.fits(bytes), signal);
       this.#enqueue(bytes);
@@ -168,7 +166,7 @@ export class NewlineChannel implements AsyncDisposable {
   async waitForOutputRoom(signal?: AbortSignal): Promise<void> {
     while (this.outputFull && !this.outputClosed) {
       signal?.throwIfAborted();
-      await this.#nextFiring(this.#roomChanged, signal);
+      await abortable(this.#roomChanged.wait(), signal);
     }
   }
 
@@ -280,36 +278,7 @@ export class NewlineChannel implements AsyncDisposable {
   #enqueue(bytes: Uint8Array): void {
     this.#assertOpen(true);
     this.#queue.push(bytes);
-    void this.#pump();
-  }
-
-  /**
-   * The only writer of the stream: one block in flight at a time, each at most `writeBlockBytes`,
-   * cut from a large message or gathered from several small ones queued while the last write ran.
-   */
-  async #pump(): Promise<void> {
-    if (this.#pumping) return;
-    this.#pumping = true;
-    try {
-      const queue = this.#queue;
-      while (queue.hasBlock && !this.#failure && !this.#aborted) {
-        const block = queue.take(this.writeBlockBytes);
-        // Measured before the write: a transport may transfer (detach) the block's buffer.
-        const size = queue.size(block);
-        try {
-          await this.#out.write(block);
-        } catch (cause) {
-          this.#fail(cause);
-          return;
-        }
-        if (this.#failure || this.#aborted) return;
-        queue.written(size);
-        this.blocksWritten++;
-        this.#signalProgress();
-      }
-    } finally {
-      this.#pumping = false;
-    }
+    void this.#queue.pump(this.#sink);
   }
 
   async #waitFor(ready: () => boolean, signal?: AbortSignal): Promise<void> {
@@ -317,24 +286,11 @@ export class NewlineChannel implements AsyncDisposable {
       this.#assertOpen(true);
       if (ready()) return;
       signal?.throwIfAborted();
-      await this.#nextFiring(this.#progress, signal);
+      await abortable(this.#progress.wait(), signal);
     }
   }
 
   /** The next firing of `wake`; rejects with the signal's reason if `signal` aborts first. */
-  #nextFiring(wake: WakeUp, signal?: AbortSignal): Promise<void> {
-    const next = wake.wait();
-    if (!signal) return next;
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      void next.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
-    });
-  }
-
   #signalProgress(): void {
     this.#onProgress?.();
     this.#progress.fire();

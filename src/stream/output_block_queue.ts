@@ -1,10 +1,34 @@
 /**
- * The output queue of {@linkcode NewlineChannel}: encoded messages waiting for the stream, cut into
- * or gathered into blocks of at most a given size, counted in UTF-8 bytes.
+ * The output queue of {@linkcode NewlineChannel} and its single writer: encoded messages waiting for
+ * the stream, cut into or gathered into blocks of at most a given size, counted in UTF-8 bytes, and
+ * written one block at a time.
  * @module
  */
 
 const EMPTY = new Uint8Array(0);
+const encoder = new TextEncoder();
+
+/** One message as a UTF-8 line; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
+export function encodeLine(message: unknown): Uint8Array {
+  const json: string | undefined = JSON.stringify(message);
+  if (typeof json !== "string") {
+    throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
+  }
+  return encoder.encode(json + "\n");
+}
+
+/** Where {@linkcode OutputBlockQueue.pump} writes, and whom it tells. */
+export interface BlockSink {
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Largest block handed to the writer at once. */
+  readonly blockBytes: number;
+  /** True once output failed or was torn down: nothing more is written. */
+  stopped(): boolean;
+  /** A block write completed. */
+  written(): void;
+  /** A block write failed. */
+  failed(cause: unknown): void;
+}
 
 /**
  * A FIFO of encoded messages. Its byte count includes the block in flight until {@linkcode written}
@@ -19,6 +43,7 @@ export class OutputBlockQueue {
   #head = 0;
   #headOffset = 0;
   #bytes = 0;
+  #pumping = false;
 
   constructor(highWaterMark: number) {
     this.#strategy = new ByteLengthQueuingStrategy({ highWaterMark });
@@ -57,6 +82,32 @@ export class OutputBlockQueue {
   /** A block of `size` bytes was written: it leaves the count. */
   written(size: number): void {
     this.#bytes -= size;
+  }
+
+  /**
+   * The only writer of the stream: while blocks wait, writes one at a time, each at most
+   * `blockBytes`, cut from a large message or gathered from small ones queued while the last write
+   * ran. A second call while one runs returns at once.
+   */
+  async pump(sink: BlockSink): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.hasBlock && !sink.stopped()) {
+        const block = this.take(sink.blockBytes);
+        const size = this.size(block); // before the write: a transport may transfer the buffer
+        try {
+          await sink.writer.write(block);
+        } catch (cause) {
+          return sink.failed(cause);
+        }
+        if (sink.stopped()) return;
+        this.#bytes -= size;
+        sink.written();
+      }
+    } finally {
+      this.#pumping = false;
+    }
   }
 
   /** Drops everything (output was torn down). */

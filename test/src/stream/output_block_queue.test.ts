@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputBlockQueue } from "../../../src/stream/output_block_queue.ts";
+import { encodeLine, OutputBlockQueue } from "../../../src/stream/output_block_queue.ts";
 
 const bytes = (n: number, fill = 0x61) => new Uint8Array(n).fill(fill);
 
@@ -66,5 +66,78 @@ describe("OutputBlockQueue", () => {
     }
     expect(taken).toBe(total);
     expect(queue.bytes).toBe(0);
+  });
+});
+
+describe("OutputBlockQueue.pump", () => {
+  function sink(writable: WritableStream<Uint8Array>, blockBytes = 4) {
+    const events: string[] = [];
+    let stopped = false;
+    return {
+      events,
+      stop: () => (stopped = true),
+      sink: {
+        writer: writable.getWriter(),
+        blockBytes,
+        stopped: () => stopped,
+        written: () => void events.push("written"),
+        failed: (cause: unknown) => void events.push(`failed: ${(cause as Error).message}`),
+      },
+    };
+  }
+
+  it("writes one block at a time, each at most blockBytes, and tells of each, then empties the count", async () => {
+    const blocks: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const writable = new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        blocks.push(chunk.byteLength);
+        await Promise.resolve();
+        inFlight--;
+      },
+    });
+    const queue = new OutputBlockQueue(100);
+    const s = sink(writable);
+    queue.push(bytes(10));
+    const running = queue.pump(s.sink);
+    await queue.pump(s.sink); // a second pump while one runs returns at once
+    await running;
+    expect(blocks).toEqual([4, 4, 2]);
+    expect(most).toBe(1);
+    expect(s.events).toEqual(["written", "written", "written"]);
+    expect(queue.bytes).toBe(0);
+  });
+
+  it("stops at a failed write and tells of it, leaving the rest unwritten", async () => {
+    const writable = new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error("EPIPE")) });
+    const queue = new OutputBlockQueue(100);
+    const s = sink(writable);
+    queue.push(bytes(10));
+    await queue.pump(s.sink);
+    expect(s.events).toEqual(["failed: EPIPE"]);
+    expect(queue.hasBlock).toBe(true);
+  });
+
+  it("writes nothing more once stopped", async () => {
+    const blocks: number[] = [];
+    const writable = new WritableStream<Uint8Array>({ write: (chunk) => void blocks.push(chunk.byteLength) });
+    const queue = new OutputBlockQueue(100);
+    const s = sink(writable);
+    queue.push(bytes(10));
+    s.stop();
+    await queue.pump(s.sink);
+    expect(blocks).toEqual([]);
+  });
+});
+
+describe("encodeLine", () => {
+  it("encodes a message as one UTF-8 line and refuses what JSON cannot represent", () => {
+    expect(new TextDecoder().decode(encodeLine({ a: "é" }))).toBe('{"a":"é"}\n');
+    expect(() => encodeLine(undefined)).toThrow(TypeError);
+    expect(() => encodeLine(Symbol("s"))).toThrow(/a symbol/);
+    expect(() => encodeLine(1n)).toThrow(TypeError);
   });
 });
