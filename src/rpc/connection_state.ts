@@ -77,7 +77,7 @@ export class ConnectionLifecycle {
 
   /** Ends in `closed` and resolves {@linkcode closed} once, with the claimed outcome or `info`. */
   finish(info: ConnectionCloseInfo): void {
-    this.#state = "closed";
+    this.move("closed"); // from any live state; already closed is fine
     if (this.#settled) return;
     this.#settled = true;
     this.#closed.resolve(this.#claimed ?? info);
