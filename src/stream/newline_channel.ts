@@ -4,13 +4,13 @@
  * @module
  */
 import { abortable, type Deferred, deferred, wakeUp } from "./deferred.ts";
-import { withTimeout } from "./time_kit.ts";
+import { deadline, withTimeout } from "./time_kit.ts";
 import type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
 import { type BlockSink, encodeLine, OutputBlockQueue } from "./output_block_queue.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "./time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 
@@ -241,16 +241,12 @@ export class NewlineChannel implements AsyncDisposable {
     const outcome = deferred<DrainOutcome>();
     this.#drainOutcome = outcome;
     const bounded = withTimeout(this.#time, outcome.promise, totalTimeout, { error: () => "total_timeout" as const });
-    let idle: TimerHandle | undefined;
-    this.#onProgress = (): void => {
-      idle?.cancel();
-      idle = this.#time.setTimer(() => outcome.resolve("idle_timeout"), idleTimeout);
-    };
-    this.#onProgress();
+    const idle = deadline(this.#time, idleTimeout, () => outcome.resolve("idle_timeout"));
+    this.#onProgress = idle.restart;
     void this.#writeOut().then(outcome.resolve);
     const result = await bounded.catch((timedOut: "total_timeout") => timedOut);
     this.#onProgress = undefined;
-    idle?.cancel();
+    idle.cancel();
     this.#signalProgress();
     if (result === "idle_timeout" || result === "total_timeout") {
       const limit = result === "idle_timeout" ? idleTimeout : totalTimeout;
@@ -290,7 +286,6 @@ export class NewlineChannel implements AsyncDisposable {
     }
   }
 
-  /** The next firing of `wake`; rejects with the signal's reason if `signal` aborts first. */
   #signalProgress(): void {
     this.#onProgress?.();
     this.#progress.fire();

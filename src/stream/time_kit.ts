@@ -1,5 +1,5 @@
 /**
- * The time kit: every wait with a deadline in `src/` goes through these three, on an injected
+ * The time kit: every wait with a deadline in `src/` goes through these, on an injected
  * {@linkcode TimeProvider}, so tests drive them with `FakeTimeProvider` and no timer outlives its wait.
  * @module
  */
@@ -139,6 +139,40 @@ export function timeoutSignal(time: TimeProvider, timeoutMs: number, options: Ti
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener("abort", onParentAbort, { once: true });
   return { signal: controller.signal, clear, [Symbol.dispose]: clear };
+}
+
+/** A timer that can be pushed back: see {@linkcode deadline}. */
+export interface Deadline {
+  /** Starts the full time again from now. */
+  restart(): void;
+  /** Stops it for good; `onExpire` will not run. */
+  cancel(): void;
+}
+
+/**
+ * Runs `onExpire` once `timeoutMs` passes without a `restart()`: a no-progress deadline, such as a
+ * drain's, that every bit of progress pushes back.
+ *
+ * @example
+ * ```ts
+ * const idle = deadline(time, 5_000, () => giveUp());
+ * writer.onBlock = idle.restart;
+ * ```
+ */
+export function deadline(time: TimeProvider, timeoutMs: number, onExpire: () => void): Deadline {
+  let timer = time.setTimer(onExpire, timeoutMs);
+  let cancelled = false;
+  return {
+    restart: () => {
+      if (cancelled) return;
+      timer.cancel();
+      timer = time.setTimer(onExpire, timeoutMs);
+    },
+    cancel: () => {
+      cancelled = true;
+      timer.cancel();
+    },
+  };
 }
 
 function ignoreLoser(): void {

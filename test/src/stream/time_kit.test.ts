@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TimeoutError } from "../../../src/wire/errors.ts";
-import { delay, settlesWithin, timeoutSignal, withTimeout } from "../../../src/stream/time_kit.ts";
+import { deadline, delay, settlesWithin, timeoutSignal, withTimeout } from "../../../src/stream/time_kit.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 /** The state of a promise after the fake clock has let microtasks settle. */
@@ -153,6 +153,43 @@ describe("timeoutSignal", () => {
     expect(deadline.signal.reason).toBe("late");
     const other = timeoutSignal(time, 5);
     other[Symbol.dispose]();
+    expect(time.pendingTimers).toBe(0);
+  });
+});
+
+describe("deadline", () => {
+  it("expires once its time passes without a restart, and not a millisecond earlier", async () => {
+    const time = new FakeTimeProvider();
+    let expired = 0;
+    deadline(time, 100, () => expired++);
+    await time.advance(99);
+    expect(expired).toBe(0);
+    await time.advance(1);
+    expect(expired).toBe(1);
+    await time.advance(1_000);
+    expect(expired).toBe(1);
+  });
+
+  it("starts the full time again at every restart", async () => {
+    const time = new FakeTimeProvider();
+    let expired = 0;
+    const idle = deadline(time, 100, () => expired++);
+    await time.advance(80);
+    idle.restart();
+    await time.advance(80);
+    expect(expired).toBe(0);
+    await time.advance(20);
+    expect(expired).toBe(1);
+  });
+
+  it("never expires once cancelled, even if restarted afterwards", async () => {
+    const time = new FakeTimeProvider();
+    let expired = 0;
+    const idle = deadline(time, 100, () => expired++);
+    idle.cancel();
+    idle.restart();
+    await time.advance(1_000);
+    expect(expired).toBe(0);
     expect(time.pendingTimers).toBe(0);
   });
 });
