@@ -7,8 +7,8 @@
  */
 import { ClosedError, ErrorCodes, TimeoutError } from "../wire/errors.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
-import { settlesWithin } from "../stream/time_kit.ts";
-import type { TimeProvider, TimerHandle } from "../stream/time_provider.ts";
+import { type Deadline, deadline, settlesWithin } from "../stream/time_kit.ts";
+import type { TimeProvider } from "../stream/time_provider.ts";
 import type { ConnectionCloseInfo, ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
 import type { BacklogEntry, InputBacklog } from "./input_backlog.ts";
@@ -48,9 +48,8 @@ export class Linger {
   readonly #time: TimeProvider;
   readonly #shutdownTimeout: number;
   readonly #exactProgress: boolean;
-  /** When the no-progress deadline last restarted. */
-  #outputClock = 0;
-  #timer: TimerHandle | undefined;
+  /** The no-progress deadline, while lingering. */
+  #watch: Deadline | undefined;
 
   constructor(host: LingerHost, options: LingerOptions) {
     this.#host = host;
@@ -61,12 +60,12 @@ export class Linger {
 
   /** A block write completed, or a message entered an empty queue: the no-progress deadline restarts. */
   progress(): void {
-    this.#outputClock = this.#time.now();
+    this.#watch?.restart();
   }
 
   /** Stops the no-progress deadline (the connection closed). */
   cancel(): void {
-    this.#timer?.cancel();
+    this.#watch?.cancel();
   }
 
   /** Gives handlers `grace`, aborts them, waits the rest of the budget, drains output, and finishes. */
@@ -136,23 +135,18 @@ export class Linger {
     const limit = this.#shutdownTimeout;
     if (!Number.isFinite(limit)) return;
     const { channel, lifecycle } = this.#host;
-    this.#outputClock = this.#time.now();
     let blocksSeen = channel.blocksWritten;
-    const check = (): void => {
+    const watch = deadline(this.#time, limit, () => {
       if (lifecycle.state === "closed") return;
-      const now = this.#time.now();
-      if (channel.blocksWritten !== blocksSeen) {
-        blocksSeen = channel.blocksWritten;
-        if (!this.#exactProgress) this.#outputClock = now; // a channel we did not wrap: progress time is approximate
-      }
+      const progressed = channel.blocksWritten !== blocksSeen;
+      blocksSeen = channel.blocksWritten;
+      // A channel we did not wrap reports no block writes: a block counted since the last look is
+      // progress (its time approximate).
       const pending = channel.queuedOutputBytes > 0 || channel.outputFull;
-      const due = this.#outputClock + limit;
-      if (pending && now >= due) {
-        const error = new TimeoutError(`Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`, limit);
-        return this.#host.cutOff(error, { reason, drain: "idle_timeout", error });
-      }
-      this.#timer = this.#time.setTimer(check, pending ? due - now : limit);
-    };
-    this.#timer = this.#time.setTimer(check, limit);
+      if (!pending || (progressed && !this.#exactProgress)) return watch.restart();
+      const error = new TimeoutError(`Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`, limit);
+      this.#host.cutOff(error, { reason, drain: "idle_timeout", error });
+    });
+    this.#watch = watch;
   }
 }
