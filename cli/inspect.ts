@@ -4,6 +4,7 @@
  */
 import type { ContextClient } from "onemodelcontext";
 import { listAll } from "./session.ts";
+import { terminalText } from "./terminal_text.ts";
 
 /** Everything `inspect` reports, also its `--json` document. */
 export interface InspectReport {
@@ -38,20 +39,24 @@ export async function inspect(client: ContextClient): Promise<InspectReport> {
 export function formatInspect(report: InspectReport): string {
   const n = report.negotiation as { outcome?: string; elapsedMs?: number; probes?: number; respawned?: boolean };
   const info = report.serverInfo as { name?: string; version?: string; title?: string } | undefined;
+  // Everything below but our own labels came from the server: each piece goes through terminalText.
+  const one = (value: unknown): string => terminalText(value);
+  const block = (value: unknown, indent: string): string => terminalText(value, { multiline: true }).replace(/\n/g, `\n${indent}`);
   const lines = [
-    `Server        ${info?.title ?? info?.name ?? "(unnamed)"} ${info?.version ?? ""}`.trimEnd(),
-    `Era           ${report.era} (protocol ${report.protocolVersion})`,
-    `Negotiation   ${n.outcome} in ${Number(n.elapsedMs ?? 0).toFixed(0)} ms` +
-    `${n.probes !== undefined ? `, ${n.probes} probe(s)` : ""}${n.respawned ? ", respawned" : ""}`,
-    `Capabilities  ${Object.keys(report.capabilities).join(", ") || "(none)"}`,
+    `Server        ${one(info?.title ?? info?.name ?? "(unnamed)")} ${one(info?.version ?? "")}`.trimEnd(),
+    `Era           ${one(report.era)} (protocol ${one(report.protocolVersion)})`,
+    `Negotiation   ${one(n.outcome)} in ${Number(n.elapsedMs ?? 0).toFixed(0)} ms` +
+    `${n.probes !== undefined ? `, ${one(n.probes)} probe(s)` : ""}${n.respawned ? ", respawned" : ""}`,
+    `Capabilities  ${Object.keys(report.capabilities).map(one).join(", ") || "(none)"}`,
   ];
-  if (report.instructions) lines.push(`Instructions  ${report.instructions}`);
+  if (report.instructions) lines.push(`Instructions  ${block(report.instructions, "              ")}`);
   const section = (title: string, items: unknown[], describe: (item: Record<string, unknown>) => string): void => {
     lines.push("", `${title} (${items.length})`);
     for (const item of items) lines.push(`  ${describe(item as Record<string, unknown>)}`);
   };
-  section("Tools", report.tools, (t) => `${t.name}${t.description ? `  — ${t.description}` : ""}`);
-  section("Prompts", report.prompts, (p) => `${p.name}${p.description ? `  — ${p.description}` : ""}`);
-  section("Resources", report.resources, (r) => `${r.uri}${r.name ? `  (${r.name})` : ""}`);
+  const described = (item: Record<string, unknown>): string => (item.description ? `  — ${block(item.description, "    ")}` : "");
+  section("Tools", report.tools, (t) => `${one(t.name)}${described(t)}`);
+  section("Prompts", report.prompts, (p) => `${one(p.name)}${described(p)}`);
+  section("Resources", report.resources, (r) => `${one(r.uri)}${r.name ? `  (${one(r.name)})` : ""}`);
   return lines.join("\n");
 }

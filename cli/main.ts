@@ -9,6 +9,7 @@ import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { formatInspect, inspect } from "./inspect.ts";
 import { Progress } from "./progress.ts";
 import { connect, lastServerStderr } from "./session.ts";
+import { terminalJson, terminalText } from "./terminal_text.ts";
 
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;
@@ -47,16 +48,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (args.command === "inspect" || args.command === "tour") {
       const report = await inspect(client);
-      if (args.json && args.command === "inspect") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (args.json && args.command === "inspect") process.stdout.write(`${terminalJson(report)}\n`);
       else process.stdout.write(`${formatInspect(report)}\n`);
     }
     if (args.command === "call" || args.command === "tour") {
       const tool = args.tool ?? "echo";
       const toolArgs = args.toolArgs ?? (args.command === "tour" ? { text: "hello from onemodelcontext" } : {});
-      if (args.command === "tour") process.stdout.write(`\nCalling ${tool} ${JSON.stringify(toolArgs)}\n`);
+      if (args.command === "tour") process.stdout.write(`\nCalling ${terminalText(tool)} ${terminalJson(toolArgs, 0)}\n`);
       progress.phase(`calling tool ${tool}`);
       const result = (await client.request("tools/call", { name: tool, arguments: toolArgs })) as Record<string, unknown>;
-      if (args.json && args.command === "call") process.stdout.write(`${JSON.stringify({ tool, result }, null, 2)}\n`);
+      if (args.json && args.command === "call") process.stdout.write(`${terminalJson({ tool, result })}\n`);
       else process.stdout.write(`${formatToolResult(result)}\n`);
       if (result.isError === true) return EXIT_TOOL;
     }
@@ -77,17 +78,22 @@ export async function main(argv: string[]): Promise<number> {
 function printStderrTail(error: unknown): void {
   const tail = lastServerStderr().trimEnd();
   if (!tail || (error instanceof Error && error.message.includes(tail))) return;
-  process.stderr.write(`Server stderr (last lines):\n${tail}\n`);
+  process.stderr.write(`Server stderr (last lines):\n${terminalText(tail, { multiline: true })}\n`);
 }
 
 function formatToolResult(result: Record<string, unknown>): string {
   const content = Array.isArray(result.content) ? result.content : [];
-  const parts = content.map((c: Record<string, unknown>) => (c.type === "text" ? String(c.text) : JSON.stringify(c)));
-  const body = parts.join("\n") || JSON.stringify(result);
+  const parts = content.map((c: Record<string, unknown>) => (c.type === "text" ? terminalText(c.text, { multiline: true }) : terminalJson(c, 0)));
+  const body = parts.join("\n") || terminalJson(result, 0);
   return result.isError === true ? `Tool error: ${body}` : body;
 }
 
+/** An error in plain words, made inert for the terminal: its message may quote the server. */
 function describe(error: unknown): string {
+  return terminalText(describeRaw(error), { multiline: true });
+}
+
+function describeRaw(error: unknown): string {
   if (error instanceof JsonRpcError) return `${error.message} (JSON-RPC ${error.code})`;
   if (error instanceof ProcessExitedError) return error.message;
   if (error instanceof TransportError) return `${error.message} [${error.code}]`;
@@ -100,7 +106,7 @@ if (invoked === self || invoked === decodeURIComponent(self)) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (error) => {
-      process.stderr.write(`Unexpected failure: ${error?.stack ?? error}\n`);
+      process.stderr.write(`Unexpected failure: ${terminalText(error?.stack ?? error, { multiline: true })}\n`);
       process.exitCode = 1;
     },
   );

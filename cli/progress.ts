@@ -2,6 +2,7 @@
  * Phase lines on stderr while connecting: elapsed time per phase, a live spinner only on a TTY.
  * @module
  */
+import { terminalText } from "./terminal_text.ts";
 
 /** Writes progress to stderr; never to stdout. */
 export class Progress {
@@ -25,7 +26,7 @@ export class Progress {
   phase(text: string, spin = false): void {
     this.stop();
     if (this.#quiet) return;
-    process.stderr.write(`[${this.elapsed.toFixed(0).padStart(5)} ms] ${text}\n`);
+    process.stderr.write(`[${this.elapsed.toFixed(0).padStart(5)} ms] ${terminalText(text)}\n`);
     if (spin && this.#tty) {
       const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
       this.#spinner = setInterval(() => {
