@@ -1,0 +1,112 @@
+/**
+ * The package as a user installs it: `npm pack` (its `prepack` builds dist/ from a clean slate) of a copy
+ * of the sources, then `npm install <tarball>` into an empty project, which imports every entry point
+ * on Node, Deno and Bun and runs the bin. The runtime dependencies resolve from the npm cache that
+ * `npm ci` filled (`--prefer-offline`).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../fixtures/ours/build_dist.ts";
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown>; dependencies: Record<string, string> };
+const SUBPATHS = Object.keys(pkg.exports);
+/** Entry points each runtime can load: the Deno and Bun adapters need their runtime's globals. */
+const ENTRIES = {
+  node: SUBPATHS.filter((s) => s !== "./deno" && s !== "./bun"),
+  deno: SUBPATHS.filter((s) => s !== "./bun"),
+  bun: SUBPATHS.filter((s) => s !== "./deno"),
+};
+const specifier = (subpath: string): string => (subpath === "." ? "onemodelcontext" : `onemodelcontext/${subpath.slice(2)}`);
+
+let work: string;
+let project: string;
+let packedFiles: string[];
+
+/** The environment for a nested npm: none of the npm_* variables of an `npm test` that runs this. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
+  return { ...env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(command, args, { cwd, env: npmEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 240_000 });
+  } catch (error) {
+    const e = error as { status?: number; stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} failed (exit ${e.status}): ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "onemodelcontext-install-"));
+  // A copy of what a clone has (minus tests), so that prepack's clean build never touches this tree's dist/.
+  const copy = join(work, "package");
+  mkdirSync(copy);
+  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", "adapters", "testing", "cli", "examples", "scripts"]) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true, filter: (p) => !p.includes("/.cache") });
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], copy)) as { filename: string; files: { path: string }[] }[];
+  packedFiles = packed[0]!.files.map((f) => f.path);
+  const tarball = join(work, packed[0]!.filename);
+  project = join(work, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
+  for (const [runtime, subpaths] of Object.entries(ENTRIES)) {
+    const lines = subpaths.map((s, i) => `import * as m${i} from ${JSON.stringify(specifier(s))};`);
+    lines.push(`console.log(JSON.stringify({ ${subpaths.map((s, i) => `${JSON.stringify(s)}: Object.keys(m${i}).length`).join(", ")} }));`);
+    writeFileSync(join(project, `imports_${runtime}.mjs`), `${lines.join("\n")}\n`);
+  }
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("ships dist/, the examples the CLI runs and the README, built by prepack, and no tests or sources", () => {
+    expect(packedFiles).toContain("dist/src/mod.js");
+    expect(packedFiles).toContain("dist/src/mod.d.ts");
+    expect(packedFiles).toContain("dist/cli/main.js");
+    expect(packedFiles).toContain("examples/demo_server.mjs");
+    expect(packedFiles).toContain("examples/demo_tools.mjs");
+    expect(packedFiles).toContain("README.md");
+    expect(packedFiles.filter((f) => /^(test|src|adapters|cli|testing)\/|\.test\.|^dist\/test\//.test(f))).toEqual([]);
+    expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+  });
+
+  it("installs into an empty project with its runtime dependencies", () => {
+    for (const dependency of Object.keys(pkg.dependencies)) expect(existsSync(join(project, "node_modules", dependency, "package.json"))).toBe(true);
+    expect(existsSync(join(project, "node_modules/onemodelcontext/dist/src/mod.js"))).toBe(true);
+  });
+
+  it("imports every entry point on Node", () => {
+    const counts = JSON.parse(run(process.execPath, ["imports_node.mjs"], project)) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(ENTRIES.node);
+    for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
+  });
+
+  it("imports every entry point on Deno", () => {
+    const counts = JSON.parse(run(join(ROOT, "node_modules/.bin/deno"), ["run", "-A", "--no-config", "--node-modules-dir=manual", "imports_deno.mjs"], project)) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(ENTRIES.deno);
+    for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
+  });
+
+  it("imports every entry point on Bun", () => {
+    const counts = JSON.parse(run(join(ROOT, "node_modules/.bin/bun"), ["imports_bun.mjs"], project)) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(ENTRIES.bun);
+    for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
+  });
+
+  it("runs its bin: the CLI calls the bundled demo server's echo tool", () => {
+    const r = spawnSync(join(project, "node_modules/.bin/onemodelcontext"), ["call", "echo", '{"text":"installed"}'], { cwd: project, encoding: "utf8", timeout: 60_000 });
+    expect(r.stderr).toMatch(/connected: modern era/);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe("installed");
+  });
+});
