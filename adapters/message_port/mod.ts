@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * `onemodelcontext/message-port`: a byte duplex over a `MessagePort` (a browser `MessageChannel`, a
  * Worker's port, Node `worker_threads`), with credit-based flow control so that the output bound of a

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * Every error the library raises: one base class, {@linkcode TransportError}, with one subclass per
  * stable literal `code`, and {@linkcode JsonRpcError} for JSON-RPC error objects.
