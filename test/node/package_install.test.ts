@@ -21,6 +21,18 @@ const ENTRIES = {
 };
 const specifier = (subpath: string): string => (subpath === "." ? "onemodelcontext" : `onemodelcontext/${subpath.slice(2)}`);
 
+/** The README's `// server.ts` and `// client.ts` blocks, each with the runtime its imports name. */
+function readmeExamples(): { runtime: string; file: string; code: string }[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const found: { runtime: string; file: string; code: string }[] = [];
+  for (const m of readme.matchAll(/```ts\n(\/\/ (server|client)\.ts\b[^\n]*\n[\s\S]*?)```/g)) {
+    const code = m[1]!;
+    const runtime = /onemodelcontext\/deno/.test(code) ? "deno" : /onemodelcontext\/bun/.test(code) ? "bun" : /onemodelcontext\/node/.test(code) ? "node" : "other";
+    found.push({ runtime, file: `${m[2]}.ts`, code });
+  }
+  return found;
+}
+
 let work: string;
 let project: string;
 let packedFiles: string[];
@@ -101,6 +113,36 @@ describe("the packed package", () => {
     const counts = JSON.parse(run(join(ROOT, "node_modules/.bin/bun"), ["imports_bun.mjs"], project)) as Record<string, number>;
     expect(Object.keys(counts)).toEqual(ENTRIES.bun);
     for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
+  });
+
+  it("runs the README's server and client examples: Node (compiled by tsc), Deno and Bun", () => {
+    const blocks = readmeExamples();
+    const path = `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`;
+    const runtimes = [
+      { name: "node", dir: "readme-node", client: [process.execPath, "client.js"] },
+      { name: "deno", dir: "readme-deno", client: [join(ROOT, "node_modules/.bin/deno"), "run", "-A", "client.ts"] },
+      { name: "bun", dir: "readme-bun", client: [join(ROOT, "node_modules/.bin/bun"), "client.ts"] },
+    ];
+    for (const runtime of runtimes) {
+      const pair = blocks.filter((b) => b.runtime === runtime.name);
+      expect(pair.map((b) => b.file), runtime.name).toEqual(["server.ts", "client.ts"]);
+      const dir = join(project, runtime.dir);
+      mkdirSync(dir);
+      symlinkSync(join(project, "node_modules"), join(dir, "node_modules"), "dir");
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `readme-${runtime.name}`, private: true, type: "module" }));
+      for (const block of pair) writeFileSync(join(dir, block.file), block.code);
+      if (runtime.name === "node") {
+        symlinkSync(join(ROOT, "node_modules/@types"), join(dir, "types"), "dir");
+        writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+          compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022"], types: ["node"], typeRoots: ["./types"], outDir: "." },
+          files: ["server.ts", "client.ts"],
+        }));
+        run(join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], dir);
+      }
+      const r = spawnSync(runtime.client[0]!, runtime.client.slice(1), { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, PATH: path } });
+      expect(`${runtime.name} exit ${r.status}: ${r.stderr}`).toBe(`${runtime.name} exit 0: ${r.stderr}`);
+      expect(r.stdout, runtime.name).toMatch(/text: ['"]hi['"]/);
+    }
   });
 
   it("runs its bin: the CLI calls the bundled demo server's echo tool", () => {
