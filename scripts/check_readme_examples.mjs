@@ -179,6 +179,7 @@ function main() {
   const blocks = extractBlocks(markdown);
   const work = mkdtempSync(join(tmpdir(), "onemodelcontext-readme-"));
   let failed = 0;
+  let errorCount = 0;
   try {
     const skipped = blocks.filter((b) => b.targets.length === 0);
     console.log(`${relative(ROOT, README)}: ${blocks.length} TypeScript blocks, ${skipped.length} marked skip${skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""}`);
@@ -189,13 +190,16 @@ function main() {
       const r = checkTarget(target, mine, work);
       const what = mine.map((b) => (b.entries ? "every entry point" : `line ${b.line}`)).join(", ");
       console.log(`  ${target.padEnd(8)} ${r.ok ? "ok  " : "FAIL"} ${what}`);
-      if (!r.ok) failed++;
+      if (!r.ok) {
+        failed++;
+        errorCount += Math.max(1, r.errors.length);
+      }
       if (!r.ok || r.output.includes("not counted")) console.log(r.output.split("\n").map((l) => `    ${l}`).join("\n"));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(failed ? `README examples: ${failed} target(s) failed` : "README examples: every block compiles");
+  console.log(failed ? `README examples: ${errorCount} type errors in ${failed} target(s)` : "README examples: every block compiles");
   process.exitCode = failed ? 1 : 0;
 }
 

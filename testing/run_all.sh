@@ -206,7 +206,7 @@ step_typecheck() {
   local readme_log=$WORK/typecheck-readme.log
   if ! run_with_timeout "$(limit_for typecheck)" "$readme_log" node scripts/check_readme_examples.mjs; then
     local readme_errors
-    readme_errors=$(grep -cE 'error TS|TS[0-9]{4} \[ERROR\]' "$readme_log" || true)
+    readme_errors=$(grep -oE '^README examples: [0-9]+ type errors' "$readme_log" | grep -oE '[0-9]+' || true)
     ((readme_errors > 0)) || readme_errors=1
     errors=$((errors + readme_errors))
     rc=1
