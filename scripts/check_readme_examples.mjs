@@ -109,13 +109,17 @@ function link(target, path) {
   symlinkSync(target, path, "dir");
 }
 
-/** A consumer project in `dir`: node_modules/onemodelcontext = package.json + a fresh build. */
-function installPackage(dir) {
-  const pkgDir = join(dir, "node_modules", "onemodelcontext");
-  mkdirSync(pkgDir, { recursive: true });
-  cpSync(join(ROOT, "package.json"), join(pkgDir, "package.json"));
-  const build = run(join(BIN, "tsc"), ["-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(pkgDir, "dist")], ROOT);
-  if (!existsSync(join(pkgDir, "dist", "src", "mod.d.ts"))) throw new Error(`The declaration build failed:\n${build.output}`);
+/** The package as it would be installed: package.json and a fresh build in `dir` (built once per run). */
+function buildPackage(dir) {
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(ROOT, "package.json"), join(dir, "package.json"));
+  const build = run(join(BIN, "tsc"), ["-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(dir, "dist")], ROOT);
+  if (!existsSync(join(dir, "dist", "src", "mod.d.ts"))) throw new Error(`The declaration build failed:\n${build.output}`);
+}
+
+/** A consumer project in `dir`: a copy of the built package in node_modules/onemodelcontext, and its dependencies. */
+function installPackage(dir, built) {
+  cpSync(built, join(dir, "node_modules", "onemodelcontext"), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
   for (const dep of Object.keys(pkg.dependencies ?? {})) link(join(ROOT, "node_modules", dep), join(dir, "node_modules", dep));
 }
@@ -138,11 +142,11 @@ const PROJECTS = {
 };
 
 /** Type-checks `blocks` for one target in a fresh project; returns the error lines mapped to README lines. */
-function checkTarget(target, blocks, work) {
+function checkTarget(target, blocks, work, built) {
   const dir = join(work, target);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `readme-${target}`, private: true, type: "module" }));
-  installPackage(dir);
+  installPackage(dir, built);
   const files = blocks.map((b) => ({ file: b.entries ? "entry_points.ts" : `readme_line_${b.line}.ts`, block: b }));
   for (const { file, block } of files) writeFileSync(join(dir, file), `${block.code}\n`);
   let result;
@@ -184,10 +188,12 @@ function main() {
     const skipped = blocks.filter((b) => b.targets.length === 0);
     console.log(`${relative(ROOT, README)}: ${blocks.length} TypeScript blocks, ${skipped.length} marked skip${skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""}`);
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    const built = join(work, "package");
+    buildPackage(built);
     for (const target of TARGETS) {
       const mine = [...blocks.filter((b) => b.targets.includes(target)), entryPointsBlock(target, Object.keys(pkg.exports))];
       if (mine.length === 0) continue;
-      const r = checkTarget(target, mine, work);
+      const r = checkTarget(target, mine, work, built);
       const what = mine.map((b) => (b.entries ? "every entry point" : `line ${b.line}`)).join(", ");
       console.log(`  ${target.padEnd(8)} ${r.ok ? "ok  " : "FAIL"} ${what}`);
       if (!r.ok) {
