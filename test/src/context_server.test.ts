@@ -434,7 +434,7 @@ describe("ContextServer options", () => {
     expect(() => new ContextServer({ ...base, supportedVersions: ["DRAFT-2026-v1"] })).toThrow(/DRAFT-2026-v1/);
     expect(() => new ContextServer({ ...base, discoverTtlMs: -1 })).toThrow(/discoverTtlMs/);
     expect(() => new ContextServer({ ...base, cacheScope: "shared" as never })).toThrow(/cacheScope/);
-    expect(() => new ContextServer({ ...base, maxConcurrentRequests: 0 })).toThrow(/maxConcurrentRequests/);
+    expect(() => new ContextServer({ ...base, connection: { maxConcurrentRequests: 0 } })).toThrow(/maxConcurrentRequests/);
     expect(() => new ContextServer({ ...base, unenvelopedRequests: "maybe" as never })).toThrow(/unenvelopedRequests/);
   });
 
@@ -466,7 +466,7 @@ describe("ContextServer lifecycle", () => {
   });
 
   it("cancels a handler still running endOfStreamTimeout after EOF", async () => {
-    const { server, served, peer, time } = setup({ endOfStreamTimeout: 100, shutdownTimeout: 100 });
+    const { server, served, peer, time } = setup({ connection: { endOfStreamTimeout: 100, shutdownTimeout: 100 } });
     let aborted = false;
     server.handle("forever", (_p, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener("abort", () => ((aborted = true), reject(ctx.signal.reason)))));
     await peer.send({ jsonrpc: "2.0", id: 1, method: "forever", params: { _meta: envelope() } });
@@ -490,7 +490,7 @@ describe("ContextServer lifecycle", () => {
   });
 
   it("passes connection options through: maxConcurrentRequests holds further requests back", async () => {
-    const { server, peer, time } = setup({ maxConcurrentRequests: 1 });
+    const { server, peer, time } = setup({ connection: { maxConcurrentRequests: 1 } });
     const started: number[] = [];
     server.handle("slow", async (p: Json) => {
       started.push(p.n);

@@ -1,0 +1,182 @@
+/**
+ * `ServerDispatch`: the server's message-level seam. One incoming JSON-RPC message plus a
+ * {@linkcode DispatchContext} in, its reply out (nothing for a notification). Every transport is a
+ * driver of it: the stream connection in `ContextServer.serve()`, and an HTTP handler (one POST per
+ * message). It knows no transport; it needs nothing from `JsonRpcConnection`.
+ * @module
+ */
+import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import type { DiscoverResult } from "../wire/discover_result.ts";
+import { classifyMessage, errorResponse, errorResponseFor, type IncomingRequest } from "../wire/json_rpc_message.ts";
+import { decorateModernResult, isImplementation, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
+import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
+import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
+import type { HandlerRegistry } from "../rpc/handler_registry.ts";
+import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
+
+/** Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply. */
+export type ServerRequestHandler<P = unknown, R = unknown> = (params: P, context: ServerRequestContext) => R | Promise<R>;
+/** Handles one notification from the client. */
+export type ServerNotificationHandler<P = unknown> = (params: P) => unknown;
+/** The server's one registry: request handlers and notification handlers by method. */
+export type ServerHandlers = HandlerRegistry<ServerRequestHandler, ServerNotificationHandler>;
+
+/** A JSON-RPC reply as dispatch produces it: `{ jsonrpc, id, result }` or `{ jsonrpc, id?, error }`. */
+export type JsonRpcReply = Record<string, unknown>;
+
+/** What dispatch needs from its server. */
+export interface ServerDispatchInit {
+  serverInfo: Implementation;
+  capabilities: Capabilities;
+  instructions: string | undefined;
+  versions: ServerVersions;
+  discover: DiscoverResult;
+  unenvelopedRequests: "reject" | "legacy";
+  handlers: ServerHandlers;
+  /** Handler failures that are not `JsonRpcError`s, and failing notification handlers. */
+  report(error: Error): void;
+}
+
+/** Methods dispatch answers itself; `ContextServer.handle()` refuses them. */
+export const BUILT_IN_METHODS: ReadonlySet<string> = new Set(["initialize", "server/discover", "ping"]);
+
+/**
+ * Derives each request's era (the modern `_meta` envelope, else the legacy session), answers the
+ * built-in methods, and runs the registered handler with a {@linkcode ServerRequestContext}.
+ */
+export class ServerDispatch {
+  readonly #s: ServerDispatchInit;
+
+  constructor(init: ServerDispatchInit) {
+    this.#s = init;
+  }
+
+  /**
+   * Dispatches one parsed JSON-RPC message. A request resolves with its reply (a handler's
+   * `JsonRpcError` becomes an error reply, any other throw a -32603 one, reported); a notification
+   * runs its handler and resolves with `undefined`; an invalid message gets an error reply.
+   * Responses (to server-to-client requests) belong to the driver that sent those requests: they
+   * are reported and answered with nothing.
+   */
+  async dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined> {
+    const classified = classifyMessage(message);
+    switch (classified.kind) {
+      case "request": {
+        const { request } = classified;
+        try {
+          const result = await this.answer(request, context);
+          return { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
+        } catch (error) {
+          if (!(error instanceof JsonRpcError) && !context.signal.aborted) this.#s.report(asError(error));
+          return errorResponseFor(request.id, error);
+        }
+      }
+      case "notification":
+        try {
+          await this.notification(classified.method, classified.params);
+        } catch (error) {
+          this.#s.report(asError(error));
+        }
+        return undefined;
+      case "invalid":
+        return errorResponse(classified.id, ErrorCodes.InvalidRequest, `Invalid request: ${classified.reason}`);
+      case "result":
+      case "error":
+        this.#s.report(new JsonRpcError(ErrorCodes.InvalidRequest, `A response (id ${JSON.stringify(classified.id)}) reached dispatch: replies to server-to-client requests belong to the transport that sent them`));
+        return undefined;
+    }
+  }
+
+  /**
+   * The request-level form of {@linkcode ServerDispatch.dispatch}: returns the result (or a promise
+   * of it) or throws the error. A driver that builds its own replies (the stream connection) calls this.
+   */
+  answer(request: IncomingRequest, context: DispatchContext): unknown {
+    const { method, params } = request;
+    if (method === "initialize") return this.#initialize(context.session, params);
+    const reading = readRequestEnvelope(params);
+    switch (reading.kind) {
+      case "malformed":
+        // A readable but unsupported version is the more useful answer: the client can retry with one we speak.
+        if (reading.protocolVersion !== undefined && !this.#s.versions.supportsModern(reading.protocolVersion)) {
+          throw this.#s.versions.unsupported(reading.protocolVersion);
+        }
+        throw invalidParams(reading.message);
+      case "envelope": {
+        const { envelope } = reading;
+        const { versions, serverInfo } = this.#s;
+        if (!versions.supportsModern(envelope.protocolVersion)) throw versions.unsupported(envelope.protocolVersion);
+        if (method === "server/discover") return this.#s.discover;
+        if (method === "ping") return decorateModernResult({}, serverInfo);
+        const result = this.#invoke(request, context, {
+          era: "modern",
+          protocolVersion: envelope.protocolVersion,
+          clientInfo: envelope.clientInfo,
+          clientCapabilities: envelope.clientCapabilities,
+          logLevel: envelope.logLevel,
+        });
+        return result instanceof Promise
+          ? result.then((value) => decorateModernResult(value, serverInfo, method))
+          : decorateModernResult(result, serverInfo, method);
+      }
+      case "none": {
+        if (method === "ping") return {};
+        if (method === "server/discover") {
+          throw invalidParams(`server/discover is a modern request: params._meta must carry the io.modelcontextprotocol envelope`);
+        }
+        let legacy = context.session?.legacy;
+        if (legacy === undefined) {
+          if (this.#s.unenvelopedRequests === "reject" || this.#s.versions.legacy.length === 0) {
+            throw invalidParams(
+              `Request ${method} arrived before initialize and without the modern _meta envelope: send initialize first (legacy) or params._meta["io.modelcontextprotocol/protocolVersion"] (modern)`,
+            );
+          }
+          legacy = { protocolVersion: this.#s.versions.legacy[0], clientInfo: undefined, clientCapabilities: {} };
+        }
+        return this.#invoke(request, context, {
+          era: "legacy",
+          protocolVersion: legacy.protocolVersion,
+          clientInfo: legacy.clientInfo,
+          clientCapabilities: legacy.clientCapabilities,
+          logLevel: legacy.logLevel,
+        });
+      }
+    }
+  }
+
+  /** Runs the handler of notification `method`, if one is registered; returns what it returned. */
+  notification(method: string, params: unknown): unknown {
+    return this.#s.handlers.notification(method)?.(params);
+  }
+
+  #initialize(session: ServerSession | undefined, params: unknown): unknown {
+    if (!isPlainObject(params) || typeof params.protocolVersion !== "string") {
+      throw invalidParams("Invalid initialize params: protocolVersion must be a string");
+    }
+    if (session?.legacy !== undefined) {
+      throw new JsonRpcError(ErrorCodes.InvalidRequest, "Invalid request: initialize was already answered on this connection");
+    }
+    const protocolVersion = this.#s.versions.negotiateLegacy(params.protocolVersion);
+    if (session) {
+      session.legacy = {
+        protocolVersion,
+        clientInfo: isImplementation(params.clientInfo) ? params.clientInfo : undefined,
+        clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
+      };
+    }
+    const result: Record<string, unknown> = { protocolVersion, capabilities: this.#s.capabilities, serverInfo: this.#s.serverInfo };
+    if (this.#s.instructions !== undefined) result.instructions = this.#s.instructions;
+    return result;
+  }
+
+  #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {
+    const handler = this.#s.handlers.request(request.method);
+    if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+    return handler(request.params, new ServerContext(context, request, era));
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

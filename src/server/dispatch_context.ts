@@ -1,0 +1,49 @@
+/**
+ * The per-message context a transport hands to the server's dispatch: everything the transport
+ * knows and dispatch does not (the legacy session, the signal, where related notifications go,
+ * and whether requests can travel back to the client).
+ * @module
+ */
+import type { LoggingLevel } from "../wire/meta_envelope.ts";
+import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
+import type { ServerToClientRequestOptions } from "./server_request_context.ts";
+
+/** What `initialize` taught one legacy session. */
+export interface LegacySession {
+  protocolVersion: string;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: Capabilities;
+  /** Set by `logging/setLevel` on this session; `undefined` until then. */
+  logLevel?: LoggingLevel;
+}
+
+/**
+ * The state one legacy session keeps between messages. Explicit so that its owner decides its life:
+ * a stream holds one per connection; an HTTP session table one per `Mcp-Session-Id`; a stateless
+ * HTTP request passes none. Dispatch fills `legacy` when it answers `initialize`.
+ */
+export interface ServerSession {
+  legacy: LegacySession | undefined;
+}
+
+/** What a transport knows about one incoming message, given to {@linkcode ServerDispatch.dispatch}. */
+export interface DispatchContext {
+  /**
+   * The legacy session this message belongs to. Absent (stateless HTTP): `initialize` is answered
+   * but remembered nowhere, and a request without the modern envelope follows `unenvelopedRequests`.
+   */
+  readonly session?: ServerSession;
+  /** Aborted when the request is cancelled or its transport goes away (closed stream, dropped HTTP response). */
+  readonly signal: AbortSignal;
+  /**
+   * Sends a notification related to this request (progress, log messages). Resolves once it is
+   * queued; waits while the transport's output is full, so backpressure reaches the handler.
+   */
+  notify(method: string, params?: unknown): Promise<void>;
+  /**
+   * Sends a request to the client and resolves with its reply. Present where the transport has a
+   * way back (a stream; a sessionful HTTP GET stream); absent on stateless HTTP, where a handler's
+   * server-to-client request then fails at once.
+   */
+  request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+}

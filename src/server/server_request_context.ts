@@ -1,0 +1,105 @@
+/**
+ * What a server request handler gets besides its params: the era facts dispatch derived, the
+ * transport's signal and notification sink, and (where the transport has one) a way back to the client.
+ * @module
+ */
+import { TransportError } from "../wire/errors.ts";
+import type { RequestId } from "../wire/json_rpc_message.ts";
+import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
+import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
+import type { DispatchContext } from "./dispatch_context.ts";
+
+/** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
+export interface RequestEra {
+  /** The era of this request: `modern` when it carried the `_meta` envelope, else `legacy`. */
+  readonly era: Era;
+  /** The request's version (modern) or the version negotiated by `initialize` (legacy). */
+  readonly protocolVersion: string;
+  /** Who the client says it is, from the envelope or from `initialize`. */
+  readonly clientInfo: Implementation | undefined;
+  /** The client's capabilities, from the envelope or from `initialize` (`{}` when none). */
+  readonly clientCapabilities: Capabilities;
+  /** The log level: the modern envelope's, or the legacy session's; `undefined` when none was set. */
+  readonly logLevel: LoggingLevel | undefined;
+}
+
+/** Options of {@linkcode ServerRequestContext.request}. */
+export interface ServerToClientRequestOptions {
+  /** Aborting cancels the request (legacy: `notifications/cancelled`) and rejects with the reason. */
+  signal?: AbortSignal;
+}
+
+/** What a request handler gets besides the params. */
+export interface ServerRequestContext extends RequestEra {
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** Aborted when the client cancels this request, when its transport ends, and on close. */
+  readonly signal: AbortSignal;
+  /** Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one. */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a notification tied to this request; a no-op once it is answered or cancelled. Waits while output is full. */
+  notify(method: string, params?: unknown): Promise<void>;
+  /**
+   * Sends a request to the client and resolves with its result. Rejects at once with a
+   * `TransportError` (code `"protocol"`) when the request is modern (the modern era has no
+   * server-to-client requests) or when the transport cannot carry one (stateless HTTP): it never hangs.
+   */
+  request(method: string, params?: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+}
+
+/** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
+export class ServerContext implements ServerRequestContext {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Capabilities;
+  readonly logLevel: LoggingLevel | undefined;
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly #transport: DispatchContext;
+  readonly #params: unknown;
+
+  constructor(transport: DispatchContext, request: { id: RequestId; method: string; params: unknown }, era: RequestEra) {
+    this.era = era.era;
+    this.protocolVersion = era.protocolVersion;
+    this.clientInfo = era.clientInfo;
+    this.clientCapabilities = era.clientCapabilities;
+    this.logLevel = era.logLevel;
+    this.requestId = request.id;
+    this.method = request.method;
+    this.#transport = transport;
+    this.#params = request.params;
+  }
+
+  get signal(): AbortSignal {
+    return this.#transport.signal;
+  }
+
+  notify(method: string, params?: unknown): Promise<void> {
+    return this.#transport.notify(method, params);
+  }
+
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = progressTokenOf(this.#params);
+    if (progressToken === undefined) return Promise.resolve();
+    const body: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) body.total = total;
+    if (message !== undefined) body.message = message;
+    return this.#transport.notify("notifications/progress", body);
+  }
+
+  request(method: string, params?: unknown, options: ServerToClientRequestOptions = {}): Promise<unknown> {
+    if (this.era === "modern") {
+      return Promise.reject(
+        new TransportError("protocol", `Cannot send ${method} to the client: request ${JSON.stringify(this.requestId)} is modern, and the modern era has no server-to-client requests`),
+      );
+    }
+    const send = this.#transport.request;
+    if (send === undefined) {
+      return Promise.reject(
+        new TransportError("protocol", `Cannot send ${method} to the client: this transport carries no server-to-client requests (stateless HTTP)`),
+      );
+    }
+    return send.call(this.#transport, method, params, options);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The stream driver of the server's dispatch: one {@linkcode JsonRpcConnection} per served stream,
+ * one legacy session per connection, and a {@linkcode DispatchContext} per request built from the
+ * connection's own request context.
+ * @module
+ */
+import type { Duplex } from "../stream/duplex.ts";
+import type { NewlineChannel } from "../stream/newline_channel.ts";
+import { JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
+import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import type { ServerDispatch } from "./dispatch.ts";
+import type { ServerToClientRequestOptions } from "./server_request_context.ts";
+
+/** One request's {@linkcode DispatchContext} on a stream; its signal is made only if read. */
+export class StreamDispatchContext implements DispatchContext {
+  readonly session: ServerSession;
+  readonly #rpc: RequestContext;
+  readonly #connection: JsonRpcConnection;
+
+  constructor(session: ServerSession, rpc: RequestContext, connection: JsonRpcConnection) {
+    this.session = session;
+    this.#rpc = rpc;
+    this.#connection = connection;
+  }
+
+  /**
+   * A connection over `transport` that drives `dispatch`: `initialize` is its admission barrier,
+   * requests go to `dispatch.answer` and notifications to `dispatch.notification`. Not started.
+   */
+  static drive(dispatch: ServerDispatch, transport: Duplex | NewlineChannel, options: JsonRpcConnectionOptions): JsonRpcConnection {
+    const session: ServerSession = { legacy: undefined };
+    const connection: JsonRpcConnection = new JsonRpcConnection(transport, {
+      ...options,
+      isBarrier: (request) => request.method === "initialize",
+      onRequest: (request, rpc) => dispatch.answer(request, new StreamDispatchContext(session, rpc, connection)),
+      onNotification: (method, params) => dispatch.notification(method, params),
+    });
+    return connection;
+  }
+
+  get signal(): AbortSignal {
+    return this.#rpc.signal;
+  }
+
+  notify(method: string, params?: unknown): Promise<void> {
+    return this.#rpc.notify(method, params);
+  }
+
+  request(method: string, params: unknown, options: ServerToClientRequestOptions = {}): Promise<unknown> {
+    return this.#connection.request(method, params, { signal: options.signal });
+  }
+}

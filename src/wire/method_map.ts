@@ -1,0 +1,39 @@
+/**
+ * Method maps: the types that tie a JSON-RPC method name to its params and result, so that
+ * `server.handle(method, …)` and `client.request(method, …)` are typed end to end.
+ * @module
+ */
+
+/** What one method carries. A notification has no `result`. */
+export interface MethodSpec {
+  params?: unknown;
+  result?: unknown;
+}
+
+/**
+ * A map of method name → {@linkcode MethodSpec}. Written as `Map extends MethodMap<Map>` so that a
+ * plain interface (which has no index signature) qualifies:
+ *
+ * @example
+ * ```ts
+ * interface MyMethods { "tools/call": { params: { name: string }; result: { content: unknown[] } } }
+ * const server = new ContextServer<MyMethods>({ name: "s", version: "1", capabilities: {} });
+ * ```
+ */
+export type MethodMap<Map = object> = { readonly [K in keyof Map]: MethodSpec };
+
+/** The map that knows no method: every method's params and result are `unknown`. */
+export type NoMethods = Record<never, never>;
+
+/** The params type of `Method` in `Map`; `unknown` for a method the map does not know. */
+export type ParamsOf<Map, Method extends string> = Method extends keyof Map
+  ? Map[Method] extends { params: infer P } ? P : Map[Method] extends { params?: infer P } ? P | undefined : unknown
+  : unknown;
+
+/** The result type of `Method` in `Map`; `unknown` for a method the map does not know. */
+export type ResultOf<Map, Method extends string> = Method extends keyof Map
+  ? Map[Method] extends { result: infer R } ? R : unknown
+  : unknown;
+
+/** Method names: the map's own keys, while any other string stays allowed. */
+export type MethodName<Map> = (keyof Map & string) | (string & {});
