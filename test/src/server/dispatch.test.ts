@@ -120,7 +120,7 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("fails a server-to-client request at once when the transport has no way back (stateless HTTP), never hangs", async () => {
     const { server: s } = server({ unenvelopedRequests: "legacy" });
     s.handle("ask", async (_p, ctx) => {
-      const error = await ctx.request("roots/list", {}).catch((e: TransportError) => e);
+      const error = (await ctx.request("roots/list", {}).catch((e: unknown) => e)) as TransportError;
       return { code: error.code, message: error.message, isTransportError: error instanceof TransportError };
     });
     const reply: Json = await s.dispatch(request(1, "ask"), context().ctx);
