@@ -5,32 +5,30 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
-import type { NewlineChannelOptions } from "../stream/newline_channel.ts";
 import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
 import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
-import {
-  type ConnectionCloseInfo,
-  type IncomingRequest,
-  JsonRpcConnection,
-  nestChannelOptions,
-  type JsonRpcConnectionOptions,
-  type NotificationHandler,
-  type RequestContext,
-  type RequestHandler,
-} from "../rpc/json_rpc_connection.ts";
+import type { IncomingRequest } from "../wire/json_rpc_message.ts";
+import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf } from "../wire/method_map.ts";
+import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
+import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { isPlainObject, withRequestEnvelope } from "../wire/meta_envelope.ts";
 import { numberOption } from "../stream/options.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
-import { systemTimeProvider } from "../stream/time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "../rpc/transport.ts";
+import type { RelatedNotificationHandler } from "./client_exchange.ts";
+import { StreamClientExchange } from "./stream_client_exchange.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
+export type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "./client_exchange.ts";
 
-/** Options of {@linkcode ContextClient.connect}; the JSON-RPC and channel options pass through. */
-// The channel bounds are still accepted flat here and nested for the connection (nestChannelOptions).
-export interface ContextClientOptions extends JsonRpcConnectionOptions, NewlineChannelOptions {
+/** The bounds of the client's connection: every {@linkcode JsonRpcConnectionOptions} the client does not set itself. */
+export type ClientConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
+
+/** Options of {@linkcode ContextClient.connect}. Client-level options are top level; the connection's bounds sit under `connection`. */
+export interface ContextClientOptions {
   /** `"auto"` probes modern first and falls back; `"modern"` and `"legacy"` insist. Default `"auto"`. */
   era?: "auto" | "modern" | "legacy";
   /** How long a `server/discover` probe may go unanswered before legacy fallback. Default 5 000 ms. */
@@ -47,18 +45,47 @@ export interface ContextClientOptions extends JsonRpcConnectionOptions, NewlineC
   clientInfo?: Implementation;
   /** What this client can do. Default `{}`. */
   capabilities?: Capabilities;
+  /** The clock of every deadline. Default: the system clock. */
+  timeProvider?: TimeProvider;
+  /** Every bad thing that is nobody's exception: stray server output, unknown reply ids, cache failures. */
+  onReport?: (error: Error) => void;
+  /**
+   * Bounds of the connection (`shutdownTimeout`, `maxConcurrentRequests`, …; its stream's under
+   * `channel`). `answerInvalidInput` defaults to `false` here: a server's stray stdout lines are
+   * reported, never answered.
+   */
+  connection?: ClientConnectionOptions;
 }
 
 /** Options of one {@linkcode ContextClient.request}. */
 export interface ClientRequestOptions {
   /** Aborting sends `notifications/cancelled` and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Receives the notifications tied to this request while it is pending (on a stream: the
+   * `notifications/progress` that carry its `params._meta.progressToken`), instead of the handlers
+   * of {@linkcode ContextClient.onNotification}.
+   */
+  onNotification?: RelatedNotificationHandler;
 }
+
+/** Answers one server-to-client request; the value becomes the result, a thrown `JsonRpcError` the error reply. */
+export type ClientRequestHandler<P = unknown, R = unknown> = (params: P, context: RequestContext) => R | Promise<R>;
+/** Handles one notification from the server. */
+export type ClientNotificationHandler<P = unknown> = (params: P) => unknown;
+
+/** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
+const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes", "answerInvalidInput", "maxQueuedOutputBytes", "writeBlockBytes", "maxMessageBytes", "drainTimeout"];
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: "0.1.0" };
 
 /**
- * An MCP client connected to one server, in the era it negotiated.
+ * An MCP client connected to one server, in the era it negotiated. Its requests go through a
+ * {@linkcode ClientExchange}; its server-to-client handlers live in one registry.
+ *
+ * The method maps (see {@linkcode MethodMap}) type `request()` (`Requests`: what it sends),
+ * `onNotification()` (`Notifications`: what the server sends) and `handle()` (`ServerRequests`);
+ * methods they do not name stay allowed, with `unknown` params and results.
  *
  * @example
  * ```ts
@@ -68,12 +95,15 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: 
  * await client.close();
  * ```
  */
-export class ContextClient implements AsyncDisposable {
+export class ContextClient<
+  Requests extends MethodMap<Requests> = NoMethods,
+  Notifications extends MethodMap<Notifications> = NoMethods,
+  ServerRequests extends MethodMap<ServerRequests> = NoMethods,
+> implements AsyncDisposable {
   readonly #options: ContextClientOptions;
   readonly #cache: EraCacheStore | undefined;
   readonly #cacheKey: string | undefined;
-  readonly #requestHandlers = new Map<string, RequestHandler>();
-  readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #handlers = new HandlerRegistry<ClientRequestHandler, ClientNotificationHandler>();
   readonly #background = new Set<Promise<unknown>>();
   #session!: NegotiatedSession;
   #era: Era | undefined;
@@ -91,10 +121,18 @@ export class ContextClient implements AsyncDisposable {
    * `"negotiation_failed"` (with a message naming what the server answered), `"timeout"`
    * (`connectTimeout` ran out) or `"invalid_option"`.
    */
-  static async connect(transport: ClientTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient> {
+  static async connect<
+    Requests extends MethodMap<Requests> = NoMethods,
+    Notifications extends MethodMap<Notifications> = NoMethods,
+    ServerRequests extends MethodMap<ServerRequests> = NoMethods,
+  >(transport: ClientTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
     const era = options.era ?? "auto";
     if (era !== "auto" && era !== "modern" && era !== "legacy") {
       throw new InvalidOptionError(`Option era must be "auto", "modern" or "legacy", got ${JSON.stringify(era)}`);
+    }
+    if (options.connection !== undefined && !isPlainObject(options.connection)) throw new InvalidOptionError("Option connection must be an object");
+    for (const key of CONNECTION_KEYS) {
+      if (key in options) throw new InvalidOptionError(`Option ${key} belongs under connection: { ${key} } (options nest by layer)`);
     }
     const probeTimeout = numberOption("probeTimeout", options.probeTimeout, 5_000);
     const processStartupAllowance = numberOption("processStartupAllowance", options.processStartupAllowance, 10_000);
@@ -102,7 +140,7 @@ export class ContextClient implements AsyncDisposable {
     const source = isClientTransport(transport) ? transport : singleConnection(transport as TransportConnection);
     const cache = options.eraCache === null ? undefined : options.eraCache ?? defaultEraCache;
     const cacheKey = options.cacheKey ?? source.cacheKey;
-    const client = new ContextClient(options, cache, cacheKey);
+    const client = new ContextClient<Requests, Notifications, ServerRequests>(options, cache, cacheKey);
     const time = options.timeProvider ?? systemTimeProvider;
     const negotiator = new EraNegotiator({
       era,
@@ -178,9 +216,13 @@ export class ContextClient implements AsyncDisposable {
    * envelope (protocol version, client capabilities, client info); other `_meta` keys such as
    * `progressToken` are kept. A -32022 reply in the modern era forgets the cached era.
    */
-  async request<T = unknown>(method: string, params?: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<T> {
-    const rpc = this.#session.live.rpc;
-    if (this.#era !== "modern") return rpc.request<T>(method, params, { signal: options.signal });
+  request<M extends MethodName<Requests>>(method: M, params?: ParamsOf<Requests, M>, options?: ClientRequestOptions): Promise<ResultOf<Requests, M>>;
+  /** Sends a request the method map does not type; the result type `T` is the caller's assertion. */
+  request<T>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
+  async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
+    const { exchange } = this.#session.live;
+    const sent = { signal: options.signal, onNotification: options.onNotification };
+    if (this.#era !== "modern") return exchange.request(method, params, sent);
     if (params !== undefined && !isPlainObject(params)) {
       throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
     }
@@ -190,7 +232,7 @@ export class ContextClient implements AsyncDisposable {
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
     };
     try {
-      return await rpc.request<T>(method, withRequestEnvelope(params, envelope), { signal: options.signal });
+      return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
     } catch (error) {
       if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
         await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
@@ -201,21 +243,27 @@ export class ContextClient implements AsyncDisposable {
 
   /** Sends a notification (modern: only `notifications/cancelled` is defined). */
   notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    return this.#session.live.rpc.notify(method, params);
+    return this.#session.live.exchange.notify(method, params);
   }
 
-  /** Handles server notifications of `method` (progress, list changes, logging…). */
-  onNotification(method: string, handler: NotificationHandler): this {
-    this.#notificationHandlers.set(method, handler);
+  /** Handles server notifications of `method` (progress, list changes, logging…), replacing an earlier handler. */
+  onNotification<M extends MethodName<Notifications>>(method: M, handler: ClientNotificationHandler<ParamsOf<Notifications, M>>): this;
+  /** Handles a server notification the method map does not type, with params of type `P` asserted by the caller. */
+  onNotification<P>(method: string, handler: ClientNotificationHandler<P>): this;
+  onNotification(method: string, handler: ClientNotificationHandler<never>): this {
+    this.#handlers.setNotification(method, handler as ClientNotificationHandler);
     return this;
   }
 
   /**
    * Answers server→client requests of `method` (legacy era: `roots/list`, `sampling/createMessage`,
-   * `elicitation/create`…). Legacy `ping` is answered with `{}` unless a handler is registered.
+   * `elicitation/create`…), replacing an earlier handler. Legacy `ping` is answered with `{}` unless a handler is registered.
    */
-  handle(method: string, handler: RequestHandler): this {
-    this.#requestHandlers.set(method, handler);
+  handle<M extends MethodName<ServerRequests>>(method: M, handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>): this;
+  /** Answers a server request the method map does not type, with params of type `P` asserted by the caller. */
+  handle<P>(method: string, handler: ClientRequestHandler<P>): this;
+  handle(method: string, handler: ClientRequestHandler<never>): this {
+    this.#handlers.setRequest(method, handler as ClientRequestHandler);
     return this;
   }
 
@@ -241,31 +289,26 @@ export class ContextClient implements AsyncDisposable {
 
   async #open(source: ClientTransport): Promise<LiveConnection> {
     const transport = await source.open();
-    const rpc = new JsonRpcConnection(transport, {
-      // A server's stray stdout lines are reported, never answered (unless the caller asks).
-      answerInvalidInput: false,
-      ...nestChannelOptions(this.#options),
-      timeProvider: this.#options.timeProvider ?? systemTimeProvider,
+    const exchange = new StreamClientExchange(transport, {
+      connection: {
+        // A server's stray stdout lines are reported, never answered (unless the caller asks).
+        answerInvalidInput: false,
+        ...this.#options.connection,
+        timeProvider: this.#options.timeProvider ?? systemTimeProvider,
+        onReport: (error) => this.#report(error),
+      },
       onRequest: (request, context) => this.#dispatchRequest(request, context),
-      onNotification: (method, params) => this.#dispatchNotification(method, params),
-      onReport: (error) => this.#report(error),
+      onNotification: (method, params) => this.#handlers.notification(method)?.(params),
     });
-    rpc.start();
-    return { transport, rpc, used: false };
+    exchange.connection.start();
+    return { transport, exchange, rpc: exchange.connection, used: false };
   }
 
   #dispatchRequest(request: IncomingRequest, context: RequestContext): unknown {
-    const handler = this.#requestHandlers.get(request.method);
+    const handler = this.#handlers.request(request.method);
     if (handler) return handler(request.params, context);
     if (request.method === "ping" && this.#era !== "modern") return {};
-    if (this.#options.onRequest) return this.#options.onRequest(request, context);
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
-  }
-
-  #dispatchNotification(method: string, params: unknown): unknown {
-    const handler = this.#notificationHandlers.get(method);
-    if (handler) return handler(params);
-    return this.#options.onNotification?.(method, params);
   }
 
   #report(error: Error): void {

@@ -30,6 +30,7 @@ import {
 import type { TimeProvider } from "../stream/time_provider.ts";
 import { settlesWithin, withTimeout } from "../stream/time_kit.ts";
 import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
+import type { ClientExchange } from "./client_exchange.ts";
 
 /** How a client's era was decided, for diagnostics. */
 export interface NegotiationInfo {
@@ -51,9 +52,12 @@ export interface NegotiationInfo {
   detail?: string;
 }
 
-/** One opened connection and its JSON-RPC peer. */
+/** One opened connection, its exchange and the exchange's JSON-RPC peer. */
 export interface LiveConnection {
   transport: TransportConnection;
+  /** What the client's requests go through once the era is settled. */
+  exchange: ClientExchange;
+  /** The JSON-RPC peer: negotiation probes and hands-shakes on it directly. */
   rpc: JsonRpcConnection;
   /** True once anything was sent on it (the startup allowance applies only to the first probe). */
   used: boolean;

@@ -5,7 +5,7 @@
  * message). It knows no transport; it needs nothing from `JsonRpcConnection`.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { asError, ErrorCodes, JsonRpcError } from "../wire/errors.ts";
 import type { DiscoverResult } from "../wire/discover_result.ts";
 import { classifyMessage, errorResponse, errorResponseFor, type IncomingRequest } from "../wire/json_rpc_message.ts";
 import { decorateModernResult, isImplementation, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -175,8 +175,4 @@ export class ServerDispatch {
     if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
     return handler(request.params, new ServerContext(context, request, era));
   }
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

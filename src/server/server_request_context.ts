@@ -3,7 +3,7 @@
  * transport's signal and notification sink, and (where the transport has one) a way back to the client.
  * @module
  */
-import { TransportError } from "../wire/errors.ts";
+import { ProtocolError } from "../wire/errors.ts";
 import type { RequestId } from "../wire/json_rpc_message.ts";
 import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
@@ -41,7 +41,7 @@ export interface ServerRequestContext extends RequestEra {
   notify(method: string, params?: unknown): Promise<void>;
   /**
    * Sends a request to the client and resolves with its result. Rejects at once with a
-   * `TransportError` (code `"protocol"`) when the request is modern (the modern era has no
+   * `ProtocolError` when the request is modern (the modern era has no
    * server-to-client requests) or when the transport cannot carry one (stateless HTTP): it never hangs.
    */
   request(method: string, params?: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
@@ -91,13 +91,13 @@ export class ServerContext implements ServerRequestContext {
   request(method: string, params?: unknown, options: ServerToClientRequestOptions = {}): Promise<unknown> {
     if (this.era === "modern") {
       return Promise.reject(
-        new TransportError("protocol", `Cannot send ${method} to the client: request ${JSON.stringify(this.requestId)} is modern, and the modern era has no server-to-client requests`),
+        new ProtocolError(`Cannot send ${method} to the client: request ${JSON.stringify(this.requestId)} is modern, and the modern era has no server-to-client requests`),
       );
     }
     const send = this.#transport.request;
     if (send === undefined) {
       return Promise.reject(
-        new TransportError("protocol", `Cannot send ${method} to the client: this transport carries no server-to-client requests (stateless HTTP)`),
+        new ProtocolError(`Cannot send ${method} to the client: this transport carries no server-to-client requests (stateless HTTP)`),
       );
     }
     return send.call(this.#transport, method, params, options);
