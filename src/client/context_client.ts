@@ -9,7 +9,7 @@ import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
 import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
-import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf } from "../wire/method_map.ts";
+import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { isPlainObject, withRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -217,8 +217,8 @@ export class ContextClient<
    * `progressToken` are kept. A -32022 reply in the modern era forgets the cached era.
    */
   request<M extends MethodName<Requests>>(method: M, params?: ParamsOf<Requests, M>, options?: ClientRequestOptions): Promise<ResultOf<Requests, M>>;
-  /** Sends a request the method map does not type; the result type `T` is the caller's assertion. */
-  request<T>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
+  /** Sends a request whose result type `T` the caller asserts (only while `Requests` names no method). */
+  request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
   async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
     const { exchange } = this.#session.live;
     const sent = { signal: options.signal, onNotification: options.onNotification };
@@ -248,8 +248,8 @@ export class ContextClient<
 
   /** Handles server notifications of `method` (progress, list changes, logging…), replacing an earlier handler. */
   onNotification<M extends MethodName<Notifications>>(method: M, handler: ClientNotificationHandler<ParamsOf<Notifications, M>>): this;
-  /** Handles a server notification the method map does not type, with params of type `P` asserted by the caller. */
-  onNotification<P>(method: string, handler: ClientNotificationHandler<P>): this;
+  /** Handles a server notification with params of type `P` asserted by the caller (only while `Notifications` names no method). */
+  onNotification<P>(method: UntypedMethod<Notifications>, handler: ClientNotificationHandler<P>): this;
   onNotification(method: string, handler: ClientNotificationHandler<never>): this {
     this.#handlers.setNotification(method, handler as ClientNotificationHandler);
     return this;
@@ -260,8 +260,8 @@ export class ContextClient<
    * `elicitation/create`…), replacing an earlier handler. Legacy `ping` is answered with `{}` unless a handler is registered.
    */
   handle<M extends MethodName<ServerRequests>>(method: M, handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>): this;
-  /** Answers a server request the method map does not type, with params of type `P` asserted by the caller. */
-  handle<P>(method: string, handler: ClientRequestHandler<P>): this;
+  /** Answers a server request with params of type `P` asserted by the caller (only while `ServerRequests` names no method). */
+  handle<P>(method: UntypedMethod<ServerRequests>, handler: ClientRequestHandler<P>): this;
   handle(method: string, handler: ClientRequestHandler<never>): this {
     this.#handlers.setRequest(method, handler as ClientRequestHandler);
     return this;

@@ -5,7 +5,7 @@
 import type { Duplex } from "../stream/duplex.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
 import { type CacheScope, buildDiscoverResult } from "../wire/discover_result.ts";
-import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf } from "../wire/method_map.ts";
+import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
@@ -167,8 +167,8 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */
   handle<M extends MethodName<Requests>>(method: M, handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>): this;
-  /** Registers the handler of a request the method map does not type, with params of type `P` asserted by the caller. */
-  handle<P>(method: string, handler: ServerRequestHandler<P>): this;
+  /** Registers a handler with params of type `P` asserted by the caller (only while `Requests` names no method). */
+  handle<P>(method: UntypedMethod<Requests>, handler: ServerRequestHandler<P>): this;
   handle(method: string, handler: ServerRequestHandler<never>): this {
     if (BUILT_IN_METHODS.has(method)) throw new InvalidOptionError(`Method ${method} is answered by ContextServer itself and cannot be handled`);
     this.#handlers.setRequest(method, handler as ServerRequestHandler);
@@ -177,8 +177,8 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
 
   /** Registers the handler of notification `method` (`notifications/initialized` and `notifications/cancelled` included). */
   onNotification<M extends MethodName<Notifications>>(method: M, handler: ServerNotificationHandler<ParamsOf<Notifications, M>>): this;
-  /** Registers the handler of a notification the method map does not type, with params of type `P` asserted by the caller. */
-  onNotification<P>(method: string, handler: ServerNotificationHandler<P>): this;
+  /** Registers a notification handler with params of type `P` asserted by the caller (only while `Notifications` names no method). */
+  onNotification<P>(method: UntypedMethod<Notifications>, handler: ServerNotificationHandler<P>): this;
   onNotification(method: string, handler: ServerNotificationHandler<never>): this {
     this.#handlers.setNotification(method, handler as ServerNotificationHandler);
     return this;

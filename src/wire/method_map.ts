@@ -37,3 +37,10 @@ export type ResultOf<Map, Method extends string> = Method extends keyof Map
 
 /** Method names: the map's own keys, while any other string stays allowed. */
 export type MethodName<Map> = (keyof Map & string) | (string & {});
+
+/**
+ * Any method name while `Map` names no method (the caller then asserts params or result types
+ * itself); `never` once it names some, so that a map's types cannot be bypassed by an explicit
+ * type argument.
+ */
+export type UntypedMethod<Map> = [keyof Map] extends [never] ? string : never;
