@@ -233,6 +233,8 @@ export class EraNegotiator {
     // A string id outside the connection's counter. An unanswered probe is not cancelled on the
     // wire: a notification before `initialize` could upset a legacy server. A late reply is dropped.
     const reply = live.rpc.request("server/discover", params, { id: `discover-probe-${++probeSequence}` });
+    // Swallowed on purpose: the outcome is read through #wait below; this only keeps the rejection
+    // of a probe abandoned at its deadline from surfacing as unhandled.
     reply.catch(() => {});
     const waited = await this.#wait(reply, budget, `waiting for the server/discover probe (probeTimeout ${s.probeTimeout} ms${allowance ? ` + processStartupAllowance ${allowance} ms` : ""})`);
     if (waited.ok) return { kind: "verdict", verdict: classifyProbeResult(waited.value) };
@@ -305,6 +307,8 @@ export class EraNegotiator {
     try {
       waited = await this.#wait(opening, Infinity, "opening the transport");
     } catch (error) {
+      // A late open is released; a late open failure is dropped on purpose: connect already
+      // rejected with the deadline, and there is nothing left for that failure to fail.
       opening.then((late) => this.#s.discard(late), () => {});
       throw error;
     }
