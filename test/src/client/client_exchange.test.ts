@@ -6,7 +6,7 @@ import { ContextServer } from "../../../src/server/context_server.ts";
 import { JsonRpcError } from "../../../src/wire/errors.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
-import { Peer } from "../context_server_helpers.ts";
+import { Peer } from "../server/context_server_helpers.ts";
 
 function exchangeWithPeer() {
   const time = new FakeTimeProvider();

@@ -5,7 +5,7 @@ import type { DispatchContext, ServerSession } from "../../../src/server/dispatc
 import type { ServerRequestContext } from "../../../src/server/server_request_context.ts";
 import { JsonRpcError, TransportError } from "../../../src/wire/errors.ts";
 import { MetaKeys } from "../../../src/wire/protocol_versions.ts";
-import { CLIENT_INFO, envelope, initializeParams, type Json } from "../context_server_helpers.ts";
+import { CLIENT_INFO, envelope, initializeParams, type Json } from "./context_server_helpers.ts";
 
 function server(options: Partial<ContextServerOptions> = {}) {
   const reports: Error[] = [];
