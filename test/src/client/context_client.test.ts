@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
-import { EraCache } from "../../src/client/era_cache.ts";
-import { TransportError } from "../../src/wire/errors.ts";
-import { MetaKeys } from "../../src/wire/protocol_versions.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
+import { ContextClient, type ContextClientOptions } from "../../../src/client/context_client.ts";
+import { EraCache } from "../../../src/client/era_cache.ts";
+import { TransportError } from "../../../src/wire/errors.ts";
+import { MetaKeys } from "../../../src/wire/protocol_versions.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import {
   discoverResult,
   fakeTransport,
@@ -13,7 +13,7 @@ import {
   modernScript,
   type Script,
   scriptedPeer,
-} from "../fixtures/hostile/scripted_peer.ts";
+} from "../../fixtures/hostile/scripted_peer.ts";
 
 const KEY = "node server.js @ /srv";
 

@@ -1,10 +1,10 @@
 /** Our ContextClient against our ContextServer over an in-memory pair, in every era mode. */
 import { describe, expect, it } from "vitest";
-import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
-import { ContextServer, type ContextServerOptions } from "../../src/server/context_server.ts";
-import { LEGACY_VERSIONS, MetaKeys } from "../../src/wire/protocol_versions.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
-import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+import { ContextClient, type ContextClientOptions } from "../../../src/client/context_client.ts";
+import { ContextServer, type ContextServerOptions } from "../../../src/server/context_server.ts";
+import { LEGACY_VERSIONS, MetaKeys } from "../../../src/wire/protocol_versions.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 function pair(serverOptions: Partial<ContextServerOptions> = {}) {
   const time = new FakeTimeProvider();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../src/client/era_cache.ts";
-import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../../src/client/era_cache.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 describe("EraCache", () => {
   it("a legacy entry expires exactly legacyLifetime (default 5 min) after learnedAt", async () => {

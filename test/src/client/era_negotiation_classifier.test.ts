@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JsonRpcError } from "../../src/wire/errors.ts";
-import { classifyProbeError, classifyProbeResult } from "../../src/client/probe_classifier.ts";
+import { JsonRpcError } from "../../../src/wire/errors.ts";
+import { classifyProbeError, classifyProbeResult } from "../../../src/client/probe_classifier.ts";
 
 const err = (code: number, data?: unknown) => new JsonRpcError(code, "m", data);
 

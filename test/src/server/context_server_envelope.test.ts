@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildDiscoverResult, parseDiscoverResult } from "../../src/wire/discover_result.ts";
+import { buildDiscoverResult, parseDiscoverResult } from "../../../src/wire/discover_result.ts";
 import {
   buildRequestMeta,
   decorateModernResult,
@@ -8,9 +8,9 @@ import {
   readRequestEnvelope,
   serverInfoOf,
   withRequestEnvelope,
-} from "../../src/wire/meta_envelope.ts";
-import { MetaKeys } from "../../src/wire/protocol_versions.ts";
-import { ServerVersions } from "../../src/wire/server_versions.ts";
+} from "../../../src/wire/meta_envelope.ts";
+import { MetaKeys } from "../../../src/wire/protocol_versions.ts";
+import { ServerVersions } from "../../../src/wire/server_versions.ts";
 
 const ENV = { protocolVersion: "2026-07-28", clientCapabilities: { elicitation: {} }, clientInfo: { name: "c", version: "1" } };
 const SERVER = { name: "s", version: "2" };

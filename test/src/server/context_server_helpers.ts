@@ -1,10 +1,10 @@
 /** Shared set-up of the ContextServer unit suites: a server on one end of an in-memory pair, a raw peer on the other. */
-import { ContextServer, type ContextServerOptions } from "../../src/server/context_server.ts";
-import type { Duplex } from "../../src/stream/duplex.ts";
-import { NewlineChannel } from "../../src/stream/newline_channel.ts";
-import { MetaKeys } from "../../src/wire/protocol_versions.ts";
-import { createDuplexPair } from "../../testing/duplex_pair.ts";
-import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+import { ContextServer, type ContextServerOptions } from "../../../src/server/context_server.ts";
+import type { Duplex } from "../../../src/stream/duplex.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
+import { MetaKeys } from "../../../src/wire/protocol_versions.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;
