@@ -17,14 +17,39 @@ export {
   type ServerNotificationHandler,
   type ServerRequestContext,
   type ServerRequestHandler,
+  type ServerConnectionOptions,
+  type ServerToClientRequestOptions,
+  type RequestEra,
+  type DispatchContext,
+  type JsonRpcReply,
+  type LegacySession,
+  type ServerSession,
 } from "./server/context_server.ts";
 export {
+  type ClientConnectionOptions,
+  type ClientExchange,
+  type ClientNotificationHandler,
+  type ClientRequestHandler,
   type ClientRequestOptions,
   ContextClient,
   type ContextClientOptions,
+  type ExchangeRequestOptions,
   type NegotiationInfo,
   type NegotiationOutcome,
+  type RelatedNotificationHandler,
 } from "./client/context_client.ts";
+export type {
+  KnownMethod,
+  MethodMap,
+  MethodSpec,
+  NoMethods,
+  NotificationMap,
+  NotificationParamsOf,
+  OtherMethod,
+  ParamsOf,
+  ResultOf,
+  UntypedMethod,
+} from "./wire/method_map.ts";
 export { defaultEraCache, EraCache, type EraCacheEntry, type EraCacheOptions, type EraCacheStore } from "./client/era_cache.ts";
 
 // The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.

@@ -9,7 +9,7 @@ import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
 import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
 import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
-import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
+import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { isPlainObject, withRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -97,7 +97,7 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: 
  */
 export class ContextClient<
   Requests extends MethodMap<Requests> = NoMethods,
-  Notifications extends MethodMap<Notifications> = NoMethods,
+  Notifications extends NotificationMap = NoMethods,
   ServerRequests extends MethodMap<ServerRequests> = NoMethods,
 > implements AsyncDisposable {
   readonly #options: ContextClientOptions;
@@ -123,7 +123,7 @@ export class ContextClient<
    */
   static async connect<
     Requests extends MethodMap<Requests> = NoMethods,
-    Notifications extends MethodMap<Notifications> = NoMethods,
+    Notifications extends NotificationMap = NoMethods,
     ServerRequests extends MethodMap<ServerRequests> = NoMethods,
   >(transport: ClientTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
     const era = options.era ?? "auto";
@@ -216,7 +216,9 @@ export class ContextClient<
    * envelope (protocol version, client capabilities, client info); other `_meta` keys such as
    * `progressToken` are kept. A -32022 reply in the modern era forgets the cached era.
    */
-  request<M extends MethodName<Requests>>(method: M, params?: ParamsOf<Requests, M>, options?: ClientRequestOptions): Promise<ResultOf<Requests, M>>;
+  request<M extends KnownMethod<Requests>>(method: M, params?: ParamsOf<Requests, M>, options?: ClientRequestOptions): Promise<ResultOf<Requests, M>>;
+  /** Sends a request `Requests` does not name: its result is `unknown`. */
+  request<M extends string>(method: M & OtherMethod<Requests, M>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown>;
   /** Sends a request whose result type `T` the caller asserts (only while `Requests` names no method). */
   request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
   async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
@@ -247,7 +249,9 @@ export class ContextClient<
   }
 
   /** Handles server notifications of `method` (progress, list changes, logging…), replacing an earlier handler. */
-  onNotification<M extends MethodName<Notifications>>(method: M, handler: ClientNotificationHandler<ParamsOf<Notifications, M>>): this;
+  onNotification<M extends KnownMethod<Notifications>>(method: M, handler: ClientNotificationHandler<NotificationParamsOf<Notifications, M>>): this;
+  /** Handles a server notification `Notifications` does not name: its params are `unknown`. */
+  onNotification<M extends string>(method: M & OtherMethod<Notifications, M>, handler: ClientNotificationHandler): this;
   /** Handles a server notification with params of type `P` asserted by the caller (only while `Notifications` names no method). */
   onNotification<P>(method: UntypedMethod<Notifications>, handler: ClientNotificationHandler<P>): this;
   onNotification(method: string, handler: ClientNotificationHandler<never>): this {
@@ -259,7 +263,9 @@ export class ContextClient<
    * Answers server→client requests of `method` (legacy era: `roots/list`, `sampling/createMessage`,
    * `elicitation/create`…), replacing an earlier handler. Legacy `ping` is answered with `{}` unless a handler is registered.
    */
-  handle<M extends MethodName<ServerRequests>>(method: M, handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>): this;
+  handle<M extends KnownMethod<ServerRequests>>(method: M, handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>): this;
+  /** Answers a server request `ServerRequests` does not name: its params and result are `unknown`. */
+  handle<M extends string>(method: M & OtherMethod<ServerRequests, M>, handler: ClientRequestHandler): this;
   /** Answers a server request with params of type `P` asserted by the caller (only while `ServerRequests` names no method). */
   handle<P>(method: UntypedMethod<ServerRequests>, handler: ClientRequestHandler<P>): this;
   handle(method: string, handler: ClientRequestHandler<never>): this {

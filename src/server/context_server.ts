@@ -5,7 +5,7 @@
 import type { Duplex } from "../stream/duplex.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
 import { type CacheScope, buildDiscoverResult } from "../wire/discover_result.ts";
-import type { MethodMap, MethodName, NoMethods, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
+import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
@@ -85,7 +85,7 @@ const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrent
  * await server.serve(stdio()); // resolves when the client closes the stream
  * ```
  */
-export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Notifications extends MethodMap<Notifications> = NoMethods>
+export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Notifications extends NotificationMap = NoMethods>
   implements AsyncDisposable {
   /** The `Implementation` this server reports. */
   readonly serverInfo: Implementation;
@@ -166,7 +166,9 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
   }
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */
-  handle<M extends MethodName<Requests>>(method: M, handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>): this;
+  handle<M extends KnownMethod<Requests>>(method: M, handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>): this;
+  /** Registers the handler of a request `Requests` does not name: its params and result are `unknown`. */
+  handle<M extends string>(method: M & OtherMethod<Requests, M>, handler: ServerRequestHandler): this;
   /** Registers a handler with params of type `P` asserted by the caller (only while `Requests` names no method). */
   handle<P>(method: UntypedMethod<Requests>, handler: ServerRequestHandler<P>): this;
   handle(method: string, handler: ServerRequestHandler<never>): this {
@@ -176,7 +178,9 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
   }
 
   /** Registers the handler of notification `method` (`notifications/initialized` and `notifications/cancelled` included). */
-  onNotification<M extends MethodName<Notifications>>(method: M, handler: ServerNotificationHandler<ParamsOf<Notifications, M>>): this;
+  onNotification<M extends KnownMethod<Notifications>>(method: M, handler: ServerNotificationHandler<NotificationParamsOf<Notifications, M>>): this;
+  /** Registers the handler of a notification `Notifications` does not name: its params are `unknown`. */
+  onNotification<M extends string>(method: M & OtherMethod<Notifications, M>, handler: ServerNotificationHandler): this;
   /** Registers a notification handler with params of type `P` asserted by the caller (only while `Notifications` names no method). */
   onNotification<P>(method: UntypedMethod<Notifications>, handler: ServerNotificationHandler<P>): this;
   onNotification(method: string, handler: ServerNotificationHandler<never>): this {

@@ -4,7 +4,7 @@
  * @module
  */
 
-/** What one method carries. A notification has no `result`. */
+/** What one request method carries: its params and its result. */
 export interface MethodSpec {
   params?: unknown;
   result?: unknown;
@@ -25,7 +25,16 @@ export type MethodMap<Map = object> = { readonly [K in keyof Map]: MethodSpec };
 /** The map that knows no method: every method's params and result are `unknown`. */
 export type NoMethods = Record<never, never>;
 
-/** The params type of `Method` in `Map`; `unknown` for a method the map does not know. */
+/**
+ * A map of notification method → its params type (no wrapper: notifications have no result), the
+ * shape of `ClientNotificationMap` and `ServerNotificationMap` in `onemodelcontext/protocol`.
+ */
+export type NotificationMap = object;
+
+/** The params type of notification `Method` in `Map`; `unknown` for a method the map does not know. */
+export type NotificationParamsOf<Map, Method extends string> = Method extends keyof Map ? Map[Method] : unknown;
+
+/** The params type of request `Method` in `Map`; `unknown` for a method the map does not know. */
 export type ParamsOf<Map, Method extends string> = Method extends keyof Map
   ? Map[Method] extends { params: infer P } ? P : Map[Method] extends { params?: infer P } ? P | undefined : unknown
   : unknown;
@@ -35,8 +44,11 @@ export type ResultOf<Map, Method extends string> = Method extends keyof Map
   ? Map[Method] extends { result: infer R } ? R : unknown
   : unknown;
 
-/** Method names: the map's own keys, while any other string stays allowed. */
-export type MethodName<Map> = (keyof Map & string) | (string & {});
+/** The methods `Map` names. */
+export type KnownMethod<Map> = keyof Map & string;
+
+/** `Method` when `Map` does not name it, else `never`: methods outside a map stay allowed, as `unknown`. */
+export type OtherMethod<Map, Method extends string> = Method extends keyof Map ? never : Method;
 
 /**
  * Any method name while `Map` names no method (the caller then asserts params or result types

@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import type { MethodMap, ParamsOf, ResultOf } from "../../../src/wire/method_map.ts";
+import type { ClientNotificationMap, ClientRequestMap, ServerNotificationMap, ServerRequestMap } from "../../../src/wire/protocol/method_maps.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
@@ -11,8 +12,9 @@ interface Requests {
   "tools/call": { params: { name: string; arguments?: Record<string, unknown> }; result: { content: Array<{ type: "text"; text: string }> } };
   "ping": { params?: Record<string, never>; result: Record<string, never> };
 }
+/** Notification maps are method → params, as in onemodelcontext/protocol. */
 interface Notifications {
-  "notifications/progress": { params: { progressToken: string | number; progress: number } };
+  "notifications/progress": { progressToken: string | number; progress: number };
 }
 
 describe("method maps", () => {
@@ -61,5 +63,34 @@ describe("method maps", () => {
     const asserted = await untyped.request<{ free: boolean }>("x/y", {});
     expect(asserted.free).toBe(true);
     await untyped.close();
+  });
+
+  it("plug in the generated MCP maps: tools/call is typed end to end, and a wrong shape does not compile", async () => {
+    const time = new FakeTimeProvider();
+    const server = new ContextServer<ClientRequestMap, ClientNotificationMap>({ name: "mcp", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    server.handle("tools/call", (params) => {
+      expectTypeOf(params.name).toBeString();
+      return { content: [{ type: "text", text: `called ${params.name}` }] };
+    });
+    // @ts-expect-error: a tools/list result needs tools
+    server.handle("tools/list", () => ({ nope: true }));
+    server.handle("tools/list", () => ({ tools: [] }));
+    server.onNotification("notifications/roots/list_changed", (params) => void expectTypeOf(params).not.toBeUnknown());
+    const [serverSide, clientSide] = createDuplexPair();
+    void server.serve(serverSide);
+
+    for (const era of ["legacy", "modern"] as const) {
+      const [s2, c2] = era === "legacy" ? [serverSide, clientSide] : createDuplexPair();
+      if (era === "modern") void server.serve(s2);
+      const client = await ContextClient.connect<ClientRequestMap, ServerNotificationMap, ServerRequestMap>(c2, { era, timeProvider: time, eraCache: null });
+      client.handle("roots/list", () => ({ roots: [{ uri: "file:///w" }] }));
+      client.onNotification("notifications/progress", (params) => void expectTypeOf(params.progress).toBeNumber());
+      const result = await client.request("tools/call", { name: "echo", arguments: { text: "hi" } });
+      expectTypeOf(result).toEqualTypeOf<ResultOf<ClientRequestMap, "tools/call">>();
+      expect(result).toMatchObject({ content: [{ type: "text", text: "called echo" }] });
+      // @ts-expect-error: tools/call params need a name
+      await client.request("tools/call", { arguments: {} }).catch(() => undefined);
+      await client.close();
+    }
   });
 });
