@@ -29,8 +29,10 @@ export interface ServerSession {
 /** What a transport knows about one incoming message, given to {@linkcode ServerDispatch.dispatch}. */
 export interface DispatchContext {
   /**
-   * The legacy session this message belongs to. Absent (stateless HTTP): `initialize` is answered
-   * but remembered nowhere, and a request without the modern envelope follows `unenvelopedRequests`.
+   * The legacy session this message belongs to. Absent: `initialize` is answered but remembered
+   * nowhere, and a request without the modern envelope follows `unenvelopedRequests`. A stateless
+   * legacy HTTP request that names its version (the `MCP-Protocol-Version` header) passes a fresh
+   * session built from it instead: `{ legacy: { protocolVersion, clientInfo: undefined, clientCapabilities: {} } }`.
    */
   readonly session?: ServerSession;
   /** Aborted when the request is cancelled or its transport goes away (closed stream, dropped HTTP response). */
