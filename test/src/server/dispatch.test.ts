@@ -73,6 +73,14 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
     expect(reply.error.message).toMatch(/before initialize/);
   });
 
+  it("serves a stateless legacy request from a fresh session built from its version (what an HTTP header gives)", async () => {
+    const { server: s } = server();
+    s.handle("tools/list", (_p, ctx) => ({ era: ctx.era, v: ctx.protocolVersion }));
+    const session: ServerSession = { legacy: { protocolVersion: "2025-03-26", clientInfo: undefined, clientCapabilities: {} } };
+    const reply: Json = await s.dispatch(request(1, "tools/list", {}), context({ session }).ctx);
+    expect(reply.result).toEqual({ era: "legacy", v: "2025-03-26" });
+  });
+
   it("with no session and unenvelopedRequests: legacy, serves an unenveloped request at the newest legacy version", async () => {
     const { server: s } = server({ unenvelopedRequests: "legacy" });
     s.handle("tools/list", (_p, ctx) => ({ era: ctx.era, v: ctx.protocolVersion }));
