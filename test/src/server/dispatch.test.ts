@@ -107,7 +107,7 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
     };
     let replied = false;
     const replying = s.dispatch(request(5, "tools/call", { _meta: envelope("2026-07-28", { progressToken: "p" }) }), ctx).then((r) => ((replied = true), r));
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let i = 0; i < 20; i++) await Promise.resolve(); // let the handler run up to its first wait
     expect(sent).toEqual([["notifications/progress", { progressToken: "p", progress: 1, total: 2, message: "half" }]]);
     expect(replied).toBe(false);
     release();
