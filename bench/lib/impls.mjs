@@ -21,7 +21,7 @@ async function connectOurs({ linger = false } = {}, ours = loadOurs(), server = 
   const transport = spawnProcess(process.execPath, serverArgs(server, linger), { stderr: 'inherit' });
   const open = transport.open;
   const tapped = { ...transport, open: async () => { const c = await open(); pid = c.pid; return c; } };
-  const client = await ContextClient.connect(tapped, { era: 'legacy', connection: { maxMessageBytes: MAX_MESSAGE_BYTES }, eraCache: null });
+  const client = await ContextClient.connect(tapped, { era: 'legacy', connection: { channel: { maxMessageBytes: MAX_MESSAGE_BYTES } }, eraCache: null });
   return {
     pid,
     call: async (name, args) => textOf(await client.request('tools/call', { name, arguments: args })),

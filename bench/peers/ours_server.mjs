@@ -5,7 +5,7 @@ import { MAX_MESSAGE_BYTES } from '../lib/payloads.mjs';
 import { callTool, lingerIfAsked, TOOLS } from './tools.mjs';
 
 const { ContextServer, stdio } = await loadOurs();
-const server = new ContextServer({ name: 'bench-ours', version: '1.0.0', capabilities: { tools: {} }, connection: { maxMessageBytes: MAX_MESSAGE_BYTES } });
+const server = new ContextServer({ name: 'bench-ours', version: '1.0.0', capabilities: { tools: {} }, connection: { channel: { maxMessageBytes: MAX_MESSAGE_BYTES } } });
 server.handle('tools/list', () => ({ tools: TOOLS }));
 server.handle('tools/call', (params) => callTool(params));
 lingerIfAsked();
