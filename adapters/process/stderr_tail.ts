@@ -39,6 +39,7 @@ export class StderrTail {
   #lines: string[] = [];
   #chars = 0;
   #pending = "";
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   /** Total bytes pushed so far. */
   bytesSeen = 0;
 
@@ -71,9 +72,10 @@ export class StderrTail {
     return joined.length > this.maxChars ? joined.slice(joined.length - this.maxChars) : joined;
   }
 
-  /** Reads `stream` to its end, feeding every chunk; never rejects (a read error just ends it). */
+  /** Reads `stream` to its end (or {@linkcode StderrTail.stop}), feeding every chunk; never rejects (a read error just ends it). */
   async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     const reader = stream.getReader();
+    this.#reader = reader;
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -81,11 +83,16 @@ export class StderrTail {
         this.push(value);
       }
     } catch {
-      // The pipe broke (the process was killed); what was read is kept.
+      // The pipe broke (the process was killed): stderr only feeds error messages, and what was read is kept.
     } finally {
       this.end();
       reader.releaseLock();
     }
+  }
+
+  /** Stops a running {@linkcode StderrTail.drain}: the stream is cancelled, what was read is kept. */
+  stop(): void {
+    this.#reader?.cancel().catch(() => {}); // the pipe may be gone already
   }
 
   #take(text: string): void {

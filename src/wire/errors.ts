@@ -31,6 +31,7 @@ export type TransportErrorCode =
   | "parse"
   | "invalid_utf8"
   | "write_failed"
+  | "read_failed"
   | "process_exited"
   | "invalid_option"
   | "protocol"
@@ -197,6 +198,20 @@ export class WriteFailedError extends TransportError {
   }
 }
 
+/** Reading from the underlying stream failed (not a clean end of input): input is closed, and the failure is the `cause`. */
+export class ReadFailedError extends TransportError {
+  declare readonly code: "read_failed";
+  declare readonly name: "ReadFailedError";
+  constructor(options?: TransportErrorOptions) {
+    super("read_failed", "Reading from the input stream failed: input is closed", options);
+    this.name = "ReadFailedError";
+    mark(this, "read_failed");
+  }
+  static override [Symbol.hasInstance](value: unknown): value is ReadFailedError {
+    return isCoded(ReadFailedError, this, "read_failed", value);
+  }
+}
+
 /** A spawned server process exited; carries its exit code, signal and the tail of its stderr. */
 export class ProcessExitedError extends TransportError {
   declare readonly code: "process_exited";
@@ -287,6 +302,7 @@ export type AnyTransportError =
   | ParseError
   | InvalidUtf8Error
   | WriteFailedError
+  | ReadFailedError
   | ProcessExitedError
   | InvalidOptionError
   | ProtocolError

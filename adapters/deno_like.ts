@@ -1,0 +1,29 @@
+/**
+ * The members of the `Deno` namespace the Deno adapter uses, typed structurally so tests may pass fakes.
+ * @module
+ */
+
+/** The few members of `Deno.ChildProcess` this adapter uses. */
+export interface DenoChildProcessLike {
+  readonly pid: number;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly status: Promise<{ code: number; signal: string | null }>;
+  kill(signal?: string): void;
+}
+
+/** The few members of the `Deno` namespace this adapter uses (structural, so tests may pass fakes). */
+export interface DenoLike {
+  Command: new (command: string, options: Record<string, unknown>) => { spawn(): DenoChildProcessLike };
+  kill(pid: number, signal: string): void;
+  cwd(): string;
+  build: { os: string };
+  version?: { deno: string };
+  readDirSync?(path: string): Iterable<{ name: string }>;
+  readTextFileSync?(path: string): string;
+  statSync?(path: string): unknown;
+  permissions?: { querySync?(descriptor: { name: "read"; path: string }): { state: string } };
+  stdin: { readable: ReadableStream<Uint8Array> };
+  stdout: { writable: WritableStream<Uint8Array> };
+}

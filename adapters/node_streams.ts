@@ -1,0 +1,100 @@
+/**
+ * Web streams over Node streams, with the pull and backpressure the core relies on.
+ * @module
+ */
+import type { Readable, Writable } from "node:stream";
+import { ClosedError, ReadFailedError, WriteFailedError } from "../src/wire/errors.ts";
+
+/**
+ * A pull-based web stream over a Node `Readable`: the stream is paused and read only when the
+ * consumer pulls, so a consumer that stops reading stops the pipe (Node reads ahead at most its
+ * `highWaterMark`). An `'error'` errors the web stream with `ReadFailedError`; it is never an EOF.
+ */
+export function nodeReadable(stream: Readable): ReadableStream<Uint8Array> {
+  stream.pause();
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  stream.on("readable", notify);
+  const onEnd = (): void => {
+    ended = true;
+    notify();
+  };
+  stream.on("end", onEnd);
+  stream.on("close", onEnd);
+  stream.on("error", (error) => {
+    failure ??= error;
+    notify();
+  });
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const chunk = stream.destroyed ? null : (stream.read() as Buffer | string | null);
+          if (chunk !== null) {
+            const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+            controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+            return;
+          }
+          if (failure !== undefined) return controller.error(new ReadFailedError({ cause: failure }));
+          if (ended || stream.destroyed) return controller.close();
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      },
+      cancel() {
+        stream.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * A web writable over a Node `Writable`: a write resolves only when Node's write callback fired, that
+ * is when its bytes were handed to the OS, so a closed or resolved writable never leaves bytes in
+ * Node's buffer for an exit to lose. It rejects on `'error'` or `'close'` instead of hanging. One write
+ * at a time, so the wait is the backpressure.
+ */
+export function nodeWritable(stream: Writable, options: { endOnClose?: boolean } = {}): WritableStream<Uint8Array> {
+  let failure: unknown;
+  stream.on("error", (error) => (failure ??= error));
+  const gone = (): Error =>
+    failure !== undefined ? new WriteFailedError({ cause: failure }) : new ClosedError("The output stream is closed");
+  return new WritableStream<Uint8Array>(
+    {
+      write(chunk) {
+        return new Promise<void>((resolve, reject) => {
+          if (failure !== undefined || stream.destroyed || stream.writableEnded) return reject(gone());
+          const onGone = (): void => settle(gone());
+          const settle = (error?: Error | null): void => {
+            stream.off("error", onGone);
+            stream.off("close", onGone);
+            if (error) reject(error instanceof WriteFailedError || error instanceof ClosedError ? error : new WriteFailedError({ cause: error }));
+            else resolve();
+          };
+          stream.on("error", onGone);
+          stream.on("close", onGone);
+          stream.write(chunk, settle);
+        });
+      },
+      close() {
+        if (options.endOnClose === false) return;
+        return new Promise<void>((resolve, reject) => {
+          if (stream.destroyed || stream.writableFinished) return resolve();
+          stream.once("error", (error) => reject(new WriteFailedError({ cause: error })));
+          stream.end(() => resolve());
+          stream.once("close", () => resolve());
+        });
+      },
+      abort() {
+        stream.destroy();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
