@@ -38,7 +38,7 @@ export function stdioConnection(
     {
       start: (c) => void (controller = c),
       async pull(c) {
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: Awaited<ReturnType<typeof input.read>>;
         try {
           result = await input.read();
         } catch (cause) {

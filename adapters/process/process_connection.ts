@@ -237,7 +237,7 @@ function stdoutReadable(stdout: ReadableStream<Uint8Array>, ends: StdoutEnds) {
     {
       start: (c) => void (controller = c),
       async pull(c) {
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: Awaited<ReturnType<typeof reader.read>>;
         reading = true;
         armLinger();
         try {
