@@ -41,6 +41,7 @@ export function nodeReadable(stream: Readable): ReadableStream<Uint8Array> {
             controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
             return;
           }
+          failure ??= stream.errored ?? undefined; // destroy(error) marks it before 'error' is emitted
           if (failure !== undefined) return controller.error(new ReadFailedError({ cause: failure }));
           if (ended || stream.destroyed) return controller.close();
           await new Promise<void>((resolve) => (wake = resolve));
