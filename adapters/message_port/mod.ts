@@ -6,6 +6,8 @@
  *
  * ## Wire
  *
+ * The roles live in their own files: `wire.ts` (the message format), `port_reader.ts` (input, receive
+ * window), `port_writer.ts` (output, send credit), `credit_window.ts` (the credit bookkeeping).
  * Both ends run this same code. Every message is a plain object whose `omc` field names its kind;
  * anything else on the port is ignored.
  *
@@ -42,10 +44,12 @@
  * ```
  * @module
  */
-import { type Deferred, deferred } from "../../src/stream/deferred.ts";
-import { ReceiveCredit, SendCredit } from "./credit_window.ts";
+import { deferred } from "../../src/stream/deferred.ts";
 import { ClosedError, InvalidOptionError, ProtocolError } from "../../src/wire/errors.ts";
 import type { TransportConnection } from "../../src/rpc/transport.ts";
+import { PortReader } from "./port_reader.ts";
+import { PortWriter } from "./port_writer.ts";
+import { readWire, type Wire } from "./wire.ts";
 
 /**
  * What {@linkcode fromMessagePort} needs of a port: a browser `MessagePort`, a Node `worker_threads`
@@ -129,84 +133,57 @@ export function fromMessagePort(port: MessagePortLike, options: FromMessagePortO
   return new MessagePortDuplex(port, options);
 }
 
-type Wire =
-  | { omc: "credit"; bytes: number }
-  | { omc: "data"; bytes: ArrayBuffer }
-  | { omc: "end" }
-  | { omc: "abort"; reason: string }
-  | { omc: "cancel"; reason: string };
-
+/** Wires a {@linkcode PortReader} and a {@linkcode PortWriter} to a port, and owns the port's lifetime. */
 class MessagePortDuplex implements MessagePortConnection {
   readonly readable: ReadableStream<Uint8Array>;
   readonly writable: WritableStream<Uint8Array>;
   readonly receiveWindowBytes: number;
   readonly #port: MessagePortLike;
-  readonly #transfer: boolean;
   readonly #closePort: boolean;
-  readonly #receiveCredit: ReceiveCredit;
-  readonly #sendCredit = new SendCredit();
+  readonly #reader: PortReader;
+  readonly #writer: PortWriter;
   readonly #listeners: Array<[string, (event: { data?: unknown }) => void]> = [];
   #closed = deferred();
   #portClosed = false;
   #closeError: Error | undefined;
-  // input
-  #readController!: ReadableStreamDefaultController<Uint8Array>;
-  #inbox: Uint8Array[] = [];
-  #inboxBytes = 0;
-  #inputEnded = false; // `end` arrived
-  #inputDone = false;
-  #arrival: Deferred | undefined;
-  // output
-  #writeController!: WritableStreamDefaultController;
-  #writing = false;
-  #outputDone = false;
-  #outputError: Error | undefined;
-  #sentBytes = 0;
-  #receivedBytes = 0;
-  #copiedBytes = 0;
 
   constructor(port: MessagePortLike, options: FromMessagePortOptions) {
-    this.#receiveCredit = new ReceiveCredit(options.receiveWindowBytes ?? DEFAULT_RECEIVE_WINDOW_BYTES);
-    this.receiveWindowBytes = this.#receiveCredit.windowBytes;
     const chunks = options.chunks ?? "copy";
     if (chunks !== "copy" && chunks !== "transfer") {
       throw new InvalidOptionError(`Option chunks must be "copy" or "transfer", got ${JSON.stringify(chunks)}`);
     }
-    this.#transfer = chunks === "transfer";
+    const post = (message: Wire, transfer: ArrayBuffer[] = []): void => {
+      if (!this.#portClosed) this.#port.postMessage(message, transfer);
+    };
+    const done = (): void => this.#maybeRelease();
+    this.#reader = new PortReader(options.receiveWindowBytes ?? DEFAULT_RECEIVE_WINDOW_BYTES, post, {
+      violate: (error) => this.#violate(error),
+      done,
+    });
+    this.#writer = new PortWriter(post, { transfer: chunks === "transfer", onDone: done });
+    this.readable = this.#reader.readable;
+    this.writable = this.#writer.writable;
+    this.receiveWindowBytes = this.#reader.windowBytes;
     this.#closePort = options.closePort ?? true;
     this.#port = port;
-    this.readable = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => void (this.#readController = controller),
-        pull: () => this.#pull(),
-        cancel: (reason) => this.#cancelInput(reason),
-      },
-      { highWaterMark: 0 },
-    );
-    this.writable = new WritableStream<Uint8Array>({
-      start: (controller) => void (this.#writeController = controller),
-      write: (chunk, controller) => this.#write(chunk, controller.signal),
-      close: () => this.#endOutput("end"),
-      abort: (reason) => this.#endOutput("abort", reason),
-    });
     this.#listen();
-    this.#post({ omc: "credit", bytes: this.#receiveCredit.initialGrant() });
+    this.#reader.open();
   }
 
   get bytesInTransit(): number {
-    return this.#sendCredit.bytesInTransit;
+    return this.#writer.bytesInTransit;
   }
 
   get maxBytesInTransit(): number {
-    return this.#sendCredit.maxBytesInTransit;
+    return this.#writer.maxBytesInTransit;
   }
 
   get bufferedInputBytes(): number {
-    return this.#inboxBytes;
+    return this.#reader.bufferedBytes;
   }
 
   get stats(): { sentBytes: number; receivedBytes: number; copiedBytes: number } {
-    return { sentBytes: this.#sentBytes, receivedBytes: this.#receivedBytes, copiedBytes: this.#copiedBytes };
+    return { sentBytes: this.#writer.sentBytes, receivedBytes: this.#reader.receivedBytes, copiedBytes: this.#writer.copiedBytes };
   }
 
   get closed(): Promise<void> {
@@ -219,33 +196,14 @@ class MessagePortDuplex implements MessagePortConnection {
 
   destroy(reason?: unknown): void {
     const error = reason instanceof Error ? reason : new ClosedError("The MessagePort connection was destroyed", { cause: reason });
-    if (!this.#outputDone) {
-      this.#post({ omc: "abort", reason: describe(error) });
-      this.#failOutput(error);
-    }
-    if (!this.#inputDone) {
-      this.#post({ omc: "cancel", reason: describe(error) });
-      this.#failInput(error);
-    }
+    this.#writer.destroy(error);
+    this.#reader.destroy(error);
     this.#release();
   }
 
   close(): Promise<void> {
-    if (!this.#outputDone) {
-      // A write still waiting for credit has sent part of its chunk: say `abort`, not a clean `end`.
-      if (this.#writing) this.#post({ omc: "abort", reason: "The connection was closed during a write" });
-      else this.#post({ omc: "end" });
-      this.#failOutput(new ClosedError("The MessagePort connection is closed"));
-    }
-    if (!this.#inputDone) {
-      this.#post({ omc: "cancel", reason: "The peer closed the connection" });
-      this.#finishInput();
-      try {
-        this.#readController.close();
-      } catch {
-        // already closed or errored
-      }
-    }
+    this.#writer.stop();
+    this.#reader.stop();
     this.#release();
     return Promise.resolve();
   }
@@ -253,8 +211,6 @@ class MessagePortDuplex implements MessagePortConnection {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-
-  // ---- port ----
 
   #listen(): void {
     const port = this.#port;
@@ -271,13 +227,8 @@ class MessagePortDuplex implements MessagePortConnection {
     }
   }
 
-  #post(message: Wire, transfer: ArrayBuffer[] = []): void {
-    if (this.#portClosed) return;
-    this.#port.postMessage(message, transfer);
-  }
-
   #maybeRelease(): void {
-    if (this.#inputDone && this.#outputDone) this.#release();
+    if (this.#reader.done && this.#writer.done) this.#release();
   }
 
   #release(): void {
@@ -290,42 +241,38 @@ class MessagePortDuplex implements MessagePortConnection {
     } else if (!this.#listeners.length && port.onmessage) {
       port.onmessage = null;
     }
-    if (this.#closePort) {
-      try {
-        port.close?.();
-      } catch {
-        // already closed
-      }
+    if (!this.#closePort) return;
+    try {
+      port.close?.();
+    } catch {
+      // The host closed the port already (its Worker ended): releasing it is done.
     }
   }
 
   #onPortClosed(): void {
     if (this.#portClosed) return;
-    const error = new ClosedError("The MessagePort closed before end-of-stream");
     // After `end`, the data before it is still delivered: the peer closed its port once it was done.
-    if (!this.#inputDone && !this.#inputEnded) {
+    if (!this.#reader.done && !this.#reader.ended) {
+      const error = new ClosedError("The MessagePort closed before end-of-stream");
       this.#closeError ??= error;
-      this.#failInput(error);
+      this.#reader.fail(error);
     }
-    if (!this.#outputDone) this.#failOutput(new ClosedError("The MessagePort closed: nothing more can be sent"));
+    if (!this.#writer.done) this.#writer.fail(new ClosedError("The MessagePort closed: nothing more can be sent"));
     this.#release();
   }
 
   #receive(data: unknown): void {
-    if (typeof data !== "object" || data === null) return;
-    const message = data as Partial<Record<string, unknown>>;
-    switch (message.omc) {
+    const message = readWire(data);
+    switch (message?.omc) {
       case "data":
-        return this.#receiveData(message.bytes);
+        return this.#reader.receiveData(message.bytes);
       case "end":
-        if (this.#inputDone) return;
-        this.#inputEnded = true;
-        return this.#wakeReader();
+        return this.#reader.receiveEnd();
       case "abort": {
-        if (this.#inputDone) return;
+        if (this.#reader.done) return;
         const error = new ClosedError(`The MessagePort peer aborted its output: ${String(message.reason)}`);
         this.#closeError ??= error;
-        this.#failInput(error);
+        this.#reader.fail(error);
         return this.#maybeRelease();
       }
       case "credit": {
@@ -333,12 +280,11 @@ class MessagePortDuplex implements MessagePortConnection {
         if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
           return this.#violate(new ProtocolError(`Invalid credit from the MessagePort peer: ${String(bytes)}`));
         }
-        if (!this.#outputDone) this.#sendCredit.grant(bytes);
-        return;
+        return this.#writer.grant(bytes);
       }
       case "cancel":
-        if (this.#outputDone) return;
-        this.#failOutput(new ClosedError(`The MessagePort peer stopped reading: ${String(message.reason)}`));
+        if (this.#writer.done) return;
+        this.#writer.fail(new ClosedError(`The MessagePort peer stopped reading: ${String(message.reason)}`));
         return this.#maybeRelease();
     }
   }
@@ -347,137 +293,4 @@ class MessagePortDuplex implements MessagePortConnection {
     this.#closeError ??= error;
     this.destroy(error);
   }
-
-  // ---- input ----
-
-  #receiveData(bytes: unknown): void {
-    if (this.#inputDone) return; // cancelled: the peer learns it from `cancel`
-    if (!(bytes instanceof ArrayBuffer)) {
-      return this.#violate(new ProtocolError("A data message from the MessagePort peer carried no ArrayBuffer"));
-    }
-    if (this.#inputEnded) return this.#violate(new ProtocolError("The MessagePort peer sent data after end-of-stream"));
-    const credit = this.#receiveCredit.outstanding;
-    if (!this.#receiveCredit.accept(bytes.byteLength)) {
-      return this.#violate(new ProtocolError(`The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`));
-    }
-    if (bytes.byteLength === 0) return;
-    this.#receivedBytes += bytes.byteLength;
-    this.#inbox.push(new Uint8Array(bytes));
-    this.#inboxBytes += bytes.byteLength;
-    this.#wakeReader();
-  }
-
-  #wakeReader(): void {
-    const waiting = this.#arrival;
-    this.#arrival = undefined;
-    waiting?.resolve();
-  }
-
-  async #pull(): Promise<void> {
-    for (;;) {
-      if (this.#inputDone) return;
-      const chunk = this.#inbox.shift();
-      if (chunk) {
-        this.#inboxBytes -= chunk.byteLength;
-        this.#readController.enqueue(chunk);
-        const back = this.#receiveCredit.consumed(chunk.byteLength);
-        if (back > 0) this.#post({ omc: "credit", bytes: back });
-        return;
-      }
-      if (this.#inputEnded) {
-        this.#finishInput();
-        this.#readController.close();
-        return this.#maybeRelease();
-      }
-      this.#arrival ??= deferred();
-      await this.#arrival.promise;
-    }
-  }
-
-  #cancelInput(reason: unknown): void {
-    if (this.#inputDone) return;
-    this.#post({ omc: "cancel", reason: describe(reason ?? "The reader cancelled") });
-    this.#finishInput();
-    this.#maybeRelease();
-  }
-
-  #finishInput(): void {
-    this.#inputDone = true;
-    this.#inbox = [];
-    this.#inboxBytes = 0;
-    this.#wakeReader();
-  }
-
-  #failInput(error: Error): void {
-    this.#finishInput();
-    try {
-      this.#readController.error(error);
-    } catch {
-      // already closed
-    }
-  }
-
-  // ---- output ----
-
-  async #write(chunk: Uint8Array, signal: AbortSignal): Promise<void> {
-    if (!(chunk instanceof Uint8Array)) throw new TypeError("A MessagePort duplex writes Uint8Array chunks only");
-    this.#writing = true;
-    try {
-      let at = 0;
-      while (at < chunk.byteLength) {
-        await this.#sendCredit.wait(signal);
-        const n = this.#sendCredit.take(chunk.byteLength - at);
-        const piece = at === 0 && n === chunk.byteLength ? chunk : chunk.subarray(at, at + n);
-        at += n;
-        this.#sendData(piece);
-      }
-    } finally {
-      this.#writing = false;
-    }
-  }
-
-  #sendData(piece: Uint8Array): void {
-    if (this.#outputError) throw this.#outputError;
-    const size = piece.byteLength; // read before a transfer detaches it
-    const buffer = piece.buffer;
-    const whole = this.#transfer && buffer instanceof ArrayBuffer && piece.byteOffset === 0 && size === buffer.byteLength;
-    if (whole) {
-      try {
-        this.#post({ omc: "data", bytes: buffer }, [buffer]);
-        this.#sentBytes += size;
-        return;
-      } catch {
-        // not transferable here (a host-owned buffer): copy below
-      }
-    }
-    const copy = new Uint8Array(piece).buffer; // one copy, into a buffer handed over without a second one
-    this.#post({ omc: "data", bytes: copy }, [copy]);
-    this.#copiedBytes += size;
-    this.#sentBytes += size;
-  }
-
-  #endOutput(kind: "end" | "abort", reason?: unknown): void {
-    if (this.#outputDone) return;
-    this.#post(kind === "end" ? { omc: "end" } : { omc: "abort", reason: describe(reason ?? "The writer aborted") });
-    this.#outputDone = true;
-    this.#sendCredit.fail(new ClosedError("Output is closed"));
-    this.#maybeRelease();
-  }
-
-  #failOutput(error: Error): void {
-    if (this.#outputDone && this.#outputError) return;
-    this.#outputDone = true;
-    this.#outputError = error;
-    try {
-      this.#writeController.error(error);
-    } catch {
-      // already errored
-    }
-    this.#sendCredit.fail(error);
-  }
-}
-
-function describe(reason: unknown): string {
-  if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
-  return typeof reason === "string" ? reason : String(reason);
 }
