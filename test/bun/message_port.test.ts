@@ -1,26 +1,8 @@
 /**
- * fromMessagePort on Bun: a ContextServer and a ContextClient over Bun's own MessageChannel.
+ * The MessagePort conformance suite (test/conformance/message_port_suite.ts), registered on Bun.
  * @module
  */
-import { describe, expect, test } from "bun:test";
-import { fromMessagePort } from "../../adapters/message_port/mod.ts";
-import { ContextClient } from "../../src/client/context_client.ts";
-import { ContextServer } from "../../src/server/context_server.ts";
-import { EraCache } from "../../src/client/era_cache.ts";
+import { test } from "bun:test";
+import { messagePortSuite } from "../conformance/message_port_suite.ts";
 
-describe("fromMessagePort on Bun", () => {
-  for (const era of ["modern", "legacy", "auto"] as const) {
-    test(`ContextClient (${era}) and ContextServer over a MessageChannel: 1,000 requests`, async () => {
-      const { port1, port2 } = new MessageChannel();
-      const server = new ContextServer({ name: "bun-port", version: "1", capabilities: { tools: {} } });
-      server.handle("echo", (params: { n: number }) => ({ n: params.n }));
-      const serving = server.serve(fromMessagePort(port2));
-      const client = await ContextClient.connect(fromMessagePort(port1), { era, eraCache: new EraCache() });
-      expect(client.era).toBe(era === "legacy" ? "legacy" : "modern");
-      const results = await Promise.all(Array.from({ length: 1_000 }, (_, n) => client.request("echo", { n }) as Promise<{ n: number }>));
-      expect(results.map((r) => r.n)).toEqual(Array.from({ length: 1_000 }, (_, n) => n));
-      await client.close();
-      expect((await serving).reason).toBe("eof");
-    });
-  }
-});
+messagePortSuite({ test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) }, "bun");

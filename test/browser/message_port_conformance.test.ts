@@ -1,0 +1,7 @@
+/**
+ * The MessagePort conformance suite (test/conformance/message_port_suite.ts), registered in Chromium.
+ */
+import { test } from "vitest";
+import { messagePortSuite } from "../conformance/message_port_suite.ts";
+
+messagePortSuite({ test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) }, "chromium");
