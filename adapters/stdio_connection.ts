@@ -5,6 +5,7 @@
  */
 import type { TransportConnection } from "../src/rpc/transport.ts";
 import { ReadFailedError } from "../src/wire/errors.ts";
+import { readChunk } from "./read_chunk.ts";
 
 /** What a runtime adds to {@linkcode stdioConnection}'s `destroy()` and `close()`. */
 export interface StdioHooks {
@@ -38,17 +39,14 @@ export function stdioConnection(
     {
       start: (c) => void (controller = c),
       async pull(c) {
-        let result: Awaited<ReturnType<typeof input.read>>;
-        try {
-          result = await input.read();
-        } catch (cause) {
-          if (ended) return;
-          ended = true;
-          return c.error(new ReadFailedError({ cause }));
-        }
+        const result = await readChunk(input);
         if (ended) return;
-        if (!result.done) return c.enqueue(result.value);
-        end();
+        if (result instanceof ReadFailedError) {
+          ended = true;
+          return c.error(result);
+        }
+        if (result.done) end();
+        else c.enqueue(result.value!);
       },
       cancel(reason) {
         ended = true;

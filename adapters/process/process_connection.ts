@@ -8,6 +8,7 @@ import type { TransportConnection } from "../../src/rpc/transport.ts";
 import { ClosedError, InvalidOptionError, ProcessExitedError, ReadFailedError } from "../../src/wire/errors.ts";
 import { integerOption, numberOption } from "../../src/stream/options.ts";
 import { systemTimeProvider, type TimerHandle } from "../../src/stream/time_provider.ts";
+import { readChunk } from "../read_chunk.ts";
 import { StderrTail } from "./stderr_tail.ts";
 import {
   type ExitStatus,
@@ -237,21 +238,17 @@ function stdoutReadable(stdout: ReadableStream<Uint8Array>, ends: StdoutEnds) {
     {
       start: (c) => void (controller = c),
       async pull(c) {
-        let result: Awaited<ReturnType<typeof reader.read>>;
         reading = true;
         armLinger();
-        try {
-          result = await reader.read();
-        } catch (cause) {
-          if (ended) return;
-          ended = true;
-          return c.error(new ReadFailedError({ cause }));
-        } finally {
-          reading = false;
-          stopLinger();
-        }
+        const result = await readChunk(reader);
+        reading = false;
+        stopLinger();
         if (ended) return;
-        if (!result.done) return c.enqueue(result.value);
+        if (result instanceof ReadFailedError) {
+          ended = true;
+          return c.error(result);
+        }
+        if (!result.done) return c.enqueue(result.value!);
         await ends.atEnd();
         end();
       },

@@ -5,21 +5,16 @@
 import { beforeAll, test } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
 import { contextMatrixSuite } from "../conformance/context_matrix_suite.ts";
-import { processAdapterSuite, type TestApi } from "../conformance/process_suite.ts";
+import { processAdapterSuite } from "../conformance/process_suite.ts";
+import type { TestApi } from "../conformance/test_api.ts";
 import { processAdapterOn } from "../conformance/runtimes.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 
 beforeAll(() => ensureDist(), 120_000);
 
 const api: TestApi = { test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) };
-processAdapterSuite(
-  api,
-  processAdapterOn("node", {
-    spawnProcess,
-    stdioExitsAfterDestroy: true,
-    memoryBytes: () => process.memoryUsage().arrayBuffers,
-    env: (name) => process.env[name],
-  }),
-);
+// Node's stdio() closes stdout's pipe handle on destroy(), so the server exits by itself.
+const own = { spawnProcess, stdioExitsAfterDestroy: true, env: (name: string) => process.env[name] };
+processAdapterSuite(api, processAdapterOn("node", { ...own, memoryBytes: () => process.memoryUsage().arrayBuffers }));
 contextMatrixSuite(api, { runtime: "node", spawnProcess }, "deno");
 contextMatrixSuite(api, { runtime: "node", spawnProcess }, "node");

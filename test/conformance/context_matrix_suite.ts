@@ -7,7 +7,7 @@ import type { ProcessTransport } from "../../adapters/process/define_process_ada
 import { ContextClient } from "../../src/client/context_client.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
 import { contextServerFixture, moduleUrls, type Runtime, runOn } from "./runtimes.ts";
-import type { TestApi } from "./process_suite.ts";
+import type { TestApi } from "./test_api.ts";
 
 /** Registers the matrix: `client` runtime's `spawnProcess` against a server on `server`. */
 export function contextMatrixSuite(

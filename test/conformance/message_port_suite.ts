@@ -9,7 +9,7 @@ import { EraCache } from "../../src/client/era_cache.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 import { ClosedError, TransportError } from "../../src/wire/errors.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
-import type { TestApi } from "./process_suite.ts";
+import type { TestApi } from "./test_api.ts";
 
 const KiB = 1024;
 

@@ -15,11 +15,8 @@ import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
+import type { TestApi } from "./test_api.ts";
 
-/** The test runner, reduced to what the suite needs. */
-export interface TestApi {
-  test(name: string, fn: () => Promise<void>, timeoutMs?: number): void;
-}
 
 /** The adapter under test and how to run fixtures on its runtime. */
 export interface ProcessAdapterUnderTest {

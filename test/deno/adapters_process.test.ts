@@ -5,18 +5,12 @@
  */
 import { spawnProcess } from "../../adapters/deno.ts";
 import { contextMatrixSuite } from "../conformance/context_matrix_suite.ts";
-import { processAdapterSuite, type TestApi } from "../conformance/process_suite.ts";
+import { processAdapterSuite } from "../conformance/process_suite.ts";
+import type { TestApi } from "../conformance/test_api.ts";
 import { processAdapterOn } from "../conformance/runtimes.ts";
 
 const api: TestApi = { test: (name, fn) => Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false }) };
-processAdapterSuite(
-  api,
-  processAdapterOn("deno", {
-    spawnProcess,
-    // Deno cannot abandon a stdout write the OS is blocking on (see adapters/deno.ts).
-    stdioExitsAfterDestroy: false,
-    memoryBytes: () => Deno.memoryUsage().rss,
-    env: (name) => Deno.env.get(name),
-  }),
-);
+// Deno cannot abandon a stdout write the OS is blocking on (see adapters/deno.ts): no exit of its own.
+const own = { spawnProcess, stdioExitsAfterDestroy: false, env: (name: string) => Deno.env.get(name) };
+processAdapterSuite(api, processAdapterOn("deno", { ...own, memoryBytes: () => Deno.memoryUsage().rss }));
 contextMatrixSuite(api, { runtime: "deno", spawnProcess }, "bun");
