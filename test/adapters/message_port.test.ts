@@ -11,6 +11,7 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { build } from "rolldown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort, type MessagePortConnection, type MessagePortLike } from "../../adapters/message_port/mod.ts";
+import { messagePortWorkerSuite, readAll, type WorkerHandle } from "../conformance/message_port_worker_suite.ts";
 import { ClosedError, isTransportError } from "../../src/wire/errors.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 
@@ -30,15 +31,6 @@ function spyPort(port: MessagePort, onData: (bytes: number) => void): MessagePor
     start: () => port.start(),
     close: () => port.close(),
   };
-}
-
-async function readAll(channel: NewlineChannel): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for await (const line of channel) {
-    if (line.kind !== "line") throw line.error;
-    out.push(JSON.parse(line.text));
-  }
-  return out;
 }
 
 async function echo(channel: NewlineChannel): Promise<void> {
@@ -365,90 +357,63 @@ async function fromMessagePortCopying(chunk: Uint8Array): Promise<void> {
   expect(a.stats.copiedBytes).toBe(chunk.byteLength);
 }
 
-// ---- a real Worker ----
+// ---- a real worker_threads Worker ----
 
 let dir: string;
-let workerFile: string;
+const bundles = new Map<string, string>();
 
-const WORKER_SOURCE = (root: string) => `
-import { parentPort } from "node:worker_threads";
-import { fromMessagePort } from ${JSON.stringify(join(root, "adapters/message_port/mod.ts"))};
-import { NewlineChannel } from ${JSON.stringify(join(root, "src/stream/newline_channel.ts"))};
-
-parentPort.once("message", async ({ mode, port, report, count, size }) => {
-  const conn = fromMessagePort(port);
-  const channel = new NewlineChannel(conn);
-  if (mode === "echo") {
-    for await (const line of channel) {
-      if (line.kind === "line") await channel.send(JSON.parse(line.text));
-    }
-    await channel.close();
-  } else if (mode === "flood") {
-    const pad = "w".repeat(size);
-    for (let i = 0; i < count; i++) {
-      await channel.send({ i, pad });
-      report.postMessage({ accepted: i + 1, queued: channel.queuedOutputBytes, inTransit: conn.bytesInTransit, maxInTransit: conn.maxBytesInTransit });
-    }
-    await channel.close();
-    report.postMessage({ done: true, maxInTransit: conn.maxBytesInTransit });
-    report.close();
-  }
-});
-`;
+/** Lets the Workers written for the browser run in worker_threads: `self` over `parentPort`. */
+const SELF_SHIM = `import { parentPort } from "node:worker_threads";
+globalThis.self = {
+  addEventListener(type, listener, options) {
+    if (type !== "message") return;
+    const wrapped = (data) => listener({ data });
+    if (options?.once) parentPort.once("message", wrapped);
+    else parentPort.on("message", wrapped);
+  },
+};`;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "omc-message-port-"));
-  writeFileSync(join(dir, "worker.ts"), WORKER_SOURCE(repo));
-  await build({
-    input: join(dir, "worker.ts"),
-    platform: "node",
-    external: [/^node:/],
-    logLevel: "silent",
-    output: { file: join(dir, "worker.mjs"), format: "esm" },
-  });
-  workerFile = join(dir, "worker.mjs");
+  for (const fixture of ["message_port_worker", "message_port_context_worker"]) {
+    const file = join(dir, `${fixture}.mjs`);
+    await build({
+      input: join(repo, `test/conformance/workers/${fixture}.ts`),
+      platform: "node",
+      external: [/^node:/],
+      logLevel: "silent",
+      output: { file, format: "esm", banner: SELF_SHIM },
+    });
+    bundles.set(fixture, file);
+  }
 });
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function startWorker(init: Record<string, unknown>, transfer: MessagePort[]): Worker {
-  const worker = new Worker(workerFile);
-  worker.postMessage(init, transfer);
-  return worker;
-}
-
-function exited(worker: Worker): Promise<number> {
-  return new Promise((resolve, reject) => {
+function startWorker(fixture: "stream" | "context"): WorkerHandle & { worker: Worker } {
+  const worker = new Worker(bundles.get(fixture === "stream" ? "message_port_worker" : "message_port_context_worker")!);
+  const exited = new Promise<number>((resolve, reject) => {
     worker.once("exit", resolve);
     worker.once("error", reject);
   });
+  exited.catch(() => {}); // awaited by the tests that expect an exit
+  return {
+    worker,
+    exited,
+    postMessage: (message, transfer) => worker.postMessage(message, transfer as MessagePort[]),
+    terminate: () => worker.terminate(),
+  };
 }
 
-describe("fromMessagePort with a real worker_threads Worker", () => {
-  it("round-trips 5,000 lines and a 3 MiB message through an echo Worker; end-of-stream lets it exit", async () => {
-    const { port1, port2 } = new MessageChannel();
-    const worker = startWorker({ mode: "echo", port: port2 }, [port2]);
-    const gone = exited(worker);
-    const conn = fromMessagePort(port1);
-    const channel = new NewlineChannel(conn);
-    const messages: unknown[] = Array.from({ length: 5_000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "echo", params: { s: "ü".repeat(i % 50) } }));
-    messages.push({ big: "B".repeat(3 * MiB) });
-    const received = readAll(channel);
-    for (const m of messages) await channel.send(m);
-    await channel.closeOutput();
-    const back = await received;
-    expect(back.length).toBe(messages.length);
-    expect(back).toEqual(messages);
-    expect(await gone).toBe(0); // the worker's port closed, so its event loop emptied
-    expect(conn.closeError()).toBeUndefined();
-    expect(conn.maxBytesInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
-  });
+messagePortWorkerSuite({ test: (name, fn, timeoutMs = 60_000) => void it(name, fn, timeoutMs) }, "node", startWorker);
 
+describe("fromMessagePort with a real worker_threads Worker (Node only)", () => {
   it("a terminated Worker errors the readable: the port's close event stands in for an abort", async () => {
     const { port1, port2 } = new MessageChannel();
-    const worker = startWorker({ mode: "echo", port: port2 }, [port2]);
+    const { worker } = startWorker("stream");
+    worker.postMessage({ mode: "echo", port: port2 }, [port2]);
     const conn = fromMessagePort(port1);
     const reader = conn.readable.getReader();
     const writer = conn.writable.getWriter();
@@ -456,42 +421,5 @@ describe("fromMessagePort with a real worker_threads Worker", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"x":1}\n');
     await worker.terminate();
     await expect(reader.read()).rejects.toThrow(/closed before end-of-stream/);
-  });
-
-  it("the Worker's queued output stops at the bound while the main thread stops reading, then all arrives in order", async () => {
-    const { port1, port2 } = new MessageChannel();
-    const reports = new MessageChannel();
-    const count = 500;
-    const size = 10 * 1024;
-    const worker = startWorker({ mode: "flood", port: port2, report: reports.port2, count, size }, [port2, reports.port2]);
-    const gone = exited(worker);
-    let last: { accepted: number; queued: number; inTransit: number; maxInTransit: number } = { accepted: 0, queued: 0, inTransit: 0, maxInTransit: 0 };
-    // The worker posts its final report and exits: on Node 22 and 24 the exit can be seen before that
-    // message is delivered, so wait for the report itself rather than read it after the exit.
-    let reportDone!: (m: { maxInTransit: number }) => void;
-    const doneReport = new Promise<{ maxInTransit: number }>((resolve) => (reportDone = resolve));
-    reports.port1.on("message", (m) => (m.done ? reportDone(m) : (last = m)));
-    const conn = fromMessagePort(port1); // not read yet
-    const messageBytes = JSON.stringify({ i: 499, pad: "w".repeat(size) }).length + 1;
-    await until(() => last.inTransit === DEFAULT_RECEIVE_WINDOW_BYTES && last.queued + messageBytes > MiB, "Worker blocked");
-    const acceptedAtBound = last.accepted;
-    await sleep(300);
-    expect(last.accepted).toBe(acceptedAtBound);
-    expect(last.accepted).toBeLessThan(count);
-    expect(last.queued).toBeLessThanOrEqual(MiB + messageBytes);
-    expect(last.queued).toBeGreaterThanOrEqual(MiB - messageBytes);
-    expect(last.maxInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
-    expect(last.inTransit).toBe(DEFAULT_RECEIVE_WINDOW_BYTES);
-    expect(conn.bufferedInputBytes).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
-    console.info(
-      `[message_port worker flow] queuedOutputBytes at the bound=${last.queued} message=${messageBytes} accepted=${last.accepted}/${count} ` +
-        `worker inTransit=${last.inTransit} maxInTransit=${last.maxInTransit} main buffered=${conn.bufferedInputBytes}`,
-    );
-    const received = await readAll(new NewlineChannel(conn));
-    expect(received.length).toBe(count);
-    expect(received.every((m, i) => (m as { i: number }).i === i)).toBe(true);
-    expect(await gone).toBe(0);
-    expect((await doneReport).maxInTransit).toBeLessThanOrEqual(DEFAULT_RECEIVE_WINDOW_BYTES);
-    reports.port1.close();
   });
 });
