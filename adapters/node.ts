@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import type { TransportConnection } from "../src/rpc/transport.ts";
-import { defineProcessAdapter, type ProcessRuntime, type SpawnOptions } from "./process/define_process_adapter.ts";
+import { defineProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
 import type { ExitStatus } from "./process/shutdown_process.ts";
 import { nodeReadable, nodeWritable } from "./node_streams.ts";
 
@@ -58,7 +58,7 @@ const nodeRuntime: ProcessRuntime = {
   kill: (pid, signal) => void process.kill(pid, signal),
   killTree(pid) {
     const result = spawnSync("taskkill", ["/T", "/F", "/PID", String(pid)], { windowsHide: true, stdio: "ignore" });
-    if (result.status !== 0) throw new Error(`taskkill exited with ${result.status} for pid ${pid}`);
+    if (result.status !== 0) throw new Error(`Taskkill exited with ${result.status} for pid ${pid}`);
   },
   onExit: (hook) => void process.once("exit", hook),
   proc: { list: () => readdirSync("/proc"), read: (path) => readFileSync(path, "utf8") },
@@ -73,7 +73,10 @@ const nodeRuntime: ProcessRuntime = {
  * const client = await ContextClient.connect(spawnProcess("node", ["server.js"]), { era: "auto" });
  * ```
  */
-export const spawnProcess = defineProcessAdapter(nodeRuntime).spawnProcess;
+export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+  return adapter.spawnProcess(command, args, options);
+}
+const adapter = defineProcessAdapter(nodeRuntime);
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {

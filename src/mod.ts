@@ -91,6 +91,7 @@ export {
   ParseError,
   ProcessExitedError,
   ProtocolError,
+  ReadFailedError,
   TimeoutError,
   TransportError,
   type TransportErrorCode,

@@ -274,8 +274,8 @@ export class ContextClient<
   }
 
   /**
-   * Closes the connection, then the transport's own graceful close (for a process: stdin EOF,
-   * wait, SIGTERM, wait, SIGKILL, bounded). Idempotent.
+   * Closes the connection, then the transport's own graceful close (for a process: stdin EOF, then
+   * the adapter's bounded close sequence). Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {

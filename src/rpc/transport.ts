@@ -26,7 +26,7 @@ export interface TransportConnection extends Duplex {
   destroy?(reason?: unknown): void;
   /**
    * Ends the connection the graceful way and releases its resources, bounded: for a process, close
-   * stdin, wait, SIGTERM, wait, SIGKILL, on the whole process group. Resolves when it is gone.
+   * stdin, then the adapter's bounded close sequence. Resolves when it is gone.
    */
   close?(): Promise<void>;
 }

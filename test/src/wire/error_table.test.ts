@@ -39,7 +39,7 @@ const exported = Object.entries(errors)
 
 /** The code a TransportError subclass answers `instanceof` for, found through its brand. */
 function codeOf(cls: Function): string | undefined {
-  const codes: errors.TransportErrorCode[] = ["closed", "timeout", "output_full", "message_too_large", "parse", "invalid_utf8", "write_failed", "process_exited", "invalid_option", "protocol", "cancelled", "negotiation_failed"];
+  const codes: errors.TransportErrorCode[] = ["closed", "timeout", "output_full", "message_too_large", "parse", "invalid_utf8", "write_failed", "read_failed", "process_exited", "invalid_option", "protocol", "cancelled", "negotiation_failed"];
   const claimed = codes.filter((code) => cls[Symbol.hasInstance]({ [Symbol.for("onemodelcontext.error")]: code, code }));
   return claimed.length === 1 ? claimed[0] : undefined;
 }
@@ -53,6 +53,7 @@ const SAMPLES: Record<string, () => Error> = {
   ParseError: () => new errors.ParseError("{"),
   InvalidUtf8Error: () => new errors.InvalidUtf8Error(),
   WriteFailedError: () => new errors.WriteFailedError(),
+  ReadFailedError: () => new errors.ReadFailedError(),
   ProcessExitedError: () => new errors.ProcessExitedError(1, null, ""),
   InvalidOptionError: () => new errors.InvalidOptionError("Option x must be a number, got NaN"),
   ProtocolError: () => new errors.ProtocolError("Bad"),

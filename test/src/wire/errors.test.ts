@@ -39,6 +39,7 @@ function oneOfEach(E: Errors): Src.AnyTransportError[] {
     new E.ParseError("{nope"),
     new E.InvalidUtf8Error(),
     new E.WriteFailedError(),
+    new E.ReadFailedError(),
     new E.ProcessExitedError(3, null, "boom"),
     new E.InvalidOptionError("Option x must be a number, got NaN"),
     new E.ProtocolError("Reply to unknown request id 7: dropped"),
@@ -55,6 +56,7 @@ const CLASS_BY_CODE = {
   parse: "ParseError",
   invalid_utf8: "InvalidUtf8Error",
   write_failed: "WriteFailedError",
+  read_failed: "ReadFailedError",
   process_exited: "ProcessExitedError",
   invalid_option: "InvalidOptionError",
   protocol: "ProtocolError",
@@ -78,6 +80,7 @@ function detail(error: unknown): string {
     case "closed":
     case "invalid_utf8":
     case "write_failed":
+    case "read_failed":
     case "invalid_option":
     case "protocol":
     case "cancelled":
@@ -123,6 +126,7 @@ describe("the error model", () => {
       "parse {nope",
       "InvalidUtf8Error",
       "WriteFailedError",
+      "ReadFailedError",
       "exit 3 null boom",
       "InvalidOptionError",
       "ProtocolError",
