@@ -1,65 +1,7 @@
 /**
- * The schema layer on Deno: the default validator (@cfworker/json-schema, resolved from node_modules)
- * compiles and validates 2020-12, never fetches a $ref, and toolSchema works with zod.
+ * The schema conformance suite (test/conformance/schema_suite.ts), registered on Deno.
  * @module
  */
-import { JsonSchemaValidator } from "../../src/schema/json_schema_validator.ts";
-import { SchemaError } from "../../src/schema/schema_error.ts";
-import { toolSchema } from "../../src/schema/tool_schema.ts";
-import * as z from "zod";
-import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
+import { schemaSuite } from "../conformance/schema_suite.ts";
 
-Deno.test("JsonSchemaValidator on Deno validates 2020-12 keywords ($defs, prefixItems, unevaluatedProperties, dependentRequired)", () => {
-  const compiled = new JsonSchemaValidator().compile({
-    $defs: { word: { type: "string", minLength: 1 } },
-    type: "object",
-    properties: { pair: { type: "array", prefixItems: [{ $ref: "#/$defs/word" }, { type: "integer" }], items: false } },
-    dependentRequired: { pair: ["label"] },
-    unevaluatedProperties: false,
-    patternProperties: { "^l": { type: "string" } },
-  });
-  assertEquals(compiled.validate({ pair: ["a", 1], label: "x" }), { valid: true });
-  assertEquals(compiled.validate({ pair: ["", 1], label: "x" }), {
-    valid: false,
-    errors: [{ path: "/pair/0", message: "String is too short (0 < 1)." }],
-  });
-  assertStrictEquals(compiled.validate({ pair: ["a", 1] }).valid, false);
-  assertStrictEquals(compiled.validate({ pair: ["a", 1], label: "x", other: 1 }).valid, false);
-});
-
-Deno.test("JsonSchemaValidator on Deno refuses a remote $ref at compile time without fetching", () => {
-  const original = globalThis.fetch;
-  let fetched = 0;
-  globalThis.fetch = () => {
-    fetched++;
-    throw new Error("fetch must not be called");
-  };
-  try {
-    let error: unknown;
-    try {
-      new JsonSchemaValidator().compile({ $ref: "https://example.com/remote.json" });
-    } catch (caught) {
-      error = caught;
-    }
-    assert(error instanceof SchemaError, "Expected a SchemaError");
-    assertStrictEquals(error.code, "unresolved_ref");
-    assertStrictEquals(fetched, 0);
-  } finally {
-    globalThis.fetch = original;
-  }
-});
-
-Deno.test("toolSchema on Deno derives zod's JSON Schema and validates with zod", async () => {
-  const tool = toolSchema(z.object({ city: z.string() }));
-  assertEquals(tool.jsonSchema, {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    type: "object",
-    properties: { city: { type: "string" } },
-    required: ["city"],
-  });
-  assertEquals(await tool.validate({ city: "Oslo" }), { valid: true, value: { city: "Oslo" } });
-  assertStrictEquals((await tool.validate({ city: 1 })).valid, false);
-  const json = toolSchema({ properties: { n: { type: "number" } } });
-  assertEquals(await json.validate({ n: 1 }), { valid: true, value: { n: 1 } });
-  assertStrictEquals((await json.validate({ n: "1" })).valid, false);
-});
+schemaSuite({ test: (name, fn) => Deno.test(name, fn) }, "deno");
