@@ -1,0 +1,89 @@
+/**
+ * `HandlerContext`: what a tool, resource, prompt or completion handler gets besides its arguments.
+ * @module
+ */
+import { InvalidOptionError } from "../../wire/errors.ts";
+import { type LoggingLevel, metaOf } from "../../wire/meta_envelope.ts";
+import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
+import type { RequestId } from "../../wire/json_rpc_message.ts";
+import type { FeatureRequestContext } from "./feature_host.ts";
+import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
+
+/**
+ * The context of one feature request, in either era. Handlers read the client's identity and
+ * capabilities, the request's `_meta`, watch `signal` for cancellation, report progress and log.
+ * (Server-to-client requests — elicitation, sampling, roots — will be added here.)
+ */
+export class HandlerContext {
+  readonly #request: FeatureRequestContext;
+  readonly #params: unknown;
+  readonly #levels: LogLevels;
+
+  constructor(request: FeatureRequestContext, params: unknown, levels: LogLevels) {
+    this.#request = request;
+    this.#params = params;
+    this.#levels = levels;
+  }
+
+  /** `modern` (2026-07-28, per-request envelope) or `legacy` (after `initialize`). */
+  get era(): Era {
+    return this.#request.era;
+  }
+
+  /** The protocol version of this request. */
+  get protocolVersion(): string {
+    return this.#request.protocolVersion;
+  }
+
+  /** Who the client says it is, when it said. */
+  get clientInfo(): Implementation | undefined {
+    return this.#request.clientInfo;
+  }
+
+  /** The capabilities the client declared (`{}` for none). */
+  get clientCapabilities(): Capabilities {
+    return this.#request.clientCapabilities;
+  }
+
+  /** The JSON-RPC id of this request. */
+  get requestId(): RequestId {
+    return this.#request.requestId;
+  }
+
+  /** The request's `params._meta` (`{}` when it had none): progress token, envelope keys, custom keys. */
+  get meta(): Readonly<Record<string, unknown>> {
+    return metaOf(this.#params) ?? {};
+  }
+
+  /** Aborted when the client cancels the request or the connection closes. */
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  /** The underlying server request context. */
+  get request(): FeatureRequestContext {
+    return this.#request;
+  }
+
+  /**
+   * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
+   * else a no-op). `progress` must increase from call to call.
+   */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.#request.sendProgress(progress, total, message);
+  }
+
+  /**
+   * Sends `notifications/message` when the client asked for messages at `level` or above: a modern
+   * request through its `_meta` log level (nothing is sent without one), a legacy session through
+   * `logging/setLevel` (every level until it sets one).
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!isLoggingLevel(level)) throw new InvalidOptionError(`Log level must be one of debug…emergency, got ${JSON.stringify(level)}`);
+    const minimum = this.#levels.minimumFor(this.#request);
+    if (minimum === undefined || !passesLevel(level, minimum)) return Promise.resolve();
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.#request.notify("notifications/message", params);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * `ListenStreams`: the modern era's `subscriptions/listen` streams. Each stream is one pending request:
+ * it is acknowledged first (with the honoured subset of its filter), then carries only the requested
+ * notification types, each stamped with the listen request's id, until the client cancels it or the
+ * server closes (then it ends with a result, the graceful end).
+ * @module
+ */
+import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import { MetaKeys } from "../../wire/protocol_versions.ts";
+import type { RequestId } from "../../wire/json_rpc_message.ts";
+import type { FeatureRequestContext } from "./feature_host.ts";
+
+/** The notification types of a listen stream (the 2026-07-28 `SubscriptionFilter`). */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** A list whose changes a listen stream can ask for. */
+export type ListKind = "tools" | "prompts" | "resources";
+
+const FILTER_KEY: Record<ListKind, "toolsListChanged" | "promptsListChanged" | "resourcesListChanged"> = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged",
+};
+
+/** How many URIs one stream may subscribe to. */
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+
+interface Stream {
+  readonly id: RequestId;
+  readonly filter: ListenFilter;
+  readonly uris: ReadonlySet<string>;
+  readonly context: FeatureRequestContext;
+}
+
+/** The open listen streams of a server, across all its connections. */
+export class ListenStreams {
+  readonly #streams = new Set<Stream>();
+  readonly #honours: (kind: ListKind | "resourceSubscriptions") => boolean;
+  readonly #report: (error: Error) => void;
+
+  /** `honours` says which types this server can deliver (from what is registered). */
+  constructor(honours: (kind: ListKind | "resourceSubscriptions") => boolean, report: (error: Error) => void) {
+    this.#honours = honours;
+    this.#report = report;
+  }
+
+  /** Open streams now. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** The `subscriptions/listen` handler: resolves (the graceful end) when the stream's signal aborts. */
+  async listen(params: unknown, context: FeatureRequestContext): Promise<Record<string, unknown>> {
+    if (context.era !== "modern") {
+      throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: subscriptions/listen is a 2026-07-28 request (legacy sessions use resources/subscribe and list_changed notifications)");
+    }
+    const requested = isPlainObject(params) ? params.notifications : undefined;
+    if (!isPlainObject(requested)) throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: notifications must be an object (the subscription filter)");
+    const filter: ListenFilter = {};
+    for (const kind of ["tools", "prompts", "resources"] as const) {
+      const key = FILTER_KEY[kind];
+      const wanted = requested[key];
+      if (wanted !== undefined && typeof wanted !== "boolean") throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: notifications.${key} must be a boolean`);
+      if (wanted === true && this.#honours(kind)) filter[key] = true;
+    }
+    const uris = requested.resourceSubscriptions;
+    if (uris !== undefined) {
+      if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
+        throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of URI strings");
+      }
+      if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+        throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: notifications.resourceSubscriptions holds ${uris.length} URIs, more than ${MAX_RESOURCE_SUBSCRIPTIONS}`);
+      }
+      if (this.#honours("resourceSubscriptions")) filter.resourceSubscriptions = [...new Set(uris as string[])];
+    }
+    const id = context.requestId;
+    const stream: Stream = { id, filter, uris: new Set(filter.resourceSubscriptions), context };
+    const { signal } = context;
+    // Queued before the stream is registered, so it precedes every notification of this subscription.
+    const acknowledged = context.notify("notifications/subscriptions/acknowledged", { _meta: { [MetaKeys.subscriptionId]: id }, notifications: filter });
+    if (!signal.aborted) this.#streams.add(stream);
+    try {
+      await acknowledged;
+      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    } finally {
+      this.#streams.delete(stream);
+    }
+    return { _meta: { [MetaKeys.subscriptionId]: id } };
+  }
+
+  /** Sends `notifications/<kind>/list_changed` on every stream that asked for it. */
+  listChanged(kind: ListKind): void {
+    const key = FILTER_KEY[kind];
+    for (const stream of this.#streams) {
+      if (stream.filter[key] === true) this.#send(stream, `notifications/${kind}/list_changed`, {});
+    }
+  }
+
+  /** Sends `notifications/resources/updated` on every stream subscribed to `uri`. */
+  resourceUpdated(uri: string): void {
+    for (const stream of this.#streams) {
+      if (stream.uris.has(uri)) this.#send(stream, "notifications/resources/updated", { uri });
+    }
+  }
+
+  #send(stream: Stream, method: string, params: Record<string, unknown>): void {
+    const stamped = { ...params, _meta: { [MetaKeys.subscriptionId]: stream.id } };
+    stream.context.notify(method, stamped).catch((error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+  }
+}

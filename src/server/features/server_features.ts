@@ -1,0 +1,162 @@
+/**
+ * `ServerFeatures`: tools, resources, resource templates, prompts, completions, logging, pagination,
+ * change notifications and subscriptions, for both eras, on any {@linkcode FeatureHost}. A method's
+ * handler is installed on the host the first time something needs it, so a server that only uses raw
+ * handlers is unchanged.
+ * @module
+ */
+import { InvalidOptionError } from "../../wire/errors.ts";
+import type { CacheScope } from "../../wire/discover_result.ts";
+import type { Capabilities } from "../../wire/protocol_versions.ts";
+import type { SchemaValidator } from "../../schema/schema_validator.ts";
+import type { SchemaLike } from "../../schema/tool_schema.ts";
+import { integerOption, numberOption } from "../../stream/options.ts";
+import { ChangeNotifier } from "./change_notifier.ts";
+import { Completions } from "./completions.ts";
+import type { FeatureHost } from "./feature_host.ts";
+import { ListenStreams } from "./listen_streams.ts";
+import { LogLevels } from "./log_levels.ts";
+import { DEFAULT_PAGE_SIZE } from "./pagination.ts";
+import { type PromptArguments, type PromptConfig, type PromptHandler, PromptRegistry, type RegisteredPrompt } from "./prompt_registry.ts";
+import {
+  type RegisteredResource,
+  type ResourceConfig,
+  type ResourceReader,
+  ResourceRegistry,
+  type ResourceTemplateConfig,
+  type ResourceTemplateReader,
+} from "./resource_registry.ts";
+import { type RegisteredTool, type ToolArguments, type ToolConfig, type ToolHandler, ToolRegistry, type ToolSchemaInput } from "./tool_registry.ts";
+
+/** Options of {@linkcode ServerFeatures} (the `features` option of `ContextServer`). */
+export interface ServerFeaturesOptions {
+  /** Items per page of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
+  pageSize?: number;
+  /**
+   * The cache hint of modern (2026-07-28) list results: `ttlMs` (default 0, immediately stale) and
+   * `cacheScope` (default `"private"`). Legacy results carry none.
+   */
+  listCache?: { ttlMs?: number; cacheScope?: CacheScope };
+  /** Validates plain JSON Schemas of tools and prompts. Default: the shared `JsonSchemaValidator` (2020-12). */
+  validator?: SchemaValidator;
+}
+
+type Group = "base" | "tools" | "resources" | "prompts" | "completions";
+
+/** The feature layer of one server. */
+export class ServerFeatures {
+  readonly tools: ToolRegistry;
+  readonly resources: ResourceRegistry;
+  readonly prompts: PromptRegistry;
+  readonly #host: FeatureHost;
+  readonly #levels = new LogLevels();
+  readonly #streams: ListenStreams;
+  readonly #notifier: ChangeNotifier;
+  readonly #completions: Completions;
+  readonly #installed = new Set<Group>();
+
+  constructor(host: FeatureHost, options: ServerFeaturesOptions = {}) {
+    this.#host = host;
+    const pageSize = integerOption("pageSize", options.pageSize, DEFAULT_PAGE_SIZE, 1);
+    const cache = options.listCache ?? {};
+    const cacheScope = cache.cacheScope ?? "private";
+    if (cacheScope !== "public" && cacheScope !== "private") {
+      throw new InvalidOptionError(`Option listCache.cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`);
+    }
+    const listExtras = Object.freeze({ ttlMs: Math.floor(numberOption("listCache.ttlMs", cache.ttlMs, 0)), cacheScope });
+    const validator = options.validator;
+    this.#streams = new ListenStreams((kind) => this.#honours(kind), (error) => host.report(error));
+    this.#notifier = new ChangeNotifier(host, this.#streams);
+    this.tools = new ToolRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("tools") });
+    this.resources = new ResourceRegistry(this.#levels, { pageSize, listExtras, onChange: () => this.#changed("resources") });
+    this.prompts = new PromptRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("prompts") });
+    this.#completions = new Completions(this.prompts, this.resources, this.#levels);
+  }
+
+  /** Registers a tool; see {@linkcode ToolRegistry.add}. */
+  tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+    this.#install("tools");
+    return this.tools.add(name, config, handler);
+  }
+
+  /** Registers a static resource; see {@linkcode ResourceRegistry.addResource}. */
+  resource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource {
+    this.#install("resources");
+    return this.resources.addResource(uri, config, read);
+  }
+
+  /** Registers a resource template; see {@linkcode ResourceRegistry.addTemplate}. */
+  resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
+    this.#install("resources");
+    return this.resources.addTemplate(uriTemplate, config, read);
+  }
+
+  /** Registers a prompt; see {@linkcode PromptRegistry.add}. */
+  prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
+    this.#install("prompts");
+    return this.prompts.add(name, config, handler);
+  }
+
+  /** Tells subscribers (legacy `resources/subscribe`, modern listen streams) that resource `uri` changed. */
+  resourceUpdated(uri: string): void {
+    this.#notifier.resourceUpdated(uri);
+  }
+
+  /** Open `subscriptions/listen` streams. */
+  get listenStreams(): number {
+    return this.#streams.size;
+  }
+
+  /** The capabilities of what has been registered (a capability stays once its first item was registered). */
+  capabilities(): Capabilities {
+    const capabilities: Capabilities = {};
+    if (this.#installed.has("tools")) capabilities.tools = { listChanged: true };
+    if (this.#installed.has("resources")) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.#installed.has("prompts")) capabilities.prompts = { listChanged: true };
+    if (this.#installed.has("completions")) capabilities.completions = {};
+    if (this.#installed.has("base")) capabilities.logging = {};
+    return capabilities;
+  }
+
+  #honours(kind: "tools" | "prompts" | "resources" | "resourceSubscriptions"): boolean {
+    return this.#installed.has(kind === "resourceSubscriptions" ? "resources" : kind);
+  }
+
+  #changed(kind: "tools" | "prompts" | "resources"): void {
+    this.#notifier.listChanged(kind);
+  }
+
+  #install(group: Group): void {
+    if (this.#installed.has(group)) return;
+    const host = this.#host;
+    if (!this.#installed.has("base")) {
+      this.#installed.add("base");
+      host.handle("logging/setLevel", (params, context) => this.#levels.setLevel(params, context));
+      host.handle("subscriptions/listen", (params, context) => this.#streams.listen(params, context));
+    }
+    this.#installed.add(group);
+    switch (group) {
+      case "tools":
+        host.handle("tools/list", (params, context) => this.tools.list(params, context));
+        host.handle("tools/call", (params, context) => this.tools.call(params, context));
+        break;
+      case "resources":
+        host.handle("resources/list", (params, context) => this.resources.list(params, context));
+        host.handle("resources/templates/list", (params, context) => this.resources.listTemplates(params, context));
+        host.handle("resources/read", (params, context) => this.resources.read(params, context));
+        host.handle("resources/subscribe", (params, context) => this.#notifier.subscribe(params, context));
+        host.handle("resources/unsubscribe", (params, context) => this.#notifier.unsubscribe(params, context));
+        this.#install("completions");
+        break;
+      case "prompts":
+        host.handle("prompts/list", (params, context) => this.prompts.list(params, context));
+        host.handle("prompts/get", (params, context) => this.prompts.get(params, context));
+        this.#install("completions");
+        break;
+      case "completions":
+        host.handle("completion/complete", (params, context) => this.#completions.complete(params, context));
+        break;
+    }
+    host.capabilitiesChanged();
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * `ToolRegistry`: the tools of a server, `tools/list` and `tools/call`. Schemas are compiled once, at
+ * registration; a tool without an input schema costs nothing extra per call.
+ * @module
+ */
+import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { ContentBlock, Icon, ToolAnnotations } from "../../wire/protocol/v2026_07_28.ts";
+import type { JsonSchema, JsonSchemaObject, SchemaIssue, SchemaValidator } from "../../schema/schema_validator.ts";
+import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
+import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
+import type { FeatureRequestContext } from "./feature_host.ts";
+import { HandlerContext } from "./handler_context.ts";
+import type { LogLevels } from "./log_levels.ts";
+import { paginate } from "./pagination.ts";
+
+/** A tool's input or output schema: JSON Schema, a Standard Schema value (zod 4, valibot, arktype), or a ready {@linkcode ToolSchema}. */
+export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
+
+/** The arguments a handler gets: the schema library's output for a Standard Schema, else a plain object. */
+export type ToolArguments<S> = S extends StandardSchemaV1 ? StandardOutput<S> : S extends ToolSchema<infer T> ? T : Record<string, unknown>;
+
+/** What a tool handler returns: a `CallToolResult` (with `content` optional), or a string (one text block). */
+export interface ToolResult {
+  content?: ContentBlock[];
+  /** Checked against the tool's output schema when it has one. */
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Describes a tool. */
+export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
+  /** Display name. */
+  title?: string;
+  description?: string;
+  /** Arguments schema; validated before the handler runs. Default: any object, not validated. */
+  inputSchema?: S;
+  /** `structuredContent` schema; every successful result must carry conforming `structuredContent`. */
+  outputSchema?: ToolSchemaInput;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+/** Runs one tool call. A thrown error becomes an `isError` result; a thrown `JsonRpcError` stays a protocol error. */
+export type ToolHandler<A> = (args: A, context: HandlerContext) => ToolResult | string | Promise<ToolResult | string>;
+
+/** A registered tool; `remove()` takes it off the server (clients are told the list changed). */
+export interface RegisteredTool {
+  readonly name: string;
+  remove(): void;
+}
+
+/** Options of {@linkcode ToolRegistry}. */
+export interface ToolRegistryOptions {
+  /** Validates plain JSON Schemas. Default: the shared `JsonSchemaValidator`. */
+  validator?: SchemaValidator;
+  /** Items per `tools/list` page. */
+  pageSize: number;
+  /** Extra fields of a modern `tools/list` result (`ttlMs`, `cacheScope`). */
+  listExtras: Readonly<Record<string, unknown>>;
+  /** Called after each registration and removal. */
+  onChange(): void;
+}
+
+interface Entry {
+  readonly wire: Record<string, unknown>;
+  readonly input: ToolSchema<unknown> | undefined;
+  readonly output: ToolSchema<unknown> | undefined;
+  readonly handler: ToolHandler<unknown>;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: "object" });
+
+/** The tools of one server. */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Entry>();
+  readonly #options: ToolRegistryOptions;
+  readonly #levels: LogLevels;
+  #listed: Record<string, unknown>[] | undefined;
+
+  constructor(levels: LogLevels, options: ToolRegistryOptions) {
+    this.#levels = levels;
+    this.#options = options;
+  }
+
+  /** Tools registered now. */
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /**
+   * Registers a tool. Throws {@linkcode InvalidOptionError} for a name outside `[A-Za-z0-9_.-]{1,128}`
+   * (the spec's rule) or already taken, and `SchemaError` for a schema that cannot be used.
+   */
+  add<S extends ToolSchemaInput | undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+      throw new InvalidOptionError(`Tool name ${JSON.stringify(name)} must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
+    }
+    if (this.#tools.has(name)) throw new InvalidOptionError(`Tool ${name} is already registered: remove it first`);
+    if (typeof handler !== "function") throw new InvalidOptionError(`Tool ${name} needs a handler function, got ${typeof handler}`);
+    const { title, description, inputSchema, outputSchema, annotations, icons, _meta } = config ?? {};
+    const input = inputSchema === undefined ? undefined : compile(inputSchema, "input", this.#options.validator);
+    const output = outputSchema === undefined ? undefined : compile(outputSchema, "output", this.#options.validator);
+    const wire: Record<string, unknown> = { name };
+    if (title !== undefined) wire.title = title;
+    if (description !== undefined) wire.description = description;
+    wire.inputSchema = input?.jsonSchema ?? EMPTY_INPUT;
+    if (output) wire.outputSchema = output.jsonSchema;
+    if (annotations !== undefined) wire.annotations = annotations;
+    if (icons !== undefined) wire.icons = icons;
+    if (_meta !== undefined) wire._meta = _meta;
+    const entry: Entry = { wire, input, output, handler: handler as ToolHandler<unknown> };
+    this.#tools.set(name, entry);
+    this.#changed();
+    return {
+      name,
+      remove: () => {
+        if (this.#tools.get(name) !== entry) return;
+        this.#tools.delete(name);
+        this.#changed();
+      },
+    };
+  }
+
+  /** `tools/list`. */
+  list(params: unknown, context: FeatureRequestContext): Record<string, unknown> {
+    this.#listed ??= [...this.#tools.values()].map((entry) => entry.wire);
+    const page = paginate("tools", this.#listed, params, this.#options.pageSize);
+    const result: Record<string, unknown> = { tools: page.items };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
+  }
+
+  /** `tools/call`. */
+  async call(params: unknown, context: FeatureRequestContext): Promise<unknown> {
+    const name = isPlainObject(params) ? params.name : undefined;
+    if (typeof name !== "string") throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: name must be a string (the tool to call)");
+    const tool = this.#tools.get(name);
+    if (!tool) throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown tool: ${name}`, { name });
+    const given = (params as Record<string, unknown>).arguments;
+    if (given !== undefined && !isPlainObject(given)) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: arguments of tool ${name} must be an object`);
+    let args: unknown = given ?? {};
+    if (tool.input) {
+      const check = await tool.input.validate(args);
+      if (!check.valid) return failure(`Invalid arguments for tool ${name}: ${describeIssues(check.errors)}`);
+      args = check.value;
+    }
+    let result: ToolResult | string;
+    try {
+      result = await tool.handler(args, new HandlerContext(context, params, this.#levels));
+    } catch (error) {
+      if (error instanceof JsonRpcError) throw error;
+      return failure(error instanceof Error ? error.message : String(error));
+    }
+    const normalized = normalize(result);
+    if (tool.output && normalized.isError !== true && (normalized.resultType === undefined || normalized.resultType === "complete")) {
+      await checkOutput(name, tool.output, normalized);
+    }
+    return normalized;
+  }
+
+  #changed(): void {
+    this.#listed = undefined;
+    this.#options.onChange();
+  }
+}
+
+function compile(schema: ToolSchemaInput, role: "input" | "output", validator: SchemaValidator | undefined): ToolSchema<unknown> {
+  if (isReadySchema(schema)) return schema;
+  return toolSchema(schema as JsonSchema, { role, validator }) as ToolSchema<unknown>;
+}
+
+function isReadySchema(schema: ToolSchemaInput): schema is ToolSchema<unknown> {
+  return typeof schema === "object" && schema !== null && !("~standard" in schema) && typeof (schema as { validate?: unknown }).validate === "function" &&
+    isPlainObject((schema as { jsonSchema?: unknown }).jsonSchema);
+}
+
+/** An `isError` tool result with one text block. */
+export function failure(text: string): ToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function normalize(result: ToolResult | string): ToolResult {
+  if (typeof result === "string") return { content: [{ type: "text", text: result }] };
+  if (!isPlainObject(result)) return { content: [] };
+  if (result.content !== undefined || (result.resultType !== undefined && result.resultType !== "complete")) return result;
+  // Structured content also goes out as text, for clients that read only `content` (the spec's SHOULD).
+  const content: ContentBlock[] = result.structuredContent === undefined ? [] : [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  return { ...result, content };
+}
+
+async function checkOutput(name: string, output: ToolSchema<unknown>, result: ToolResult): Promise<void> {
+  if (result.structuredContent === undefined) {
+    throw new JsonRpcError(ErrorCodes.InternalError, `Tool ${name} declares an output schema but returned no structuredContent`);
+  }
+  const check = await output.validate(result.structuredContent);
+  if (!check.valid) {
+    throw new JsonRpcError(ErrorCodes.InternalError, `Tool ${name} returned structuredContent that does not match its output schema: ${describeIssues(check.errors)}`);
+  }
+}
+
+function describeIssues(issues: readonly SchemaIssue[]): string {
+  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; ");
+}
