@@ -1,0 +1,77 @@
+/** Test doubles of the feature layer: a recording host, sessions and request contexts of either era. */
+import type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession } from "../../../../src/server/features/feature_host.ts";
+import type { LoggingLevel } from "../../../../src/wire/meta_envelope.ts";
+
+// deno-lint-ignore no-explicit-any
+export type Json = any;
+
+/** A legacy session that records what it was sent. */
+export class FakeSession implements FeatureSession {
+  initialized = true;
+  readonly sent: { method: string; params: unknown }[] = [];
+  notify(method: string, params?: unknown): Promise<void> {
+    this.sent.push({ method, params });
+    return Promise.resolve();
+  }
+}
+
+/** A host that keeps the handlers it was given and the sessions a test adds. */
+export class FakeHost implements FeatureHost {
+  readonly handlers = new Map<string, FeatureRequestHandler>();
+  readonly live = new Set<FakeSession>();
+  readonly reports: Error[] = [];
+  capabilityChanges = 0;
+  handle(method: string, handler: FeatureRequestHandler): void {
+    this.handlers.set(method, handler);
+  }
+  sessions(): Iterable<FeatureSession> {
+    return this.live;
+  }
+  report(error: Error): void {
+    this.reports.push(error);
+  }
+  capabilitiesChanged(): void {
+    this.capabilityChanges++;
+  }
+  /** Calls the handler of `method` as the server would. */
+  call(method: string, params: unknown, context: FeatureRequestContext): Promise<Json> {
+    const handler = this.handlers.get(method);
+    if (!handler) throw new Error(`No handler for ${method}`);
+    return Promise.resolve(handler(params, context));
+  }
+}
+
+/** A request context whose notifications are recorded in `sent`. */
+export interface FakeContext extends FeatureRequestContext {
+  readonly sent: { method: string; params: unknown }[];
+  readonly controller: AbortController;
+}
+
+export function modernContext(options: { logLevel?: LoggingLevel; requestId?: string | number } = {}): FakeContext {
+  return context({ era: "modern", protocolVersion: "2026-07-28", logLevel: options.logLevel, requestId: options.requestId ?? 1, session: undefined });
+}
+
+export function legacyContext(session: FeatureSession = new FakeSession(), requestId: string | number = 1): FakeContext {
+  return context({ era: "legacy", protocolVersion: "2025-11-25", logLevel: undefined, requestId, session });
+}
+
+function context(base: Pick<FeatureRequestContext, "era" | "protocolVersion" | "logLevel" | "requestId" | "session">): FakeContext {
+  const sent: { method: string; params: unknown }[] = [];
+  const controller = new AbortController();
+  return {
+    ...base,
+    clientInfo: { name: "fake", version: "1" },
+    clientCapabilities: {},
+    sent,
+    controller,
+    signal: controller.signal,
+    notify(method, params) {
+      sent.push({ method, params });
+      return Promise.resolve();
+    },
+    sendProgress(progress, total, message) {
+      sent.push({ method: "notifications/progress", params: { progress, total, message } });
+      return Promise.resolve();
+    },
+  };
+}
