@@ -34,10 +34,10 @@ export class FakeHost implements FeatureHost {
     this.capabilityChanges++;
   }
   /** Calls the handler of `method` as the server would. */
-  call(method: string, params: unknown, context: FeatureRequestContext): Promise<Json> {
+  async call(method: string, params: unknown, context: FeatureRequestContext): Promise<Json> {
     const handler = this.handlers.get(method);
     if (!handler) throw new Error(`No handler for ${method}`);
-    return Promise.resolve(handler(params, context));
+    return await handler(params, context);
   }
 }
 
