@@ -36,8 +36,7 @@ export interface FeatureRequestContext {
 }
 
 /** Answers one request for the feature layer. */
-// deno-lint-ignore no-explicit-any
-export type FeatureRequestHandler = (params: any, context: FeatureRequestContext) => unknown;
+export type FeatureRequestHandler = (params: unknown, context: FeatureRequestContext) => unknown;
 
 /** What the feature layer needs from the server it runs in. */
 export interface FeatureHost {

@@ -45,9 +45,9 @@ type Group = "base" | "tools" | "resources" | "prompts" | "completions";
 
 /** The feature layer of one server. */
 export class ServerFeatures {
-  readonly tools: ToolRegistry;
-  readonly resources: ResourceRegistry;
-  readonly prompts: PromptRegistry;
+  readonly #tools: ToolRegistry;
+  readonly #resources: ResourceRegistry;
+  readonly #prompts: PromptRegistry;
   readonly #host: FeatureHost;
   readonly #levels = new LogLevels();
   readonly #streams: ListenStreams;
@@ -67,34 +67,34 @@ export class ServerFeatures {
     const validator = options.validator;
     this.#streams = new ListenStreams((kind) => this.#honours(kind), (error) => host.report(error));
     this.#notifier = new ChangeNotifier(host, this.#streams);
-    this.tools = new ToolRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("tools") });
-    this.resources = new ResourceRegistry(this.#levels, { pageSize, listExtras, onChange: () => this.#changed("resources") });
-    this.prompts = new PromptRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("prompts") });
-    this.#completions = new Completions(this.prompts, this.resources, this.#levels);
+    this.#tools = new ToolRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("tools") });
+    this.#resources = new ResourceRegistry(this.#levels, { pageSize, listExtras, onChange: () => this.#changed("resources") });
+    this.#prompts = new PromptRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("prompts") });
+    this.#completions = new Completions(this.#prompts, this.#resources, this.#levels);
   }
 
   /** Registers a tool; see {@linkcode ToolRegistry.add}. */
   tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
     this.#install("tools");
-    return this.tools.add(name, config, handler);
+    return this.#tools.add(name, config, handler);
   }
 
   /** Registers a static resource; see {@linkcode ResourceRegistry.addResource}. */
   resource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource {
     this.#install("resources");
-    return this.resources.addResource(uri, config, read);
+    return this.#resources.addResource(uri, config, read);
   }
 
   /** Registers a resource template; see {@linkcode ResourceRegistry.addTemplate}. */
   resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
     this.#install("resources");
-    return this.resources.addTemplate(uriTemplate, config, read);
+    return this.#resources.addTemplate(uriTemplate, config, read);
   }
 
   /** Registers a prompt; see {@linkcode PromptRegistry.add}. */
   prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
     this.#install("prompts");
-    return this.prompts.add(name, config, handler);
+    return this.#prompts.add(name, config, handler);
   }
 
   /** Tells subscribers (legacy `resources/subscribe`, modern listen streams) that resource `uri` changed. */
@@ -137,20 +137,20 @@ export class ServerFeatures {
     this.#installed.add(group);
     switch (group) {
       case "tools":
-        host.handle("tools/list", (params, context) => this.tools.list(params, context));
-        host.handle("tools/call", (params, context) => this.tools.call(params, context));
+        host.handle("tools/list", (params, context) => this.#tools.list(params, context));
+        host.handle("tools/call", (params, context) => this.#tools.call(params, context));
         break;
       case "resources":
-        host.handle("resources/list", (params, context) => this.resources.list(params, context));
-        host.handle("resources/templates/list", (params, context) => this.resources.listTemplates(params, context));
-        host.handle("resources/read", (params, context) => this.resources.read(params, context));
+        host.handle("resources/list", (params, context) => this.#resources.list(params, context));
+        host.handle("resources/templates/list", (params, context) => this.#resources.listTemplates(params, context));
+        host.handle("resources/read", (params, context) => this.#resources.read(params, context));
         host.handle("resources/subscribe", (params, context) => this.#notifier.subscribe(params, context));
         host.handle("resources/unsubscribe", (params, context) => this.#notifier.unsubscribe(params, context));
         this.#install("completions");
         break;
       case "prompts":
-        host.handle("prompts/list", (params, context) => this.prompts.list(params, context));
-        host.handle("prompts/get", (params, context) => this.prompts.get(params, context));
+        host.handle("prompts/list", (params, context) => this.#prompts.list(params, context));
+        host.handle("prompts/get", (params, context) => this.#prompts.get(params, context));
         this.#install("completions");
         break;
       case "completions":
