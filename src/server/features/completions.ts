@@ -5,7 +5,7 @@
 import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { HandlerContext } from "./handler_context.ts";
+import { RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import type { PromptRegistry } from "./prompt_registry.ts";
 import type { Completer, ResourceRegistry } from "./resource_registry.ts";
@@ -51,7 +51,7 @@ export class Completions {
     const given = isPlainObject(params.context) && isPlainObject(params.context.arguments) ? params.context.arguments : {};
     const known: Record<string, string> = {};
     for (const [key, value] of Object.entries(given)) if (typeof value === "string") known[key] = value;
-    const values = await completer(argument.value, { arguments: known, handler: new HandlerContext(context, params, this.#levels) });
+    const values = await completer(argument.value, { arguments: known, handler: new RequestHandlerContext(context, params, this.#levels) });
     if (!Array.isArray(values) || !values.every((value) => typeof value === "string")) {
       throw new JsonRpcError(ErrorCodes.InternalError, `The completer of ${argument.name} returned something other than an array of strings`);
     }

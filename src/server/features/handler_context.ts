@@ -14,7 +14,36 @@ import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
  * capabilities, the request's `_meta`, watch `signal` for cancellation, report progress and log.
  * (Server-to-client requests — elicitation, sampling, roots — will be added here.)
  */
-export class HandlerContext {
+export interface HandlerContext {
+  /** `modern` (2026-07-28, per-request envelope) or `legacy` (after `initialize`). */
+  readonly era: Era;
+  /** The protocol version of this request. */
+  readonly protocolVersion: string;
+  /** Who the client says it is, when it said. */
+  readonly clientInfo: Implementation | undefined;
+  /** The capabilities the client declared (`{}` for none). */
+  readonly clientCapabilities: Capabilities;
+  /** The JSON-RPC id of this request. */
+  readonly requestId: RequestId;
+  /** The request's `params._meta` (`{}` when it had none): progress token, envelope keys, custom keys. */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** Aborted when the client cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  /**
+   * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
+   * else a no-op). `progress` must increase from call to call.
+   */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends `notifications/message` when the client asked for messages at `level` or above: a modern
+   * request through its `_meta` log level (nothing is sent without one), a legacy session through
+   * `logging/setLevel` (every level until it sets one). Throws `InvalidOptionError` for an unknown level.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/** The {@linkcode HandlerContext} of one request, over the server's request context. */
+export class RequestHandlerContext implements HandlerContext {
   readonly #request: FeatureRequestContext;
   readonly #params: unknown;
   readonly #levels: LogLevels;
@@ -60,7 +89,7 @@ export class HandlerContext {
     return this.#request.signal;
   }
 
-  /** The underlying server request context. */
+  /** The underlying server request context (what server-to-client requests will be built on). */
   get request(): FeatureRequestContext {
     return this.#request;
   }

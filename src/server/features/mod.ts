@@ -5,7 +5,7 @@
  */
 export { ServerFeatures, type ServerFeaturesOptions } from "./server_features.ts";
 export type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession } from "./feature_host.ts";
-export { HandlerContext } from "./handler_context.ts";
+export type { HandlerContext } from "./handler_context.ts";
 export { isLoggingLevel, passesLevel } from "./log_levels.ts";
 export { DEFAULT_PAGE_SIZE } from "./pagination.ts";
 export { MAX_COMPLETION_VALUES } from "./completions.ts";

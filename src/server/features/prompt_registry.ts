@@ -10,7 +10,7 @@ import type { JsonSchema, SchemaIssue, SchemaValidator } from "../../schema/sche
 import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { HandlerContext } from "./handler_context.ts";
+import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import { paginate } from "./pagination.ts";
 import type { Completer } from "./resource_registry.ts";
@@ -150,7 +150,7 @@ export class PromptRegistry {
       if (!check.valid) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid arguments for prompt ${name}: ${describeIssues(check.errors)}`);
       args = check.value;
     }
-    const result = await prompt.handler(args, new HandlerContext(context, params, this.#levels));
+    const result = await prompt.handler(args, new RequestHandlerContext(context, params, this.#levels));
     if (typeof result === "string") return { messages: [{ role: "user", content: { type: "text", text: result } }] };
     if (Array.isArray(result)) return { messages: result };
     if (!isPlainObject(result) || (!Array.isArray(result.messages) && (result.resultType === undefined || result.resultType === "complete"))) {

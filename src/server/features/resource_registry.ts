@@ -7,7 +7,7 @@ import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { Annotations, Icon } from "../../wire/protocol/v2026_07_28.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { HandlerContext } from "./handler_context.ts";
+import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import { paginate } from "./pagination.ts";
 import { UriTemplate, type UriVariables } from "./uri_template.ts";
@@ -164,7 +164,7 @@ export class ResourceRegistry {
     const all: ResourceInfo[] = [...this.#resources.values()].map((entry) => entry.info);
     const listing = [...this.#templates.values()].filter((entry) => entry.config.list !== undefined);
     if (listing.length > 0) {
-      const handler = new HandlerContext(context, params, this.#levels);
+      const handler = new RequestHandlerContext(context, params, this.#levels);
       for (const entry of listing) all.push(...(await entry.config.list!(handler)));
     }
     const page = paginate("resources", all, params, this.#options.pageSize);
@@ -185,7 +185,7 @@ export class ResourceRegistry {
   async read(params: unknown, context: FeatureRequestContext): Promise<unknown> {
     const uri = isPlainObject(params) ? params.uri : undefined;
     if (typeof uri !== "string") throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: uri must be a string");
-    const handler = new HandlerContext(context, params, this.#levels);
+    const handler = new RequestHandlerContext(context, params, this.#levels);
     const resource = this.#resources.get(uri);
     if (resource) return contentsOf(await resource.read(uri, handler), uri, resource.info.mimeType);
     for (const entry of this.#templates.values()) {

@@ -10,7 +10,7 @@ import type { JsonSchema, JsonSchemaObject, SchemaIssue, SchemaValidator } from 
 import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { HandlerContext } from "./handler_context.ts";
+import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import { paginate } from "./pagination.ts";
 
@@ -151,7 +151,7 @@ export class ToolRegistry {
     }
     let result: ToolResult | string;
     try {
-      result = await tool.handler(args, new HandlerContext(context, params, this.#levels));
+      result = await tool.handler(args, new RequestHandlerContext(context, params, this.#levels));
     } catch (error) {
       if (error instanceof JsonRpcError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
