@@ -4,7 +4,7 @@
  */
 import type { Duplex } from "../stream/duplex.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
-import { type CacheScope, buildDiscoverResult } from "../wire/discover_result.ts";
+import { type CacheScope, buildDiscoverResult, type DiscoverResult } from "../wire/discover_result.ts";
 import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
@@ -14,7 +14,13 @@ import type { Capabilities, Implementation } from "../wire/protocol_versions.ts"
 import { ServerVersions } from "../wire/server_versions.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions } from "../rpc/json_rpc_connection.ts";
-import type { DispatchContext } from "./dispatch_context.ts";
+import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import type { FeatureHost } from "./features/feature_host.ts";
+import type { PromptArguments, PromptConfig, PromptHandler, RegisteredPrompt } from "./features/prompt_registry.ts";
+import type { RegisteredResource, ResourceConfig, ResourceReader, ResourceTemplateConfig, ResourceTemplateReader } from "./features/resource_registry.ts";
+import { ServerFeatures, type ServerFeaturesOptions } from "./features/server_features.ts";
+import type { RegisteredTool, ToolArguments, ToolConfig, ToolHandler, ToolSchemaInput } from "./features/tool_registry.ts";
+import type { SchemaLike } from "../schema/tool_schema.ts";
 import {
   BUILT_IN_METHODS,
   type JsonRpcReply,
@@ -40,8 +46,10 @@ export interface ContextServerOptions {
   version: string;
   /** `serverInfo.title`, for display. */
   title?: string;
-  /** Server capabilities, sent in `InitializeResult` and `DiscoverResult` as given. */
-  capabilities: Capabilities;
+  /** Server capabilities, merged over those derived from registered tools, resources and prompts. Default `{}`. */
+  capabilities?: Capabilities;
+  /** Page size and list cache hints of tools, resources and prompts (see {@linkcode ServerFeaturesOptions}). */
+  features?: ServerFeaturesOptions;
   /** Sent in `InitializeResult` and `DiscoverResult` when set. */
   instructions?: string;
   /** Versions this server speaks, of either era. Default: every legacy and modern version this library knows. */
@@ -89,13 +97,18 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
   implements AsyncDisposable {
   /** The `Implementation` this server reports. */
   readonly serverInfo: Implementation;
-  readonly capabilities: Capabilities;
   readonly instructions: string | undefined;
   readonly versions: ServerVersions;
   readonly #connectionOptions: JsonRpcConnectionOptions;
   readonly #handlers: ServerHandlers = new HandlerRegistry();
   readonly #dispatch: ServerDispatch;
   readonly #connections = new Set<JsonRpcConnection>();
+  readonly #sessions = new Set<ServerSession>();
+  readonly #capabilities: Capabilities;
+  readonly #featuresOptions: ServerFeaturesOptions | undefined;
+  readonly #report: (error: Error) => void;
+  #features: ServerFeatures | undefined;
+  #discover: DiscoverResult | undefined;
   #closing: Promise<void> | undefined;
   #markClosed!: () => void;
   readonly #closed = new Promise<void>((resolve) => (this.#markClosed = resolve));
@@ -105,7 +118,8 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       name,
       version,
       title,
-      capabilities,
+      capabilities = {},
+      features,
       instructions,
       supportedVersions,
       discoverTtlMs,
@@ -117,7 +131,7 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     } = options ?? ({} as ContextServerOptions);
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("Option name must be a non-empty string");
     if (typeof version !== "string") throw new InvalidOptionError(`Option version must be a string, got ${typeof version}`);
-    if (!isPlainObject(capabilities)) throw new InvalidOptionError("Option capabilities must be an object (use {} for none)");
+    if (!isPlainObject(capabilities)) throw new InvalidOptionError("Option capabilities must be an object (omit it for none)");
     if (instructions !== undefined && typeof instructions !== "string") throw new InvalidOptionError("Option instructions must be a string");
     if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") {
       throw new InvalidOptionError(`Option cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`);
@@ -131,7 +145,8 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     }
     const ttlMs = Math.floor(numberOption("discoverTtlMs", discoverTtlMs, 0));
     this.serverInfo = title === undefined ? { name, version } : { name, version, title };
-    this.capabilities = capabilities;
+    this.#capabilities = capabilities;
+    this.#featuresOptions = features;
     this.instructions = instructions;
     this.versions = new ServerVersions(supportedVersions);
     // Fail on bad connection bounds now rather than on the first connection.
@@ -146,23 +161,82 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
         // A failing reporter must not break dispatch; there is nowhere further to report to.
       }
     };
+    this.#report = report;
+    // Capabilities (and so the discover result) follow what is registered: dispatch reads them per request.
+    const discover = () => buildDiscoverResult({ serverInfo: this.serverInfo, supportedVersions: this.versions.modern, capabilities: this.capabilities, instructions, ttlMs, cacheScope: cacheScope ?? "private" });
+    const getCapabilities = () => this.capabilities;
+    const getDiscover = () => (this.#discover ??= discover());
     this.#dispatch = new ServerDispatch({
       serverInfo: this.serverInfo,
-      capabilities,
+      get capabilities() {
+        return getCapabilities();
+      },
       instructions,
       versions: this.versions,
-      discover: buildDiscoverResult({
-        serverInfo: this.serverInfo,
-        supportedVersions: this.versions.modern,
-        capabilities,
-        instructions,
-        ttlMs,
-        cacheScope: cacheScope ?? "private",
-      }),
+      get discover() {
+        return getDiscover();
+      },
       unenvelopedRequests: unenvelopedRequests ?? "reject",
       handlers: this.#handlers,
       report,
     });
+    if (features !== undefined) this.#features = new ServerFeatures(this.#featureHost(), features);
+  }
+
+  /** Capabilities sent in `InitializeResult` and `DiscoverResult`: those of the registered features, then the `capabilities` option over them. */
+  get capabilities(): Capabilities {
+    return this.#features ? { ...this.#features.capabilities(), ...this.#capabilities } : this.#capabilities;
+  }
+
+  /** The feature layer (tools, resources, prompts, completions, logging, subscriptions), created on first use. */
+  get features(): ServerFeatures {
+    return (this.#features ??= new ServerFeatures(this.#featureHost(), this.#featuresOptions));
+  }
+
+  /**
+   * Registers a tool: `inputSchema` (JSON Schema or a zod/valibot/arktype schema) is checked before
+   * `handler` runs, `structuredContent` against `outputSchema`; a thrown error becomes an `isError`
+   * result. See {@linkcode ServerFeatures.tool}.
+   */
+  tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+    return this.features.tool(name, config, handler);
+  }
+
+  /** Registers a static resource (fixed `text`/`blob`, or a read callback). See {@linkcode ServerFeatures.resource}. */
+  resource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource {
+    return this.features.resource(uri, config, read);
+  }
+
+  /** Registers a resource template (RFC 6570 levels 1–3) with optional `list` and `complete`. See {@linkcode ServerFeatures.resourceTemplate}. */
+  resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
+    return this.features.resourceTemplate(uriTemplate, config, read);
+  }
+
+  /** Registers a prompt (arguments as a list or a schema). See {@linkcode ServerFeatures.prompt}. */
+  prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
+    return this.features.prompt(name, config, handler);
+  }
+
+  /** Sends `notifications/resources/updated` to the subscribers of `uri`: see {@linkcode ServerFeatures.resourceUpdated}. */
+  resourceUpdated(uri: string): void {
+    this.features.resourceUpdated(uri);
+  }
+
+  /** The feature layer's view of this server: its handler registry, its live legacy sessions, its reporter. */
+  #featureHost(): FeatureHost {
+    const sessions = this.#sessions;
+    return {
+      handle: (method, handler) => void this.#handlers.setRequest(method, handler as ServerRequestHandler),
+      *sessions() {
+        for (const session of sessions) if (session.legacy?.initialized && session.notify) yield session as ServerSession & { notify: NonNullable<ServerSession["notify"]> };
+      },
+      setLogLevel: (session, level) => {
+        const legacy = (session as ServerSession).legacy;
+        if (legacy) legacy.logLevel = level;
+      },
+      report: this.#report,
+      capabilitiesChanged: () => void (this.#discover = undefined),
+    };
   }
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */
@@ -209,13 +283,15 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
    */
   async serve(transport: Duplex | NewlineChannel): Promise<ServeResult> {
     if (this.#closing) throw new ClosedError("The server is closed: it serves no new connections");
-    const connection = StreamDispatchContext.drive(this.#dispatch, transport, this.#connectionOptions);
+    const { connection, session } = StreamDispatchContext.drive(this.#dispatch, transport, this.#connectionOptions);
     this.#connections.add(connection);
+    this.#sessions.add(session);
     try {
       connection.start();
       return await connection.closed;
     } finally {
       this.#connections.delete(connection);
+      this.#sessions.delete(session);
     }
   }
 

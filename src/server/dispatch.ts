@@ -74,7 +74,7 @@ export class ServerDispatch {
       }
       case "notification":
         try {
-          await this.notification(classified.method, classified.params);
+          await this.notification(classified.method, classified.params, context.session);
         } catch (error) {
           this.#s.report(asError(error));
         }
@@ -145,8 +145,12 @@ export class ServerDispatch {
     }
   }
 
-  /** Runs the handler of notification `method`, if one is registered; returns what it returned. */
-  notification(method: string, params: unknown): unknown {
+  /**
+   * Runs the handler of notification `method`, if one is registered; returns what it returned.
+   * `notifications/initialized` also marks the legacy session initialized.
+   */
+  notification(method: string, params: unknown, session?: ServerSession): unknown {
+    if (method === "notifications/initialized" && session?.legacy) session.legacy.initialized = true;
     return this.#s.handlers.notification(method)?.(params);
   }
 

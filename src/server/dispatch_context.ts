@@ -15,6 +15,8 @@ export interface LegacySession {
   clientCapabilities: Capabilities;
   /** Set by `logging/setLevel` on this session; `undefined` until then. */
   logLevel?: LoggingLevel;
+  /** True once the client sent `notifications/initialized` (set by dispatch). */
+  initialized?: boolean;
 }
 
 /**
@@ -24,6 +26,11 @@ export interface LegacySession {
  */
 export interface ServerSession {
   legacy: LegacySession | undefined;
+  /**
+   * Sends a notification to this session outside any request (list changes, resource updates). Set
+   * by a transport that can reach the client at any time (a stream); absent otherwise.
+   */
+  notify?(method: string, params?: unknown): Promise<void>;
 }
 
 /** What a transport knows about one incoming message, given to {@linkcode ServerDispatch.dispatch}. */

@@ -7,7 +7,7 @@ import { ProtocolError } from "../wire/errors.ts";
 import type { RequestId } from "../wire/json_rpc_message.ts";
 import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
-import type { DispatchContext } from "./dispatch_context.ts";
+import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -33,6 +33,8 @@ export interface ServerToClientRequestOptions {
 export interface ServerRequestContext extends RequestEra {
   readonly requestId: RequestId;
   readonly method: string;
+  /** The session of the connection (stream) or `Mcp-Session-Id` this request came on; `undefined` on stateless transports. */
+  readonly session: ServerSession | undefined;
   /** Aborted when the client cancels this request, when its transport ends, and on close. */
   readonly signal: AbortSignal;
   /** Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one. */
@@ -73,6 +75,10 @@ export class ServerContext implements ServerRequestContext {
 
   get signal(): AbortSignal {
     return this.#transport.signal;
+  }
+
+  get session(): ServerSession | undefined {
+    return this.#transport.session;
   }
 
   notify(method: string, params?: unknown): Promise<void> {

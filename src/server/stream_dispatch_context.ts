@@ -26,16 +26,18 @@ export class StreamDispatchContext implements DispatchContext {
   /**
    * A connection over `transport` that drives `dispatch`: `initialize` is its admission barrier,
    * requests go to `dispatch.answer` and notifications to `dispatch.notification`. Not started.
+   * Returns the connection and its session (whose `notify` reaches the client at any time).
    */
-  static drive(dispatch: ServerDispatch, transport: Duplex | NewlineChannel, options: JsonRpcConnectionOptions): JsonRpcConnection {
+  static drive(dispatch: ServerDispatch, transport: Duplex | NewlineChannel, options: JsonRpcConnectionOptions): { connection: JsonRpcConnection; session: ServerSession } {
     const session: ServerSession = { legacy: undefined };
     const connection: JsonRpcConnection = new JsonRpcConnection(transport, {
       ...options,
       isBarrier: (request) => request.method === "initialize",
       onRequest: (request, rpc) => dispatch.answer(request, new StreamDispatchContext(session, rpc, connection)),
-      onNotification: (method, params) => dispatch.notification(method, params),
+      onNotification: (method, params) => dispatch.notification(method, params, session),
     });
-    return connection;
+    session.notify = (method, params) => connection.notify(method, params);
+    return { connection, session };
   }
 
   get signal(): AbortSignal {

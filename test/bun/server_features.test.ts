@@ -9,6 +9,11 @@ import { createDuplexPair } from "../../testing/duplex_pair.ts";
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
+/** A raw request whose result the test reads untyped. */
+function ask(client: ContextClient, method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Json> {
+  return client.request(method, params, options) as Promise<Json>;
+}
+
 describe("ContextServer features on Bun", () => {
   for (const era of ["legacy", "modern"] as const) {
     it(`${era}: tools, template reads and prompts answer; an unknown resource gets the era's code`, async () => {
@@ -19,10 +24,10 @@ describe("ContextServer features on Bun", () => {
       const [serverSide, clientSide] = createDuplexPair();
       const served = server.serve(serverSide);
       const client = await ContextClient.connect(clientSide, { era, eraCache: null });
-      expect((await client.request<Json>("tools/call", { name: "add", arguments: { a: 2, b: 3 } })).content).toEqual([{ type: "text", text: "5" }]);
-      expect((await client.request<Json>("resources/read", { uri: "test://item/9" })).contents).toEqual([{ uri: "test://item/9", text: "item 9" }]);
-      expect((await client.request<Json>("prompts/get", { name: "hello", arguments: { name: "Bun" } })).messages[0].content.text).toBe("Hello Bun");
-      const code = await client.request("resources/read", { uri: "test://nothing" }).then(() => 0, (error: Json) => error.code);
+      expect((await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).content).toEqual([{ type: "text", text: "5" }]);
+      expect((await ask(client, "resources/read", { uri: "test://item/9" })).contents).toEqual([{ uri: "test://item/9", text: "item 9" }]);
+      expect((await ask(client, "prompts/get", { name: "hello", arguments: { name: "Bun" } })).messages[0].content.text).toBe("Hello Bun");
+      const code = await ask(client, "resources/read", { uri: "test://nothing" }).then(() => 0, (error: Json) => error.code);
       expect(code).toBe(era === "modern" ? -32602 : -32002);
       await client.close();
       await served;
@@ -45,7 +50,7 @@ describe("ContextServer features on Bun", () => {
       seen.push(params);
       changed();
     });
-    const listening = client.request<Json>("subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true } });
     await ack;
     server.tool("second", {}, () => "y");
     await change;

@@ -7,7 +7,7 @@
  */
 import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
-import type { FeatureHost, FeatureRequestContext, FeatureSession } from "./feature_host.ts";
+import type { FeatureHost, FeatureRequestContext, FeatureSession, ReachableSession } from "./feature_host.ts";
 import type { ListKind, ListenStreams } from "./listen_streams.ts";
 
 /** How many URIs one legacy session may subscribe to. */
@@ -37,7 +37,7 @@ export class ChangeNotifier {
     queueMicrotask(() => this.#flush());
   }
 
-  /** Sends `notifications/resources/updated` for `uri` to every legacy session and listen stream subscribed to it. */
+  /** Sends `notifications/resources/updated` for `uri` to every initialized legacy session and listen stream subscribed to it. */
   resourceUpdated(uri: string): void {
     for (const session of this.#host.sessions()) {
       if (this.#subscriptions.get(session)?.has(uri)) this.#send(session, "notifications/resources/updated", { uri });
@@ -74,21 +74,22 @@ export class ChangeNotifier {
     const kinds = [...this.#pending];
     this.#pending.clear();
     for (const kind of kinds) {
-      for (const session of this.#host.sessions()) {
-        if (session.initialized) this.#send(session, `notifications/${kind}/list_changed`, undefined);
-      }
+      for (const session of this.#host.sessions()) this.#send(session, `notifications/${kind}/list_changed`, undefined);
       this.#streams.listChanged(kind);
     }
   }
 
-  #send(session: FeatureSession, method: string, params: unknown): void {
+  #send(session: ReachableSession, method: string, params: unknown): void {
     session.notify(method, params).catch((error: unknown) => this.#host.report(error instanceof Error ? error : new Error(String(error))));
   }
 }
 
 function legacyUri(method: string, params: unknown, context: FeatureRequestContext): { session: FeatureSession; uri: string } {
-  if (context.era === "modern" || context.session === undefined) {
+  if (context.era === "modern") {
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${method} (removed in 2026-07-28: use subscriptions/listen with resourceSubscriptions)`);
+  }
+  if (context.session === undefined) {
+    throw new JsonRpcError(ErrorCodes.InvalidRequest, `Invalid request: ${method} needs a session to remember the subscription in, and this transport keeps none`);
   }
   const uri = isPlainObject(params) ? params.uri : undefined;
   if (typeof uri !== "string" || uri.length === 0) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`);

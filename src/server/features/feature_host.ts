@@ -1,7 +1,7 @@
 /**
  * `FeatureHost`: the small contract the feature layer (tools, resources, prompts, completions,
  * logging, subscriptions) is written against. `ContextServer` fills it in; any other server core
- * with the same four abilities could host the same features.
+ * with the same abilities could host the same features.
  * @module
  */
 import type { LoggingLevel } from "../../wire/meta_envelope.ts";
@@ -9,13 +9,14 @@ import type { Capabilities, Era, Implementation } from "../../wire/protocol_vers
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 
 /**
- * One legacy session (the state `initialize` created on one connection). The feature layer keys its
- * per-session state (log level, resource subscriptions) on this object, so the state goes away with it.
+ * One session (the state `initialize` created on one connection) as the feature layer sees it: an
+ * identity its per-session state (resource subscriptions) is keyed on, so that state goes with it.
  */
-export interface FeatureSession {
-  /** True once the client sent `notifications/initialized`: list-changed notifications go only to such sessions. */
-  readonly initialized: boolean;
-  /** Sends a notification on this session's connection. Rejects once the connection is closed. */
+export type FeatureSession = object;
+
+/** A legacy session the host can reach outside any request. */
+export interface ReachableSession {
+  /** Sends a notification to the session. Rejects once its connection is closed. */
   notify(method: string, params?: unknown): Promise<void>;
 }
 
@@ -25,11 +26,11 @@ export interface FeatureRequestContext {
   readonly protocolVersion: string;
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: Capabilities;
-  /** The modern envelope's log level, when the request set one. */
+  /** The request's log level: the modern envelope's, or the one its legacy session set; `undefined` when none was set. */
   readonly logLevel: LoggingLevel | undefined;
   readonly requestId: RequestId;
   readonly signal: AbortSignal;
-  /** The legacy session the request arrived on; `undefined` for a modern request. */
+  /** The session the request arrived on, when its transport keeps one. */
   readonly session?: FeatureSession | undefined;
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
   notify(method: string, params?: unknown): Promise<void>;
@@ -42,8 +43,13 @@ export type FeatureRequestHandler = (params: unknown, context: FeatureRequestCon
 export interface FeatureHost {
   /** Registers (or replaces) the handler of request `method`. */
   handle(method: string, handler: FeatureRequestHandler): void;
-  /** The live legacy sessions. */
-  sessions(): Iterable<FeatureSession>;
+  /**
+   * The live legacy sessions that finished `initialize` (sent `notifications/initialized`) and can be
+   * reached outside a request: the same objects request contexts carry as `session`.
+   */
+  sessions(): Iterable<FeatureSession & ReachableSession>;
+  /** Remembers a legacy session's `logging/setLevel`; later requests on it carry the level as `logLevel`. */
+  setLogLevel(session: FeatureSession, level: LoggingLevel): void;
   /** Reports a failure that is nobody's exception (a notification that could not be sent). */
   report(error: Error): void;
   /** Called whenever the capabilities the features derive may have changed (a first tool, resource…). */

@@ -1,12 +1,12 @@
 /**
  * `LogLevels`: which `notifications/message` a request may carry. Legacy sessions set their level with
- * `logging/setLevel` (kept per session); a modern request carries its own in `_meta` and gets nothing
- * without it.
+ * `logging/setLevel` (the host keeps it per session); a modern request carries its own in `_meta` and
+ * gets nothing without it.
  * @module
  */
-import { JsonRpcError, ErrorCodes } from "../../wire/errors.ts";
+import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject, LOGGING_LEVELS, type LoggingLevel } from "../../wire/meta_envelope.ts";
-import type { FeatureRequestContext, FeatureSession } from "./feature_host.ts";
+import type { FeatureHost, FeatureRequestContext } from "./feature_host.ts";
 
 const RANK: Readonly<Record<string, number>> = Object.fromEntries(LOGGING_LEVELS.map((level, index) => [level, index]));
 
@@ -20,13 +20,12 @@ export function passesLevel(level: LoggingLevel, minimum: LoggingLevel): boolean
   return RANK[level] >= RANK[minimum];
 }
 
-/** Per-session log levels of legacy sessions, and the `logging/setLevel` handler. */
+/** The log level rules of both eras, and the `logging/setLevel` handler. */
 export class LogLevels {
-  readonly #levels = new WeakMap<FeatureSession, LoggingLevel>();
+  readonly #host: FeatureHost;
 
-  /** The level a legacy session set, if any. */
-  levelOf(session: FeatureSession): LoggingLevel | undefined {
-    return this.#levels.get(session);
+  constructor(host: FeatureHost) {
+    this.#host = host;
   }
 
   /**
@@ -35,20 +34,20 @@ export class LogLevels {
    * (`"debug"`), as the official SDKs do.
    */
   minimumFor(context: FeatureRequestContext): LoggingLevel | undefined {
-    if (context.era === "modern") return context.logLevel;
-    return (context.session && this.#levels.get(context.session)) ?? "debug";
+    return context.era === "modern" ? context.logLevel : (context.logLevel ?? "debug");
   }
 
   /** `logging/setLevel` (legacy only; removed in 2026-07-28). */
   setLevel(params: unknown, context: FeatureRequestContext): Record<string, never> {
-    if (context.era === "modern" || context.session === undefined) {
+    if (context.era === "modern") {
       throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: logging/setLevel (removed in 2026-07-28: set io.modelcontextprotocol/logLevel in each request's _meta)");
     }
     const level = isPlainObject(params) ? params.level : undefined;
     if (!isLoggingLevel(level)) {
       throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level) ?? "nothing"}`);
     }
-    this.#levels.set(context.session, level);
+    // A request without a session (stateless legacy HTTP) has nothing to remember the level in.
+    if (context.session !== undefined) this.#host.setLogLevel(context.session, level);
     return {};
   }
 }

@@ -49,7 +49,7 @@ export class ServerFeatures {
   readonly #resources: ResourceRegistry;
   readonly #prompts: PromptRegistry;
   readonly #host: FeatureHost;
-  readonly #levels = new LogLevels();
+  readonly #levels: LogLevels;
   readonly #streams: ListenStreams;
   readonly #notifier: ChangeNotifier;
   readonly #completions: Completions;
@@ -57,6 +57,7 @@ export class ServerFeatures {
 
   constructor(host: FeatureHost, options: ServerFeaturesOptions = {}) {
     this.#host = host;
+    this.#levels = new LogLevels(host);
     const pageSize = integerOption("pageSize", options.pageSize, DEFAULT_PAGE_SIZE, 1);
     const cache = options.listCache ?? {};
     const cacheScope = cache.cacheScope ?? "private";

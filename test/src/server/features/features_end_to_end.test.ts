@@ -8,6 +8,11 @@ import { createDuplexPair } from "../../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../../testing/fake_time_provider.ts";
 import type { Json } from "./helpers.ts";
 
+/** A raw request whose result the test reads untyped. */
+function ask(client: ContextClient, method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Json> {
+  return client.request(method, params, options) as Promise<Json>;
+}
+
 function serverWithFeatures() {
   const time = new FakeTimeProvider();
   const server = new ContextServer({ name: "features", version: "1.0.0", timeProvider: time, features: { listCache: { ttlMs: 60000, cacheScope: "public" } } });
@@ -52,18 +57,18 @@ describe("server features end to end", () => {
       const { connect, served } = serverWithFeatures();
       const client = await connect(era);
       expect(client.serverCapabilities).toEqual(EXPECTED_CAPABILITIES);
-      const tools = await client.request<Json>("tools/list", {});
+      const tools = await ask(client, "tools/list", {});
       expect(tools.tools.map((t: Json) => t.name)).toEqual(["add", "wait"]);
       expect(tools.tools[0].inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" } } });
       if (era === "modern") expect(tools).toMatchObject({ resultType: "complete", ttlMs: 60000, cacheScope: "public" });
       else expect(tools).not.toHaveProperty("ttlMs");
-      expect(await client.request<Json>("tools/call", { name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 }, content: [{ type: "text", text: '{"sum":5}' }] });
-      expect(await client.request<Json>("tools/call", { name: "add", arguments: { a: "2" } })).toMatchObject({ isError: true });
-      expect((await client.request<Json>("resources/read", { uri: "test://static-text" })).contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "hello" }]);
-      expect((await client.request<Json>("resources/read", { uri: "test://template/7/data" })).contents).toEqual([{ uri: "test://template/7/data", text: "id=7" }]);
-      await expect(client.request("resources/read", { uri: "test://missing" })).rejects.toMatchObject({ code: era === "modern" ? -32602 : -32002, data: { uri: "test://missing" } });
-      expect((await client.request<Json>("prompts/get", { name: "greet", arguments: { name: "Ada" } })).messages).toEqual([{ role: "user", content: { type: "text", text: "Hello Ada" } }]);
-      expect((await client.request<Json>("completion/complete", { ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "x" } })).completion).toEqual({
+      expect(await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 }, content: [{ type: "text", text: '{"sum":5}' }] });
+      expect(await ask(client, "tools/call", { name: "add", arguments: { a: "2" } })).toMatchObject({ isError: true });
+      expect((await ask(client, "resources/read", { uri: "test://static-text" })).contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "hello" }]);
+      expect((await ask(client, "resources/read", { uri: "test://template/7/data" })).contents).toEqual([{ uri: "test://template/7/data", text: "id=7" }]);
+      await expect(ask(client, "resources/read", { uri: "test://missing" })).rejects.toMatchObject({ code: era === "modern" ? -32602 : -32002, data: { uri: "test://missing" } });
+      expect((await ask(client, "prompts/get", { name: "greet", arguments: { name: "Ada" } })).messages).toEqual([{ role: "user", content: { type: "text", text: "Hello Ada" } }]);
+      expect((await ask(client, "completion/complete", { ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "x" } })).completion).toEqual({
         values: ["x1", "x2"],
         total: 2,
         hasMore: false,
@@ -78,11 +83,11 @@ describe("server features end to end", () => {
     const client = await connect("legacy");
     const messages = collect(client, "notifications/message");
     const progress = collect(client, "notifications/progress");
-    await client.request("tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { progressToken: "tok" } });
+    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { progressToken: "tok" } });
     expect(messages).toEqual([{ level: "info", data: "adding 1 and 1", logger: "math" }]);
     expect(progress).toEqual([{ progressToken: "tok", progress: 1, total: 1 }]);
-    await client.request("logging/setLevel", { level: "error" });
-    await client.request("tools/call", { name: "add", arguments: { a: 1, b: 1 } });
+    await ask(client, "logging/setLevel", { level: "error" });
+    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 } });
     expect(messages).toHaveLength(1);
     await client.close();
   });
@@ -91,11 +96,11 @@ describe("server features end to end", () => {
     const { connect } = serverWithFeatures();
     const client = await connect("modern");
     const messages = collect(client, "notifications/message");
-    await client.request("tools/call", { name: "add", arguments: { a: 1, b: 1 } });
+    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 } });
     expect(messages).toEqual([]);
-    await client.request("tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { [MetaKeys.logLevel]: "debug" } });
+    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { [MetaKeys.logLevel]: "debug" } });
     expect(messages).toEqual([{ level: "info", data: "adding 1 and 1", logger: "math" }]);
-    await expect(client.request("logging/setLevel", { level: "info" })).rejects.toMatchObject({ code: -32601 });
+    await expect(ask(client, "logging/setLevel", { level: "info" })).rejects.toMatchObject({ code: -32601 });
     await client.close();
   });
 
@@ -104,11 +109,11 @@ describe("server features end to end", () => {
     const client = await connect("legacy");
     const toolChanges = collect(client, "notifications/tools/list_changed");
     const updates = collect(client, "notifications/resources/updated");
-    await client.request("resources/subscribe", { uri: "test://static-text" });
+    await ask(client, "resources/subscribe", { uri: "test://static-text" });
     const late = server.tool("late", {}, () => "late");
     await settle();
     expect(toolChanges).toHaveLength(1);
-    expect((await client.request<Json>("tools/list", {})).tools.map((t: Json) => t.name)).toContain("late");
+    expect((await ask(client, "tools/list", {})).tools.map((t: Json) => t.name)).toContain("late");
     late.remove();
     server.resourceUpdated("test://static-text");
     await settle();
@@ -123,7 +128,7 @@ describe("server features end to end", () => {
     const acks = collect(client, "notifications/subscriptions/acknowledged");
     const toolChanges = collect(client, "notifications/tools/list_changed");
     const updates = collect(client, "notifications/resources/updated");
-    const listening = client.request<Json>("subscriptions/listen", { notifications: { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] } });
+    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] } });
     await settle();
     expect(acks).toHaveLength(1);
     const id = acks[0]._meta[MetaKeys.subscriptionId];
@@ -145,7 +150,7 @@ describe("server features end to end", () => {
     const client = await connect("modern");
     const toolChanges = collect(client, "notifications/tools/list_changed");
     const abort = new AbortController();
-    const listening = client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: abort.signal });
+    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: abort.signal });
     await settle();
     expect(server.features.listenStreams).toBe(1);
     abort.abort(new Error("done listening"));
@@ -162,7 +167,7 @@ describe("server features end to end", () => {
     const { connect } = serverWithFeatures();
     const client = await connect("modern");
     const abort = new AbortController();
-    const call = client.request("tools/call", { name: "wait" }, { signal: abort.signal });
+    const call = ask(client, "tools/call", { name: "wait" }, { signal: abort.signal });
     await settle();
     abort.abort(new Error("stop"));
     await expect(call).rejects.toThrow(/stop/);
@@ -178,7 +183,7 @@ describe("server features end to end", () => {
     const client = await ContextClient.connect(clientSide, { era: "modern", timeProvider: time, eraCache: null });
     expect(client.serverCapabilities).toEqual({ tools: { listChanged: true }, logging: {}, experimental: { x: {} } });
     server.prompt("p", {}, () => "x");
-    expect((await client.request<Json>("server/discover", {})).capabilities).toMatchObject({ prompts: { listChanged: true } });
+    expect((await ask(client, "server/discover", {})).capabilities).toMatchObject({ prompts: { listChanged: true } });
     await client.close();
   });
 });

@@ -1,13 +1,14 @@
 /** Test doubles of the feature layer: a recording host, sessions and request contexts of either era. */
-import type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession } from "../../../../src/server/features/feature_host.ts";
+import type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession, ReachableSession } from "../../../../src/server/features/feature_host.ts";
 import type { LoggingLevel } from "../../../../src/wire/meta_envelope.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;
 
-/** A legacy session that records what it was sent. */
-export class FakeSession implements FeatureSession {
+/** A legacy session that records what it was sent; `logLevel` is what `logging/setLevel` set. */
+export class FakeSession implements ReachableSession {
   initialized = true;
+  logLevel: LoggingLevel | undefined;
   readonly sent: { method: string; params: unknown }[] = [];
   notify(method: string, params?: unknown): Promise<void> {
     this.sent.push({ method, params });
@@ -24,8 +25,11 @@ export class FakeHost implements FeatureHost {
   handle(method: string, handler: FeatureRequestHandler): void {
     this.handlers.set(method, handler);
   }
-  sessions(): Iterable<FeatureSession> {
-    return this.live;
+  *sessions(): Iterable<FeatureSession & ReachableSession> {
+    for (const session of this.live) if (session.initialized) yield session;
+  }
+  setLogLevel(session: FeatureSession, level: LoggingLevel): void {
+    (session as FakeSession).logLevel = level;
   }
   report(error: Error): void {
     this.reports.push(error);
@@ -51,8 +55,9 @@ export function modernContext(options: { logLevel?: LoggingLevel; requestId?: st
   return context({ era: "modern", protocolVersion: "2026-07-28", logLevel: options.logLevel, requestId: options.requestId ?? 1, session: undefined });
 }
 
-export function legacyContext(session: FeatureSession = new FakeSession(), requestId: string | number = 1): FakeContext {
-  return context({ era: "legacy", protocolVersion: "2025-11-25", logLevel: undefined, requestId, session });
+/** A legacy request on `session`, carrying the level the session set (as the server does). */
+export function legacyContext(session: FakeSession = new FakeSession(), requestId: string | number = 1): FakeContext {
+  return context({ era: "legacy", protocolVersion: "2025-11-25", logLevel: session.logLevel, requestId, session });
 }
 
 function context(base: Pick<FeatureRequestContext, "era" | "protocolVersion" | "logLevel" | "requestId" | "session">): FakeContext {
