@@ -147,6 +147,15 @@ function checkTarget(target, blocks, work, built) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `readme-${target}`, private: true, type: "module" }));
   installPackage(dir, built);
+  // Packages a README block imports besides ours (zod in the server example): a user installs them
+  // beside onemodelcontext, so the consumer project gets them from this repository's node_modules.
+  for (const block of blocks) {
+    for (const [, specifier] of block.code.matchAll(/from\s+["']([^"'./][^"']*)["']/g)) {
+      const pkg = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
+      if (pkg === "onemodelcontext" || pkg.startsWith("node:") || pkg.startsWith("npm:")) continue;
+      if (existsSync(join(ROOT, "node_modules", pkg))) link(join(ROOT, "node_modules", pkg), join(dir, "node_modules", pkg));
+    }
+  }
   const files = blocks.map((b) => ({ file: b.entries ? "entry_points.ts" : `readme_line_${b.line}.ts`, block: b }));
   for (const { file, block } of files) writeFileSync(join(dir, file), `${block.code}\n`);
   let result;

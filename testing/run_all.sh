@@ -220,6 +220,8 @@ step_typecheck() {
 step_build() {
   local out=$WORK/dist log=$WORK/build.log rc=0
   run_with_timeout "$(limit_for build)" "$log" "$BIN/tsc" -p tsconfig.build.json --outDir "$out" || return $?
+  # The build imports its runtime dependencies (@cfworker/json-schema, …) from beside it, as installed.
+  ln -sfn "$ROOT/node_modules" "$WORK/node_modules"
   # Every export (and bin) whose source exists must have been emitted, exports with declarations; the
   # exports Node can load must import under plain Node (relative `.ts` specifiers rewritten to `.js`).
   local report

@@ -3,30 +3,60 @@
 //
 // The example imports the package by name ("onemodelcontext", "onemodelcontext/message-port"), as an
 // application would. A browser cannot resolve a bare name by itself, and a module Worker ignores the
-// page's import map, so this server does what a bundler or a dev server does: in the example's own
-// scripts it rewrites each `from "onemodelcontext…"` to the file the package's `exports` name.
+// page's import map, so this server does what a bundler or a dev server does: in every script it
+// serves it rewrites each bare `from "onemodelcontext…"` (and the package's own dependencies, such as
+// `@cfworker/json-schema`) to the file the package's `exports` name.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const examples = fileURLToPath(new URL("..", import.meta.url));
 const { name, exports } = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
 const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".json": "application/json" };
 const port = Number(process.env.PORT ?? 8123);
 
-/** `"onemodelcontext/message-port"` → `"/dist/adapters/message_port/mod.js"`, from package.json `exports`. */
-function resolveBare(specifier) {
-  const subpath = specifier === name ? "." : `.${specifier.slice(name.length)}`;
-  const target = exports[subpath]?.default;
-  if (!target) throw new Error(`Package ${name} exports no ${JSON.stringify(subpath)} (imported as ${JSON.stringify(specifier)})`);
-  return target.slice(1);
+/** The ESM file a package's `exports` (or `module`/`main`) names for `subpath`, from its package.json. */
+function entryOf(pkgJson, subpath) {
+  let target = typeof pkgJson.exports === "string" && subpath === "." ? pkgJson.exports : pkgJson.exports?.[subpath];
+  while (target && typeof target === "object") target = target.import ?? target.browser ?? target.default;
+  target ??= subpath === "." ? (pkgJson.module ?? pkgJson.main) : undefined;
+  return typeof target === "string" ? target.replace(/^\.\//, "") : undefined;
 }
 
-function rewriteImports(source) {
-  const pattern = new RegExp(`(from\\s*|import\\s*\\(\\s*)(["'])(${name}(?:/[\\w-]+)?)\\2`, "g");
-  return source.replace(pattern, (_, before, quote, specifier) => `${before}${quote}${resolveBare(specifier)}${quote}`);
+/**
+ * `"onemodelcontext/message-port"` → `"/dist/adapters/message_port/mod.js"`, and a dependency such as
+ * `"@cfworker/json-schema"` → `"/node_modules/@cfworker/json-schema/dist/esm/index.js"`, each from its
+ * package.json; `undefined` for a specifier that is not a package this server can serve.
+ */
+async function resolveBare(specifier) {
+  const parts = specifier.split("/");
+  const pkg = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+  const subpath = specifier === pkg ? "." : `.${specifier.slice(pkg.length)}`;
+  if (pkg === name) {
+    const target = entryOf({ exports }, subpath);
+    if (!target) throw new Error(`Package ${name} exports no ${JSON.stringify(subpath)} (imported as ${JSON.stringify(specifier)})`);
+    return `/${target}`;
+  }
+  let pkgJson;
+  try {
+    pkgJson = JSON.parse(await readFile(join(root, "node_modules", pkg, "package.json"), "utf8"));
+  } catch {
+    return undefined; // not an installed package (a URL or a name the browser resolves itself): left as written
+  }
+  const target = entryOf(pkgJson, subpath);
+  return target && `/node_modules/${pkg}/${target}`;
+}
+
+async function rewriteImports(source) {
+  const pattern = /(from\s*|import\s*\(\s*)(["'])([^"'./][^"':]*)\2/g;
+  const specifiers = new Set([...source.matchAll(pattern)].map((m) => m[3]));
+  const resolved = new Map();
+  for (const specifier of specifiers) resolved.set(specifier, await resolveBare(specifier));
+  return source.replace(pattern, (whole, before, quote, specifier) => {
+    const target = resolved.get(specifier);
+    return target ? `${before}${quote}${target}${quote}` : whole;
+  });
 }
 
 createServer(async (req, res) => {
@@ -42,6 +72,6 @@ createServer(async (req, res) => {
     return res.writeHead(404).end("not found");
   }
   const type = types[extname(file)] ?? "application/octet-stream";
-  if (file.startsWith(examples) && type === "text/javascript") body = rewriteImports(body.toString("utf8"));
+  if (type === "text/javascript") body = await rewriteImports(body.toString("utf8"));
   res.writeHead(200, { "content-type": type }).end(body);
 }).listen(port, "127.0.0.1", () => console.log(`http://127.0.0.1:${port}/examples/browser/`));
