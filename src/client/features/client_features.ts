@@ -1,0 +1,354 @@
+/**
+ * `ClientFeatures`: the typed MCP client API (tools, resources, prompts, completions, logging, change
+ * streams) on top of any {@linkcode FeatureHost}. `ContextClient` exposes every method of it.
+ * @module
+ */
+import { InvalidOptionError } from "../../wire/errors.ts";
+import { isPlainObject, LOGGING_LEVELS, type LoggingLevel } from "../../wire/meta_envelope.ts";
+import { MetaKeys } from "../../wire/protocol_versions.ts";
+import type { ClientRequestParams } from "../../wire/protocol/mod.ts";
+import { integerOption, numberOption } from "../../stream/options.ts";
+import { JsonSchemaValidator } from "../../schema/json_schema_validator.ts";
+import type { SchemaValidator } from "../../schema/schema_validator.ts";
+import type { ChangeStream } from "./change_stream.ts";
+import { ClientFeatureError } from "./feature_errors.ts";
+import type { FeatureHost } from "./feature_host.ts";
+import { type FeatureRequestContext, type FeatureRequestOptions, sendFeatureRequest } from "./feature_request.ts";
+import type {
+  CallToolResult,
+  CompleteResult,
+  CompletionArgument,
+  CompletionReference,
+  GetPromptResult,
+  LogEntry,
+  PromptInfo,
+  ReadResourceResult,
+  ResourceInfo,
+  ResourceTemplateInfo,
+  ToolInfo,
+} from "./feature_types.ts";
+import { ListCache } from "./list_cache.ts";
+import { NotificationFanout } from "./notification_fanout.ts";
+import { type ListenOptions, openListen } from "./open_listen.ts";
+import { OutputSchemas } from "./output_schemas.ts";
+import { iteratePages, type ListBounds } from "./paginated_list.ts";
+import { ProgressRouter } from "./progress_router.ts";
+import { ResourceSubscriptions } from "./resource_subscriptions.ts";
+
+/** Client-wide options of the feature API (part of `ContextClientOptions`). */
+export interface ClientFeatureOptions {
+  /** Keep complete list results for the `ttlMs` the server gives (modern era). Default true. */
+  listCache?: boolean;
+  /** Pages one `listTools()` (and the other lists) follows at most. Default 1 000. */
+  maxListPages?: number;
+  /** Items one `listTools()` (and the other lists) collects at most. Default 100 000. */
+  maxListItems?: number;
+  /** Milliseconds a feature request waits for its reply, restarted by its progress. Default 60 000. */
+  requestTimeout?: number;
+  /** The ceiling progress cannot extend a feature request past. Default 600 000 ms. */
+  maxRequestTimeout?: number;
+  /** `input_required` rounds (modern) answered per request before giving up. Default 10. */
+  maxInputRounds?: number;
+  /** Checks `structuredContent` against tools' output schemas. Default: a `JsonSchemaValidator`. */
+  schemaValidator?: SchemaValidator;
+}
+
+/** Options of `listTools()` and the other complete listings. */
+export interface ListOptions extends Omit<FeatureRequestOptions, "onProgress"> {
+  /** `false` asks the server even when a fresh cached listing exists (the answer still refreshes the cache). Default true. */
+  cache?: boolean;
+  /** Pages followed at most. Default: the client's `maxListPages`. */
+  maxPages?: number;
+  /** Items collected at most. Default: the client's `maxListItems`. */
+  maxItems?: number;
+}
+
+/** Options of `iterateTools()` and the other page-by-page listings. */
+export interface IterateOptions extends ListOptions {
+  /** Pages followed at most. Default: no bound (a loop of up to 1 024 cursors is still caught). */
+  maxPages?: number;
+  /** Items yielded at most. Default: no bound. */
+  maxItems?: number;
+}
+
+/** Options of `callTool()`. */
+export interface CallToolOptions extends FeatureRequestOptions {
+  /** Check `structuredContent` against the tool's output schema from the last `tools/list`. Default true. */
+  validateOutput?: boolean;
+}
+
+/** Options of `complete()`. */
+export interface CompleteOptions extends FeatureRequestOptions {
+  /** Values of the other arguments already chosen (`context.arguments`). */
+  context?: { arguments?: Record<string, string> };
+}
+
+type ListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list";
+
+const LIST_KEYS: Record<ListMethod, string> = {
+  "tools/list": "tools",
+  "resources/list": "resources",
+  "resources/templates/list": "resourceTemplates",
+  "prompts/list": "prompts",
+};
+
+/**
+ * Every feature of an MCP server, as typed calls that work the same in both eras.
+ *
+ * @example
+ * ```ts
+ * const tools = await client.listTools();
+ * const result = await client.callTool("weather", { city: "Oslo" }, { onProgress: (p) => console.log(p.progress) });
+ * for await (const change of client.listen({ tools: true })) console.log(change.type);
+ * ```
+ */
+export class ClientFeatures {
+  readonly #host: FeatureHost;
+  readonly #fanout: NotificationFanout;
+  readonly #progress: ProgressRouter;
+  readonly #cache: ListCache;
+  readonly #schemas: OutputSchemas;
+  readonly #subscriptions: ResourceSubscriptions;
+  readonly #context: FeatureRequestContext;
+  readonly #listCache: boolean;
+  readonly #bounds: ListBounds;
+  #logLevel: LoggingLevel | undefined;
+  #listens = 0;
+
+  constructor(host: FeatureHost, options: ClientFeatureOptions = {}) {
+    this.#host = host;
+    this.#listCache = options.listCache !== false;
+    this.#bounds = {
+      maxPages: integerOption("maxListPages", options.maxListPages, 1_000, 1),
+      maxItems: integerOption("maxListItems", options.maxListItems, 100_000, 0),
+    };
+    const report = (error: Error): void => host.report(error);
+    this.#fanout = new NotificationFanout(report);
+    this.#progress = new ProgressRouter(report);
+    this.#cache = new ListCache(host.time);
+    this.#schemas = new OutputSchemas(options.schemaValidator ?? new JsonSchemaValidator(), this.#bounds.maxItems);
+    this.#context = {
+      host,
+      progress: this.#progress,
+      requestTimeout: numberOption("requestTimeout", options.requestTimeout, 60_000),
+      maxRequestTimeout: numberOption("maxRequestTimeout", options.maxRequestTimeout, 600_000),
+      maxInputRounds: integerOption("maxInputRounds", options.maxInputRounds, 10, 0),
+      meta: () => (this.#logLevel !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: this.#logLevel } : undefined),
+    };
+    this.#subscriptions = new ResourceSubscriptions((uri, on) =>
+      sendFeatureRequest(this.#context, on ? "resources/subscribe" : "resources/unsubscribe", { uri })
+    );
+    this.#fanout.on("notifications/progress", (params) => this.#progress.dispatch(params));
+    this.#fanout.on("notifications/tools/list_changed", () => this.#cache.invalidate("tools/list"));
+    this.#fanout.on("notifications/prompts/list_changed", () => this.#cache.invalidate("prompts/list"));
+    this.#fanout.on("notifications/resources/list_changed", () => {
+      this.#cache.invalidate("resources/list");
+      this.#cache.invalidate("resources/templates/list");
+    });
+  }
+
+  /** Hands a server notification to the feature API (progress, list changes, listen streams, logs). */
+  dispatchNotification(method: string, params: unknown): void {
+    this.#fanout.dispatch(method, params);
+  }
+
+  // ---- lists ----
+
+  /** Every tool, following every cursor. Cached for the server's `ttlMs`; remembers output schemas for `callTool`. */
+  listTools(options: ListOptions = {}): Promise<ToolInfo[]> {
+    return this.#list<ToolInfo>("tools/list", options);
+  }
+
+  /** Every resource, following every cursor. */
+  listResources(options: ListOptions = {}): Promise<ResourceInfo[]> {
+    return this.#list<ResourceInfo>("resources/list", options);
+  }
+
+  /** Every resource template, following every cursor. */
+  listResourceTemplates(options: ListOptions = {}): Promise<ResourceTemplateInfo[]> {
+    return this.#list<ResourceTemplateInfo>("resources/templates/list", options);
+  }
+
+  /** Every prompt, following every cursor. */
+  listPrompts(options: ListOptions = {}): Promise<PromptInfo[]> {
+    return this.#list<PromptInfo>("prompts/list", options);
+  }
+
+  /** The tools one at a time, fetching a page only when the previous one is used up. */
+  iterateTools(options: IterateOptions = {}): AsyncGenerator<ToolInfo, void, undefined> {
+    return this.#iterate<ToolInfo>("tools/list", options);
+  }
+
+  /** The resources one at a time, a page at a time. */
+  iterateResources(options: IterateOptions = {}): AsyncGenerator<ResourceInfo, void, undefined> {
+    return this.#iterate<ResourceInfo>("resources/list", options);
+  }
+
+  /** The resource templates one at a time, a page at a time. */
+  iterateResourceTemplates(options: IterateOptions = {}): AsyncGenerator<ResourceTemplateInfo, void, undefined> {
+    return this.#iterate<ResourceTemplateInfo>("resources/templates/list", options);
+  }
+
+  /** The prompts one at a time, a page at a time. */
+  iteratePrompts(options: IterateOptions = {}): AsyncGenerator<PromptInfo, void, undefined> {
+    return this.#iterate<PromptInfo>("prompts/list", options);
+  }
+
+  // ---- calls ----
+
+  /**
+   * Calls tool `name`. A tool error is a result with `isError: true`, not a rejection. When the last
+   * `tools/list` gave the tool an output schema, `structuredContent` must match it, or the call rejects
+   * with a `StructuredContentError`.
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    const result = await sendFeatureRequest(this.#context, "tools/call", { name, arguments: args }, options);
+    if (!isPlainObject(result) || !Array.isArray(result.content)) {
+      throw new ClientFeatureError("invalid_result", `tools/call of ${JSON.stringify(name)} answered without a content array`);
+    }
+    if (options.validateOutput !== false) this.#schemas.check(name, result);
+    return result as CallToolResult;
+  }
+
+  /** Reads resource `uri`: its `contents` (text or base64 `blob`). */
+  async readResource(uri: string, options: FeatureRequestOptions = {}): Promise<ReadResourceResult> {
+    return (await sendFeatureRequest(this.#context, "resources/read", { uri }, options)) as ReadResourceResult;
+  }
+
+  /** Gets prompt `name` filled with `args`. */
+  async getPrompt(name: string, args: Record<string, string> = {}, options: FeatureRequestOptions = {}): Promise<GetPromptResult> {
+    return (await sendFeatureRequest(this.#context, "prompts/get", { name, arguments: args }, options)) as GetPromptResult;
+  }
+
+  /**
+   * Completion values for `argument` of a prompt (`{ type: "ref/prompt", name }`) or resource template
+   * (`{ type: "ref/resource", uri }`).
+   */
+  async complete(ref: CompletionReference, argument: CompletionArgument, options: CompleteOptions = {}): Promise<CompleteResult> {
+    const params: ClientRequestParams<"completion/complete"> = { ref, argument };
+    if (options.context !== undefined) params.context = options.context;
+    return (await sendFeatureRequest(this.#context, "completion/complete", params as Record<string, unknown>, options)) as CompleteResult;
+  }
+
+  // ---- subscriptions and change streams ----
+
+  /**
+   * Legacy era: `resources/subscribe` for `uri` (counted: the wire call is sent by the first holder).
+   * Updates arrive as `notifications/resources/updated` (see `listen` and `onNotification`). The
+   * modern era has no such method: use `listen({ resourceUris })`.
+   */
+  subscribe(uri: string): Promise<void> {
+    this.#legacyOnly("resources/subscribe");
+    return this.#subscriptions.acquire(uri);
+  }
+
+  /** Legacy era: lets go of a `subscribe(uri)`; the last holder sends `resources/unsubscribe`. */
+  unsubscribe(uri: string): Promise<void> {
+    this.#legacyOnly("resources/unsubscribe");
+    return this.#subscriptions.release(uri);
+  }
+
+  /**
+   * Change events as an async iterable, the same in both eras: modern → one `subscriptions/listen`;
+   * legacy → the list-changed notifications and `resources/subscribe` for `resourceUris`. See
+   * {@linkcode ChangeStream} for the buffering rule and how to end it.
+   */
+  listen(options: ListenOptions): ChangeStream {
+    return openListen({
+      host: this.#host,
+      fanout: this.#fanout,
+      subscriptions: this.#subscriptions,
+      nextListenId: () => `omc-listen-${++this.#listens}`,
+    }, options);
+  }
+
+  // ---- logging ----
+
+  /** The log level set with {@linkcode setLogLevel}, if any. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#logLevel;
+  }
+
+  /**
+   * Asks for server log messages at `level` and above. Legacy: `logging/setLevel`. Modern: every later
+   * feature request carries `_meta["io.modelcontextprotocol/logLevel"]` (servers send messages only
+   * to requests that ask).
+   */
+  async setLogLevel(level: LoggingLevel, options: FeatureRequestOptions = {}): Promise<void> {
+    if (!(LOGGING_LEVELS as readonly string[]).includes(level)) {
+      throw new InvalidOptionError(`Log level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`);
+    }
+    if (this.#host.era() === "legacy") await sendFeatureRequest(this.#context, "logging/setLevel", { level }, options);
+    this.#logLevel = level;
+  }
+
+  /** Calls `handler` with every `notifications/message`; returns the function that stops it. */
+  onLog(handler: (entry: LogEntry) => void): () => void {
+    return this.#fanout.on("notifications/message", (params) => {
+      if (!isPlainObject(params) || typeof params.level !== "string") {
+        this.#host.report(new ClientFeatureError("invalid_result", `Log notification without a level: ${JSON.stringify(params)?.slice(0, 200)}`));
+        return;
+      }
+      const entry: { level: string; logger?: string; data: unknown } = { level: params.level, data: params.data };
+      if (typeof params.logger === "string") entry.logger = params.logger;
+      handler(entry);
+    });
+  }
+
+  // ---- internals ----
+
+  #legacyOnly(method: string): void {
+    if (this.#host.era() === "modern") {
+      throw new ClientFeatureError("unsupported_in_era", `${method} does not exist in the modern era: use listen({ resourceUris })`);
+    }
+  }
+
+  #pages<T>(method: ListMethod, options: ListOptions, bounds: ListBounds) {
+    const { cache: _cache, maxPages: _pages, maxItems: _items, ...request } = options;
+    return iteratePages<T>(method, LIST_KEYS[method], (cursor) =>
+      sendFeatureRequest(this.#context, method, cursor === undefined ? {} : { cursor }, request), bounds);
+  }
+
+  async #list<T>(method: ListMethod, options: ListOptions): Promise<T[]> {
+    if (this.#listCache && options.cache !== false) {
+      const hit = this.#cache.get<T>(method);
+      if (hit) return hit;
+    }
+    const bounds: ListBounds = {
+      maxPages: integerOption("maxPages", options.maxPages, this.#bounds.maxPages, 1),
+      maxItems: integerOption("maxItems", options.maxItems, this.#bounds.maxItems, 0),
+    };
+    const generation = this.#cache.begin(method);
+    const started = this.#host.time.now();
+    const items: T[] = [];
+    let ttl: number | undefined = Infinity;
+    for await (const page of this.#pages<T>(method, options, bounds)) {
+      for (const item of page.items) items.push(item);
+      const pageTtl = page.result.ttlMs;
+      ttl = typeof pageTtl === "number" && ttl !== undefined ? Math.min(ttl, pageTtl) : undefined;
+    }
+    if (method === "tools/list") this.#schemas.replace(items);
+    if (this.#listCache) this.#cache.store(method, items, ttl, started, generation);
+    return items;
+  }
+
+  async *#iterate<T>(method: ListMethod, options: IterateOptions): AsyncGenerator<T, void, undefined> {
+    if (this.#listCache && options.cache !== false) {
+      const hit = this.#cache.get<T>(method);
+      if (hit) {
+        yield* hit;
+        return;
+      }
+    }
+    const bounds: ListBounds = {
+      maxPages: numberOption("maxPages", options.maxPages, Infinity, 1),
+      maxItems: numberOption("maxItems", options.maxItems, Infinity, 0),
+    };
+    for await (const page of this.#pages<T>(method, options, bounds)) {
+      for (const item of page.items) {
+        if (method === "tools/list") this.#schemas.remember(item);
+        yield item;
+      }
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The errors of the client feature API: one class with a stable literal `code`, and the
+ * `structuredContent` mismatch with the tool, the issues and the result that failed.
+ * @module
+ */
+import type { SchemaIssue } from "../../schema/schema_validator.ts";
+
+/** The stable codes of {@linkcode ClientFeatureError}. */
+export type ClientFeatureErrorCode =
+  /** A list had more pages than `maxPages` or more items than `maxItems`. */
+  | "list_too_long"
+  /** A server handed out a cursor it had handed out before in the same listing (a loop). */
+  | "repeated_cursor"
+  /** A result did not have the shape its method requires (e.g. `tools` is not an array). */
+  | "invalid_result"
+  /** A tool's `structuredContent` is missing or does not match its output schema. */
+  | "structured_content_invalid"
+  /** A tool's output schema could not be compiled, so its results cannot be checked. */
+  | "output_schema_invalid"
+  /** The server asked for input (modern `input_required`) and nothing could answer it. */
+  | "input_required"
+  /** The method does not exist in the negotiated era (e.g. `resources/subscribe` in the modern era). */
+  | "unsupported_in_era"
+  /** A listen stream was ended by the server (`notifications/cancelled`) or broke off. */
+  | "listen_ended";
+
+const BRAND = Symbol.for("onemodelcontext.error");
+
+/** An error of the client feature API (`listTools`, `callTool`, `listen`…); `code` is stable. */
+export class ClientFeatureError extends Error {
+  readonly code: ClientFeatureErrorCode;
+  constructor(code: ClientFeatureErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = "ClientFeatureError";
+    (this as unknown as Record<symbol, boolean>)[BRAND] = true;
+  }
+}
+
+/**
+ * A tool result whose `structuredContent` is missing or does not match the tool's output schema (as
+ * the last `tools/list` gave it). `result` is the whole result, for a caller that wants it anyway.
+ */
+export class StructuredContentError extends ClientFeatureError {
+  readonly tool: string;
+  readonly issues: readonly SchemaIssue[];
+  readonly result: unknown;
+  constructor(tool: string, issues: readonly SchemaIssue[], result: unknown) {
+    const first = issues[0];
+    const where = first ? ` at ${JSON.stringify(first.path)}: ${first.message}` : "";
+    super("structured_content_invalid", `Tool ${JSON.stringify(tool)} returned structuredContent that does not match its output schema${where}`);
+    this.name = "StructuredContentError";
+    this.tool = tool;
+    this.issues = issues;
+    this.result = result;
+  }
+}
+
+/**
+ * A modern request answered `input_required` that the client could not fulfil (no handler for a
+ * requested method, or too many rounds). `result` is the server's `InputRequiredResult`, for a caller
+ * that answers it by hand (retry with `inputResponses` and the same `requestState`).
+ */
+export class InputRequiredError extends ClientFeatureError {
+  readonly method: string;
+  readonly result: unknown;
+  constructor(method: string, result: unknown, reason: string) {
+    super("input_required", `Request ${JSON.stringify(method)} needs input from the client: ${reason}`);
+    this.name = "InputRequiredError";
+    this.method = method;
+    this.result = result;
+  }
+}

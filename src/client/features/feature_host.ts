@@ -1,0 +1,39 @@
+/**
+ * `FeatureHost`: the little the client feature API needs from a connected client. `ContextClient`
+ * provides it; tests may provide a fake.
+ * @module
+ */
+import type { RequestId } from "../../wire/protocol/mod.ts";
+import type { TimeProvider } from "../../stream/time_provider.ts";
+import type { Capabilities, Era } from "../../wire/protocol_versions.ts";
+
+/** Options of {@linkcode FeatureHost.request}. */
+export interface HostRequestOptions {
+  /** Aborting cancels the request on the wire (`notifications/cancelled`) and rejects with the reason. */
+  signal?: AbortSignal;
+  /** The JSON-RPC id to use (a listen stream's id is its subscription id). Default: the next counter value. */
+  id?: RequestId;
+}
+
+/** What the feature API uses of a connected client. */
+export interface FeatureHost {
+  /** The negotiated era. */
+  era(): Era;
+  /** What the server said it can do. */
+  serverCapabilities(): Capabilities;
+  /** The clock of every timeout and cache expiry. */
+  readonly time: TimeProvider;
+  /** Sends a request (the modern envelope is added by the host) and resolves with its result. */
+  request(method: string, params: Record<string, unknown>, options: HostRequestOptions): Promise<unknown>;
+  /** Resolves when the connection has ended. */
+  closed(): Promise<unknown>;
+  /** Where trouble that is nobody's exception goes (a hostile notification, a failing listener). */
+  report(error: Error): void;
+  /**
+   * Answers one server request embedded in a modern `input_required` result (`elicitation/create`,
+   * `sampling/createMessage`, `roots/list`) with the client's own handler; `undefined` when the
+   * client has no handler for `method`. Absent: every `input_required` result is handed to the
+   * caller as an `InputRequiredError`.
+   */
+  answerInputRequest?(method: string, params: unknown, signal: AbortSignal): Promise<unknown> | undefined;
+}

@@ -1,0 +1,138 @@
+/**
+ * `sendFeatureRequest`: one request of the feature API, with a timeout that progress resets (up to a
+ * ceiling), progress routed to `onProgress`, and the modern `input_required` rounds.
+ * @module
+ */
+import { TimeoutError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { TimerHandle } from "../../stream/time_provider.ts";
+import { ClientFeatureError, InputRequiredError } from "./feature_errors.ts";
+import type { FeatureHost } from "./feature_host.ts";
+import type { ProgressUpdate } from "./feature_types.ts";
+import type { ProgressRouter } from "./progress_router.ts";
+
+/** The methods whose modern results may be `input_required`. */
+const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/** Options of one feature request (`callTool`, `readResource`, `listTools`…). */
+export interface FeatureRequestOptions {
+  /** Aborting cancels the request on the wire and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds to wait for the reply; each progress notification starts the wait again (when
+   * `onProgress` is given). On expiry the request is cancelled and rejects with a `TimeoutError`.
+   * Default: the client's `requestTimeout` (60 000 ms). `Infinity` waits for ever.
+   */
+  timeout?: number;
+  /** The ceiling progress cannot push the wait past, from the start of the call. Default: the client's `maxRequestTimeout` (600 000 ms). */
+  maxTimeout?: number;
+  /** Called with every `notifications/progress` of this request; giving it sends a progress token. */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** Defaults and bounds of {@linkcode sendFeatureRequest}. */
+export interface FeatureRequestContext {
+  readonly host: FeatureHost;
+  readonly progress: ProgressRouter;
+  readonly requestTimeout: number;
+  readonly maxRequestTimeout: number;
+  /** `input_required` rounds answered at most before the result goes to the caller as an error. */
+  readonly maxInputRounds: number;
+  /** Extra `_meta` keys for every request (the modern per-request log level). */
+  readonly meta: () => Record<string, unknown> | undefined;
+}
+
+/**
+ * Sends `method` and resolves with its complete result. Rejects with the server's `JsonRpcError`, a
+ * `TimeoutError`, the signal's reason, an {@linkcode InputRequiredError}, or a `ClientFeatureError`
+ * `invalid_result` for a `resultType` this library does not know.
+ */
+export async function sendFeatureRequest(
+  context: FeatureRequestContext,
+  method: string,
+  params: Record<string, unknown>,
+  options: FeatureRequestOptions = {},
+): Promise<unknown> {
+  const { host } = context;
+  const timeout = options.timeout ?? context.requestTimeout;
+  const maxTimeout = Math.max(timeout, options.maxTimeout ?? context.maxRequestTimeout);
+  const user = options.signal;
+  if (user?.aborted) throw user.reason;
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(user!.reason);
+  user?.addEventListener("abort", onAbort, { once: true });
+  const started = host.time.now();
+  let timer: TimerHandle | undefined;
+  const arm = (ms: number, total: boolean): void => {
+    timer?.cancel();
+    if (!Number.isFinite(ms)) return;
+    timer = host.time.setTimer(() => {
+      const message = total
+        ? `Request ${JSON.stringify(method)} ran past maxTimeout (${maxTimeout} ms) despite progress: cancelled`
+        : `Request ${JSON.stringify(method)} got no reply within ${timeout} ms: cancelled`;
+      controller.abort(new TimeoutError(message, total ? maxTimeout : timeout));
+    }, ms);
+  };
+  const reArm = (): void => {
+    const left = started + maxTimeout - host.time.now();
+    if (left < timeout) arm(Math.max(0, left), true);
+    else arm(timeout, false);
+  };
+  reArm();
+  const route = options.onProgress
+    ? context.progress.register((update) => {
+      if (controller.signal.aborted) return;
+      reArm();
+      options.onProgress!(update);
+    })
+    : undefined;
+  try {
+    const extra = context.meta();
+    const meta = { ...(isPlainObject(params._meta) ? params._meta : {}), ...extra, ...(route ? { progressToken: route.token } : {}) };
+    const base = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
+    let sent = base;
+    for (let round = 0;; round++) {
+      const result = await host.request(method, sent, { signal: controller.signal });
+      const kind = isPlainObject(result) ? result.resultType : undefined;
+      if (kind === undefined || kind === "complete") return result;
+      if (kind !== "input_required" || !INPUT_METHODS.has(method)) {
+        throw new ClientFeatureError("invalid_result", `${method} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
+      }
+      if (round >= context.maxInputRounds) {
+        throw new InputRequiredError(method, result, `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`);
+      }
+      sent = await retryParams(host, method, base, result as Record<string, unknown>, controller.signal);
+    }
+  } finally {
+    timer?.cancel();
+    route?.release();
+    user?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The params of the retry: the original ones plus `inputResponses` and the byte-exact `requestState`. */
+async function retryParams(
+  host: FeatureHost,
+  method: string,
+  base: Record<string, unknown>,
+  result: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const requests = result.inputRequests;
+  if (requests !== undefined && !isPlainObject(requests)) {
+    throw new ClientFeatureError("invalid_result", `${method} answered input_required with inputRequests that is not an object`);
+  }
+  const entries = Object.entries(requests ?? {});
+  if (entries.length > 0 && !host.answerInputRequest) throw new InputRequiredError(method, result, "this client answers no input requests");
+  const responses: Record<string, unknown> = {};
+  for (const [key, request] of entries) {
+    const inner = isPlainObject(request) ? request : {};
+    const answer = typeof inner.method === "string" ? host.answerInputRequest!(inner.method, inner.params, signal) : undefined;
+    if (answer === undefined) throw new InputRequiredError(method, result, `no handler for input request ${JSON.stringify(key)} (${JSON.stringify(inner.method)})`);
+    responses[key] = await answer;
+  }
+  const next: Record<string, unknown> = { ...base };
+  if (entries.length > 0) next.inputResponses = responses;
+  if (typeof result.requestState === "string") next.requestState = result.requestState;
+  return next;
+}

@@ -1,0 +1,186 @@
+/**
+ * `openListen`: change events of both eras on one {@linkcode ChangeStream}. Modern: one
+ * `subscriptions/listen` request, demultiplexed by its subscription id. Legacy: the
+ * `notifications/*\/list_changed` and `notifications/resources/updated` notifications, with
+ * `resources/subscribe` for the URIs.
+ * @module
+ */
+import { TransportError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import { MetaKeys } from "../../wire/protocol_versions.ts";
+import { ChangeStream } from "./change_stream.ts";
+import { ClientFeatureError } from "./feature_errors.ts";
+import type { FeatureHost } from "./feature_host.ts";
+import type { ChangeEvent, ChangeFilter } from "./feature_types.ts";
+import type { NotificationFanout } from "./notification_fanout.ts";
+import type { ResourceSubscriptions } from "./resource_subscriptions.ts";
+
+/** What {@linkcode openListen} should report. */
+export interface ListenOptions {
+  /** `notifications/tools/list_changed`. Default false. */
+  tools?: boolean;
+  /** `notifications/prompts/list_changed`. Default false. */
+  prompts?: boolean;
+  /** `notifications/resources/list_changed`. Default false. */
+  resources?: boolean;
+  /** `notifications/resources/updated` for these URIs (legacy: after `resources/subscribe`). Default none. */
+  resourceUris?: readonly string[];
+  /** Aborting ends the stream like `close()`. */
+  signal?: AbortSignal;
+}
+
+/** What {@linkcode openListen} works with. */
+export interface ListenContext {
+  readonly host: FeatureHost;
+  readonly fanout: NotificationFanout;
+  readonly subscriptions: ResourceSubscriptions;
+  /** A fresh JSON-RPC id for a `subscriptions/listen` request. */
+  readonly nextListenId: () => string;
+}
+
+const LIST_METHODS = {
+  toolsListChanged: "notifications/tools/list_changed",
+  promptsListChanged: "notifications/prompts/list_changed",
+  resourcesListChanged: "notifications/resources/list_changed",
+} as const;
+const UPDATED = "notifications/resources/updated";
+
+type ListType = keyof typeof LIST_METHODS;
+
+/** Opens a listen stream in the host's era. Never throws: failures end the stream with the error. */
+export function openListen(context: ListenContext, options: ListenOptions): ChangeStream {
+  const filter: ChangeFilter = {};
+  if (options.tools) filter.toolsListChanged = true;
+  if (options.prompts) filter.promptsListChanged = true;
+  if (options.resources) filter.resourcesListChanged = true;
+  const uris = [...new Set(options.resourceUris ?? [])];
+  if (uris.length > 0) filter.resourceSubscriptions = uris;
+  const stream = context.host.era() === "modern" ? openModern(context, filter) : openLegacy(context, filter);
+  const signal = options.signal;
+  if (signal) {
+    if (signal.aborted) void stream.close();
+    else {
+      const onAbort = (): void => void stream.close();
+      signal.addEventListener("abort", onAbort, { once: true });
+      void stream.ended.then(() => signal.removeEventListener("abort", onAbort));
+    }
+  }
+  return stream;
+}
+
+/** Forwards the notifications of the list types and URIs in `filter` that pass `accept` to `stream`. */
+function forward(
+  context: ListenContext,
+  stream: ChangeStream,
+  filter: ChangeFilter,
+  accept: (method: string, params: unknown) => boolean,
+): Array<() => void> {
+  const offs: Array<() => void> = [];
+  for (const type of Object.keys(LIST_METHODS) as ListType[]) {
+    if (!filter[type]) continue;
+    const method = LIST_METHODS[type];
+    offs.push(context.fanout.on(method, (params) => {
+      if (accept(method, params)) stream.push({ type } as ChangeEvent);
+    }));
+  }
+  const uris = new Set(filter.resourceSubscriptions ?? []);
+  if (uris.size > 0) {
+    offs.push(context.fanout.on(UPDATED, (params) => {
+      if (!accept(UPDATED, params)) return;
+      const uri = isPlainObject(params) ? params.uri : undefined;
+      if (typeof uri === "string" && uris.has(uri)) stream.push({ type: "resourceUpdated", uri });
+    }));
+  }
+  return offs;
+}
+
+function subscriptionIdOf(params: unknown): unknown {
+  return isPlainObject(params) && isPlainObject(params._meta) ? params._meta[MetaKeys.subscriptionId] : undefined;
+}
+
+function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream {
+  const { host, fanout } = context;
+  const id = context.nextListenId();
+  const controller = new AbortController();
+  const offs: Array<() => void> = [];
+  const finish = (error?: unknown): void => {
+    for (const off of offs.splice(0)) off();
+    stream.end(error);
+  };
+  const stream = new ChangeStream(() => {
+    for (const off of offs.splice(0)) off();
+    controller.abort(new TransportError("cancelled", `Listen stream ${id} closed by the client`));
+  });
+  const ours = (params: unknown): boolean => subscriptionIdOf(params) === id;
+  offs.push(fanout.on("notifications/subscriptions/acknowledged", (params) => {
+    if (!ours(params)) return;
+    const granted = isPlainObject(params) && isPlainObject(params.notifications) ? params.notifications : {};
+    stream.acknowledge(granted as ChangeFilter);
+  }));
+  offs.push(fanout.on("notifications/cancelled", (params) => {
+    if (!isPlainObject(params) || params.requestId !== id) return;
+    const reason = typeof params.reason === "string" ? `: ${params.reason}` : "";
+    finish(new ClientFeatureError("listen_ended", `The server ended listen stream ${id}${reason}`));
+    controller.abort(new TransportError("cancelled", `Listen stream ${id} ended by the server`));
+  }));
+  offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
+  host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id }).then(
+    () => finish(),
+    (error) => {
+      if (controller.signal.aborted && error === controller.signal.reason) finish();
+      else finish(error);
+    },
+  );
+  return stream;
+}
+
+function openLegacy(context: ListenContext, filter: ChangeFilter): ChangeStream {
+  const { host, subscriptions } = context;
+  const held: string[] = [];
+  let closed = false;
+  const stream: ChangeStream = new ChangeStream(async () => {
+    closed = true;
+    for (const off of live.splice(0)) off();
+    const errors: unknown[] = [];
+    for (const uri of held.splice(0)) await subscriptions.release(uri).catch((error) => errors.push(error));
+    if (errors.length > 0) throw errors[0];
+  });
+  const live = forward(context, stream, filter, () => true);
+  void host.closed().then(() => {
+    for (const off of live.splice(0)) off();
+    held.length = 0;
+    stream.end(new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"));
+  });
+  void (async () => {
+    const capabilities = host.serverCapabilities();
+    const granted: ChangeFilter = {};
+    for (const type of Object.keys(LIST_METHODS) as ListType[]) {
+      const area = type === "toolsListChanged" ? "tools" : type === "promptsListChanged" ? "prompts" : "resources";
+      const declared = capabilities[area];
+      if (filter[type] && isPlainObject(declared) && declared.listChanged === true) granted[type] = true;
+    }
+    const uris = filter.resourceSubscriptions ?? [];
+    const resources = capabilities.resources;
+    if (uris.length > 0 && isPlainObject(resources) && resources.subscribe === true) {
+      try {
+        for (const uri of uris) {
+          if (closed) return;
+          await subscriptions.acquire(uri);
+          if (closed) {
+            await subscriptions.release(uri);
+            return;
+          }
+          held.push(uri);
+        }
+      } catch (error) {
+        for (const off of live.splice(0)) off();
+        for (const uri of held.splice(0)) await subscriptions.release(uri).catch((e) => host.report(e));
+        stream.end(error);
+        return;
+      }
+      granted.resourceSubscriptions = [...held];
+    }
+    stream.acknowledge(granted);
+  })();
+  return stream;
+}
