@@ -24,16 +24,32 @@ export type ClientFeatureErrorCode =
   /** A listen stream was ended by the server (`notifications/cancelled`) or broke off. */
   | "listen_ended";
 
-const BRAND = Symbol.for("onemodelcontext.error");
+/** Instances carry this key, valued with their class name, so `instanceof` works across copies of the package. */
+const BRAND: unique symbol = Symbol.for("onemodelcontext.clientFeatureError") as never;
+const ordinaryInstanceOf = Function.prototype[Symbol.hasInstance];
+
+function mark(error: Error, name: string): void {
+  Object.defineProperty(error, BRAND, { value: name, configurable: true, enumerable: false, writable: false });
+}
+
+function brandOf(value: unknown): unknown {
+  return typeof value === "object" && value !== null ? (value as { [BRAND]?: unknown })[BRAND] : undefined;
+}
 
 /** An error of the client feature API (`listTools`, `callTool`, `listen`…); `code` is stable. */
 export class ClientFeatureError extends Error {
+  /** Stable and safe to branch on. */
   readonly code: ClientFeatureErrorCode;
   constructor(code: ClientFeatureErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = "ClientFeatureError";
-    (this as unknown as Record<symbol, boolean>)[BRAND] = true;
+    mark(this, "ClientFeatureError");
+  }
+  /** True for a feature error from this copy of the package or another. */
+  static override [Symbol.hasInstance](value: unknown): value is ClientFeatureError {
+    if (this !== ClientFeatureError) return ordinaryInstanceOf.call(this, value);
+    return typeof brandOf(value) === "string";
   }
 }
 
@@ -53,6 +69,11 @@ export class StructuredContentError extends ClientFeatureError {
     this.tool = tool;
     this.issues = issues;
     this.result = result;
+    mark(this, "StructuredContentError");
+  }
+  static override [Symbol.hasInstance](value: unknown): value is StructuredContentError {
+    if (this !== StructuredContentError) return ordinaryInstanceOf.call(this, value);
+    return brandOf(value) === "StructuredContentError";
   }
 }
 
@@ -69,5 +90,10 @@ export class InputRequiredError extends ClientFeatureError {
     this.name = "InputRequiredError";
     this.method = method;
     this.result = result;
+    mark(this, "InputRequiredError");
+  }
+  static override [Symbol.hasInstance](value: unknown): value is InputRequiredError {
+    if (this !== InputRequiredError) return ordinaryInstanceOf.call(this, value);
+    return brandOf(value) === "InputRequiredError";
   }
 }

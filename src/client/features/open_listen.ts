@@ -5,7 +5,7 @@
  * `resources/subscribe` for the URIs.
  * @module
  */
-import { TransportError } from "../../wire/errors.ts";
+import { CancelledError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import { MetaKeys } from "../../wire/protocol_versions.ts";
 import { ChangeStream } from "./change_stream.ts";
@@ -109,7 +109,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   };
   const stream = new ChangeStream(() => {
     for (const off of offs.splice(0)) off();
-    controller.abort(new TransportError("cancelled", `Listen stream ${id} closed by the client`));
+    controller.abort(new CancelledError(`Listen stream ${id} closed by the client`));
   });
   const ours = (params: unknown): boolean => subscriptionIdOf(params) === id;
   offs.push(fanout.on("notifications/subscriptions/acknowledged", (params) => {
@@ -121,7 +121,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
     if (!isPlainObject(params) || params.requestId !== id) return;
     const reason = typeof params.reason === "string" ? `: ${params.reason}` : "";
     finish(new ClientFeatureError("listen_ended", `The server ended listen stream ${id}${reason}`));
-    controller.abort(new TransportError("cancelled", `Listen stream ${id} ended by the server`));
+    controller.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
   host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id }).then(
