@@ -79,6 +79,36 @@ export type {
   UntypedMethod,
 } from "./wire/method_map.ts";
 export { defaultEraCache, EraCache, type EraCacheEntry, type EraCacheOptions, type EraCacheStore } from "./client/era_cache.ts";
+// The client feature API: typed lists, calls, change streams (methods of ContextClient).
+export {
+  type AnyClientFeatureError,
+  type CallToolOptions,
+  type CallToolResult,
+  type ChangeEvent,
+  type ChangeFilter,
+  type ChangeStream,
+  ClientFeatureError,
+  type ClientFeatureErrorCode,
+  type ClientFeatureOptions,
+  type CompleteOptions,
+  type CompleteResult,
+  type CompletionArgument,
+  type CompletionReference,
+  type FeatureRequestOptions,
+  type GetPromptResult,
+  type InputRequiredError,
+  type IterateOptions,
+  type ListenOptions,
+  type ListOptions,
+  type LogEntry,
+  type ProgressUpdate,
+  type PromptInfo,
+  type ReadResourceResult,
+  type ResourceInfo,
+  type ResourceTemplateInfo,
+  type StructuredContentError,
+  type ToolInfo,
+} from "./client/features/mod.ts";
 
 // The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.
 export {

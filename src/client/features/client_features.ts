@@ -204,7 +204,7 @@ export class ClientFeatures {
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
     const result = await sendFeatureRequest(this.#context, "tools/call", { name, arguments: args }, options);
     if (!isPlainObject(result) || !Array.isArray(result.content)) {
-      throw new ClientFeatureError("invalid_result", `tools/call of ${JSON.stringify(name)} answered without a content array`);
+      throw new ClientFeatureError("invalid_result", `Tool ${JSON.stringify(name)} answered tools/call without a content array`);
     }
     if (options.validateOutput !== false) this.#schemas.check(name, result);
     return result as CallToolResult;
@@ -299,7 +299,7 @@ export class ClientFeatures {
 
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {
-      throw new ClientFeatureError("unsupported_in_era", `${method} does not exist in the modern era: use listen({ resourceUris })`);
+      throw new ClientFeatureError("unsupported_in_era", `Method ${method} does not exist in the modern era: use listen({ resourceUris })`);
     }
   }
 

@@ -46,8 +46,8 @@ export class ClientFeatureError extends Error {
     this.name = "ClientFeatureError";
     mark(this, "ClientFeatureError");
   }
-  /** True for a feature error from this copy of the package or another. */
-  static override [Symbol.hasInstance](value: unknown): value is ClientFeatureError {
+  /** True for a feature error from this copy of the package or another; narrows to {@linkcode AnyClientFeatureError}. */
+  static override [Symbol.hasInstance](value: unknown): value is AnyClientFeatureError {
     if (this !== ClientFeatureError) return ordinaryInstanceOf.call(this, value);
     return typeof brandOf(value) === "string";
   }
@@ -58,6 +58,7 @@ export class ClientFeatureError extends Error {
  * the last `tools/list` gave it). `result` is the whole result, for a caller that wants it anyway.
  */
 export class StructuredContentError extends ClientFeatureError {
+  declare readonly code: "structured_content_invalid";
   readonly tool: string;
   readonly issues: readonly SchemaIssue[];
   readonly result: unknown;
@@ -83,6 +84,7 @@ export class StructuredContentError extends ClientFeatureError {
  * that answers it by hand (retry with `inputResponses` and the same `requestState`).
  */
 export class InputRequiredError extends ClientFeatureError {
+  declare readonly code: "input_required";
   readonly method: string;
   readonly result: unknown;
   constructor(method: string, result: unknown, reason: string) {
@@ -97,3 +99,12 @@ export class InputRequiredError extends ClientFeatureError {
     return brandOf(value) === "InputRequiredError";
   }
 }
+
+/**
+ * Every feature error: `switch (error.code)` after `error instanceof ClientFeatureError` narrows to
+ * {@linkcode StructuredContentError} or {@linkcode InputRequiredError} and their fields.
+ */
+export type AnyClientFeatureError =
+  | StructuredContentError
+  | InputRequiredError
+  | (ClientFeatureError & { readonly code: Exclude<ClientFeatureErrorCode, "structured_content_invalid" | "input_required"> });

@@ -96,7 +96,7 @@ export async function sendFeatureRequest(
       const kind = isPlainObject(result) ? result.resultType : undefined;
       if (kind === undefined || kind === "complete") return result;
       if (kind !== "input_required" || !INPUT_METHODS.has(method)) {
-        throw new ClientFeatureError("invalid_result", `${method} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
+        throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
       }
       if (round >= context.maxInputRounds) {
         throw new InputRequiredError(method, result, `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`);
@@ -120,7 +120,7 @@ async function retryParams(
 ): Promise<Record<string, unknown>> {
   const requests = result.inputRequests;
   if (requests !== undefined && !isPlainObject(requests)) {
-    throw new ClientFeatureError("invalid_result", `${method} answered input_required with inputRequests that is not an object`);
+    throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered input_required with inputRequests that is not an object`);
   }
   const entries = Object.entries(requests ?? {});
   if (entries.length > 0 && !host.answerInputRequest) throw new InputRequiredError(method, result, "this client answers no input requests");

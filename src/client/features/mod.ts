@@ -1,0 +1,26 @@
+/**
+ * The client feature API, gathered for the package root: `ContextClient` exposes every method.
+ * @module
+ */
+export { ChangeStream } from "./change_stream.ts";
+export { type CallToolOptions, type ClientFeatureOptions, ClientFeatures, type CompleteOptions, type IterateOptions, type ListOptions } from "./client_features.ts";
+export { type AnyClientFeatureError, ClientFeatureError, type ClientFeatureErrorCode, InputRequiredError, StructuredContentError } from "./feature_errors.ts";
+export type { FeatureHost, HostRequestOptions } from "./feature_host.ts";
+export type { FeatureRequestOptions } from "./feature_request.ts";
+export type {
+  CallToolResult,
+  ChangeEvent,
+  ChangeFilter,
+  CompleteResult,
+  CompletionArgument,
+  CompletionReference,
+  GetPromptResult,
+  LogEntry,
+  ProgressUpdate,
+  PromptInfo,
+  ReadResourceResult,
+  ResourceInfo,
+  ResourceTemplateInfo,
+  ToolInfo,
+} from "./feature_types.ts";
+export type { ListenOptions } from "./open_listen.ts";
