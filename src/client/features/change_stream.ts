@@ -129,7 +129,7 @@ export class ChangeStream implements AsyncIterableIterator<ChangeEvent>, AsyncDi
         }
         return { done: true, value: undefined };
       }
-      this.#waiter = new Deferred<void>();
+      this.#waiter ??= new Deferred<void>(); // shared: every concurrent next() wakes and takes its turn
       await this.#waiter.promise;
     }
   }

@@ -114,6 +114,8 @@ export class ClientFeatures {
   readonly #bounds: ListBounds;
   #logLevel: LoggingLevel | undefined;
   #listens = 0;
+  readonly #onClosed = new Set<() => void>();
+  #watchingClose = false;
 
   constructor(host: FeatureHost, options: ClientFeatureOptions = {}) {
     this.#host = host;
@@ -259,6 +261,7 @@ export class ClientFeatures {
       fanout: this.#fanout,
       subscriptions: this.#subscriptions,
       nextListenId: () => `omc-listen-${++this.#listens}`,
+      watchClose: (onClosed) => this.#watchClose(onClosed),
     }, options);
   }
 
@@ -296,6 +299,19 @@ export class ClientFeatures {
   }
 
   // ---- internals ----
+
+  /** One watch on the connection's end for all legacy listen streams, so closed streams leave nothing behind. */
+  #watchClose(onClosed: () => void): () => void {
+    this.#onClosed.add(onClosed);
+    if (!this.#watchingClose) {
+      this.#watchingClose = true;
+      void this.#host.closed().then(() => {
+        for (const callback of [...this.#onClosed]) callback();
+        this.#onClosed.clear();
+      });
+    }
+    return () => this.#onClosed.delete(onClosed);
+  }
 
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {

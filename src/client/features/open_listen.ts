@@ -36,6 +36,8 @@ export interface ListenContext {
   readonly subscriptions: ResourceSubscriptions;
   /** A fresh JSON-RPC id for a `subscriptions/listen` request. */
   readonly nextListenId: () => string;
+  /** Calls `onClosed` once when the connection ends; returns the function that forgets it. */
+  readonly watchClose: (onClosed: () => void) => () => void;
 }
 
 const LIST_METHODS = {
@@ -146,11 +148,12 @@ function openLegacy(context: ListenContext, filter: ChangeFilter): ChangeStream 
     if (errors.length > 0) throw errors[0];
   });
   const live = forward(context, stream, filter, () => true);
-  void host.closed().then(() => {
+  const unwatch = context.watchClose(() => {
     for (const off of live.splice(0)) off();
     held.length = 0;
     stream.end(new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"));
   });
+  void stream.ended.then(unwatch);
   void (async () => {
     const capabilities = host.serverCapabilities();
     const granted: ChangeFilter = {};
