@@ -135,7 +135,10 @@ export class ClientFeatures {
       requestTimeout: numberOption("requestTimeout", options.requestTimeout, 60_000),
       maxRequestTimeout: numberOption("maxRequestTimeout", options.maxRequestTimeout, 600_000),
       maxInputRounds: integerOption("maxInputRounds", options.maxInputRounds, 10, 0),
-      meta: () => (this.#logLevel !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: this.#logLevel } : undefined),
+      meta: (level) => {
+        const chosen = level ?? this.#logLevel;
+        return chosen !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: chosen } : undefined;
+      },
     };
     this.#subscriptions = new ResourceSubscriptions((uri, on) =>
       sendFeatureRequest(this.#context, on ? "resources/subscribe" : "resources/unsubscribe", { uri })

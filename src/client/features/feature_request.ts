@@ -4,7 +4,7 @@
  * @module
  */
 import { TimeoutError } from "../../wire/errors.ts";
-import { isPlainObject } from "../../wire/meta_envelope.ts";
+import { isPlainObject, type LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { TimerHandle } from "../../stream/time_provider.ts";
 import { ClientFeatureError, InputRequiredError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
@@ -28,6 +28,8 @@ export interface FeatureRequestOptions {
   maxTimeout?: number;
   /** Called with every `notifications/progress` of this request; giving it sends a progress token. */
   onProgress?: (update: ProgressUpdate) => void;
+  /** Modern era: the log level of this request only (`_meta["io.modelcontextprotocol/logLevel"]`), instead of the one from `setLogLevel`. Ignored in the legacy era. */
+  logLevel?: LoggingLevel;
 }
 
 /** Defaults and bounds of {@linkcode sendFeatureRequest}. */
@@ -38,8 +40,8 @@ export interface FeatureRequestContext {
   readonly maxRequestTimeout: number;
   /** `input_required` rounds answered at most before the result goes to the caller as an error. */
   readonly maxInputRounds: number;
-  /** Extra `_meta` keys for every request (the modern per-request log level). */
-  readonly meta: () => Record<string, unknown> | undefined;
+  /** Extra `_meta` keys for a request (the modern per-request log level; `logLevel` overrides the client's). */
+  readonly meta: (logLevel: LoggingLevel | undefined) => Record<string, unknown> | undefined;
 }
 
 /**
@@ -87,7 +89,7 @@ export async function sendFeatureRequest(
     })
     : undefined;
   try {
-    const extra = context.meta();
+    const extra = context.meta(options.logLevel);
     const meta = { ...(isPlainObject(params._meta) ? params._meta : {}), ...extra, ...(route ? { progressToken: route.token } : {}) };
     const base = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
     let sent = base;

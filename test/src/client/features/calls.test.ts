@@ -89,6 +89,19 @@ describe("era-specific calls", () => {
     await s.client.close();
   });
 
+  it("a per-request logLevel overrides the client's in the modern era and is ignored in the legacy era", async () => {
+    const modern = await connectScripted("modern", echo);
+    await modern.client.setLogLevel("error");
+    await modern.client.readResource("file:///a", { logLevel: "debug" });
+    await modern.client.readResource("file:///a");
+    expect(modern.requests("resources/read").map((m) => m.params._meta[MetaKeys.logLevel])).toEqual(["debug", "error"]);
+    const legacy = await connectScripted("legacy", echo);
+    await legacy.client.readResource("file:///a", { logLevel: "debug" });
+    expect(legacy.requests("resources/read")[0].params._meta).toBeUndefined();
+    await modern.client.close();
+    await legacy.client.close();
+  });
+
   it("subscribe and unsubscribe do not exist in the modern era: unsupported_in_era, nothing sent", async () => {
     const s = await connectScripted("modern", echo);
     expect(() => s.client.subscribe("file:///a")).toThrow(expect.objectContaining({ code: "unsupported_in_era", message: expect.stringMatching(/listen/) }));
