@@ -135,6 +135,7 @@ export class ClientFeatures {
       requestTimeout: numberOption("requestTimeout", options.requestTimeout, 60_000),
       maxRequestTimeout: numberOption("maxRequestTimeout", options.maxRequestTimeout, 600_000),
       maxInputRounds: integerOption("maxInputRounds", options.maxInputRounds, 10, 0),
+      related: (method, params) => void this.#fanout.dispatch(method, params),
       meta: (level) => {
         const chosen = level ?? this.#logLevel;
         return chosen !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: chosen } : undefined;

@@ -13,6 +13,11 @@ export interface HostRequestOptions {
   signal?: AbortSignal;
   /** The JSON-RPC id to use (a listen stream's id is its subscription id). Default: the next counter value. */
   id?: RequestId;
+  /**
+   * Receives the notifications the transport ties to this request (on a stream: its progress; over
+   * HTTP: everything on its response stream) instead of the client's notification handlers.
+   */
+  onNotification?: (method: string, params: unknown) => void;
 }
 
 /** What the feature API uses of a connected client. */

@@ -40,6 +40,8 @@ export interface FeatureRequestContext {
   readonly maxRequestTimeout: number;
   /** `input_required` rounds answered at most before the result goes to the caller as an error. */
   readonly maxInputRounds: number;
+  /** Where notifications tied to a request go (the feature API's fan-out: progress, logs, listen events). */
+  readonly related: (method: string, params: unknown) => void;
   /** Extra `_meta` keys for a request (the modern per-request log level; `logLevel` overrides the client's). */
   readonly meta: (logLevel: LoggingLevel | undefined) => Record<string, unknown> | undefined;
 }
@@ -94,7 +96,7 @@ export async function sendFeatureRequest(
     const base = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
     let sent = base;
     for (let round = 0;; round++) {
-      const result = await host.request(method, sent, { signal: controller.signal });
+      const result = await host.request(method, sent, { signal: controller.signal, onNotification: context.related });
       const kind = isPlainObject(result) ? result.resultType : undefined;
       if (kind === undefined || kind === "complete") return result;
       if (kind !== "input_required" || !INPUT_METHODS.has(method)) {

@@ -126,7 +126,8 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
     controller.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
-  host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id }).then(
+  const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
+  host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id, onNotification: related }).then(
     () => finish(),
     (error) => {
       if (controller.signal.aborted && error === controller.signal.reason) finish();
