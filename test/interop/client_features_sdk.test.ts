@@ -132,3 +132,16 @@ describe("legacy resource subscriptions against SDK 1.32", () => {
     expect((await client.callTool("touch", { uri: "notes://alpha" })).content).toEqual([{ type: "text", text: "not subscribed" }]);
   });
 });
+
+describe("resource updates through listen against SDK 2.4 (both eras)", () => {
+  it.each(["modern", "legacy"] as const)("%s: listen({ resourceUris }) reports the update of a subscribed URI only", async (era) => {
+    const client = await connect(SDK2, era);
+    const changes = client.listen({ resourceUris: ["notes://alpha"] });
+    expect(await changes.ready).toEqual({ resourceSubscriptions: ["notes://alpha"] });
+    await client.callTool("touch", { uri: "notes://beta" });
+    await client.callTool("touch", { uri: "notes://alpha" });
+    expect(await nextChange(changes)).toEqual({ type: "resourceUpdated", uri: "notes://alpha" });
+    expect(changes.pending).toBe(0);
+    await changes.close();
+  });
+});
