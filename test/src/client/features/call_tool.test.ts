@@ -259,6 +259,17 @@ describe("callTool and input_required (modern era)", () => {
     await s.client.close();
   });
 
+  it("maxInputRounds is not hit early: a server that needs exactly that many rounds gets its answer", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => {
+      const round = m.params.requestState === undefined ? 0 : Number(m.params.requestState);
+      if (round < 2) return peer.reply(m.id, { resultType: "input_required", requestState: String(round + 1) });
+      peer.reply(m.id, { content: text("after two rounds") });
+    }), { client: { features: { maxInputRounds: 2 } } });
+    expect((await s.client.callTool("free")).content).toEqual(text("after two rounds"));
+    expect(s.requests("tools/call")).toHaveLength(3);
+    await s.client.close();
+  });
+
   it("an unknown resultType is an invalid_result", async () => {
     const s = await connectScripted("modern", toolServer((m, peer) => peer.reply(m.id, { resultType: "task", content: [] })));
     await expect(s.client.callTool("free")).rejects.toMatchObject({ code: "invalid_result" });
