@@ -31,7 +31,7 @@ import { ListCache } from "./list_cache.ts";
 import { NotificationFanout } from "./notification_fanout.ts";
 import { type ListenOptions, openListen } from "./open_listen.ts";
 import { OutputSchemas } from "./output_schemas.ts";
-import { iteratePages, type ListBounds } from "./paginated_list.ts";
+import { type IterateOptions, type ListOptions, ListReader } from "./list_reader.ts";
 import { ProgressRouter } from "./progress_router.ts";
 import { ResourceSubscriptions } from "./resource_subscriptions.ts";
 
@@ -53,24 +53,6 @@ export interface ClientFeatureOptions {
   schemaValidator?: SchemaValidator;
 }
 
-/** Options of `listTools()` and the other complete listings. */
-export interface ListOptions extends Omit<FeatureRequestOptions, "onProgress"> {
-  /** `false` asks the server even when a fresh cached listing exists (the answer still refreshes the cache). Default true. */
-  cache?: boolean;
-  /** Pages followed at most. Default: the client's `maxListPages`. */
-  maxPages?: number;
-  /** Items collected at most. Default: the client's `maxListItems`. */
-  maxItems?: number;
-}
-
-/** Options of `iterateTools()` and the other page-by-page listings. */
-export interface IterateOptions extends ListOptions {
-  /** Pages followed at most. Default: no bound (a loop of up to 1 024 cursors is still caught). */
-  maxPages?: number;
-  /** Items yielded at most. Default: no bound. */
-  maxItems?: number;
-}
-
 /** Options of `callTool()`. */
 export interface CallToolOptions extends FeatureRequestOptions {
   /** Check `structuredContent` against the tool's output schema from the last `tools/list`. Default true. */
@@ -82,15 +64,6 @@ export interface CompleteOptions extends FeatureRequestOptions {
   /** Values of the other arguments already chosen (`context.arguments`). */
   context?: { arguments?: Record<string, string> };
 }
-
-type ListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list";
-
-const LIST_KEYS: Record<ListMethod, string> = {
-  "tools/list": "tools",
-  "resources/list": "resources",
-  "resources/templates/list": "resourceTemplates",
-  "prompts/list": "prompts",
-};
 
 /**
  * Every feature of an MCP server, as typed calls that work the same in both eras.
@@ -110,8 +83,7 @@ export class ClientFeatures {
   readonly #schemas: OutputSchemas;
   readonly #subscriptions: ResourceSubscriptions;
   readonly #context: FeatureRequestContext;
-  readonly #listCache: boolean;
-  readonly #bounds: ListBounds;
+  readonly #lists: ListReader;
   #logLevel: LoggingLevel | undefined;
   #listens = 0;
   readonly #onClosed = new Set<() => void>();
@@ -119,8 +91,7 @@ export class ClientFeatures {
 
   constructor(host: FeatureHost, options: ClientFeatureOptions = {}) {
     this.#host = host;
-    this.#listCache = options.listCache !== false;
-    this.#bounds = {
+    const bounds = {
       maxPages: integerOption("maxListPages", options.maxListPages, 1_000, 1),
       maxItems: integerOption("maxListItems", options.maxListItems, 100_000, 0),
     };
@@ -128,7 +99,7 @@ export class ClientFeatures {
     this.#fanout = new NotificationFanout(report);
     this.#progress = new ProgressRouter(report);
     this.#cache = new ListCache(host.time);
-    this.#schemas = new OutputSchemas(options.schemaValidator ?? new JsonSchemaValidator(), this.#bounds.maxItems);
+    this.#schemas = new OutputSchemas(options.schemaValidator ?? new JsonSchemaValidator(), bounds.maxItems);
     this.#context = {
       host,
       progress: this.#progress,
@@ -141,6 +112,7 @@ export class ClientFeatures {
         return chosen !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: chosen } : undefined;
       },
     };
+    this.#lists = new ListReader(this.#context, options.listCache === false ? undefined : this.#cache, this.#schemas, bounds);
     this.#subscriptions = new ResourceSubscriptions((uri, on) =>
       sendFeatureRequest(this.#context, on ? "resources/subscribe" : "resources/unsubscribe", { uri })
     );
@@ -162,42 +134,42 @@ export class ClientFeatures {
 
   /** Every tool, following every cursor. Cached for the server's `ttlMs`; remembers output schemas for `callTool`. */
   listTools(options: ListOptions = {}): Promise<ToolInfo[]> {
-    return this.#list<ToolInfo>("tools/list", options);
+    return this.#lists.list<ToolInfo>("tools/list", options);
   }
 
   /** Every resource, following every cursor. */
   listResources(options: ListOptions = {}): Promise<ResourceInfo[]> {
-    return this.#list<ResourceInfo>("resources/list", options);
+    return this.#lists.list<ResourceInfo>("resources/list", options);
   }
 
   /** Every resource template, following every cursor. */
   listResourceTemplates(options: ListOptions = {}): Promise<ResourceTemplateInfo[]> {
-    return this.#list<ResourceTemplateInfo>("resources/templates/list", options);
+    return this.#lists.list<ResourceTemplateInfo>("resources/templates/list", options);
   }
 
   /** Every prompt, following every cursor. */
   listPrompts(options: ListOptions = {}): Promise<PromptInfo[]> {
-    return this.#list<PromptInfo>("prompts/list", options);
+    return this.#lists.list<PromptInfo>("prompts/list", options);
   }
 
   /** The tools one at a time, fetching a page only when the previous one is used up. */
   iterateTools(options: IterateOptions = {}): AsyncGenerator<ToolInfo, void, undefined> {
-    return this.#iterate<ToolInfo>("tools/list", options);
+    return this.#lists.iterate<ToolInfo>("tools/list", options);
   }
 
   /** The resources one at a time, a page at a time. */
   iterateResources(options: IterateOptions = {}): AsyncGenerator<ResourceInfo, void, undefined> {
-    return this.#iterate<ResourceInfo>("resources/list", options);
+    return this.#lists.iterate<ResourceInfo>("resources/list", options);
   }
 
   /** The resource templates one at a time, a page at a time. */
   iterateResourceTemplates(options: IterateOptions = {}): AsyncGenerator<ResourceTemplateInfo, void, undefined> {
-    return this.#iterate<ResourceTemplateInfo>("resources/templates/list", options);
+    return this.#lists.iterate<ResourceTemplateInfo>("resources/templates/list", options);
   }
 
   /** The prompts one at a time, a page at a time. */
   iteratePrompts(options: IterateOptions = {}): AsyncGenerator<PromptInfo, void, undefined> {
-    return this.#iterate<PromptInfo>("prompts/list", options);
+    return this.#lists.iterate<PromptInfo>("prompts/list", options);
   }
 
   // ---- calls ----
@@ -320,55 +292,6 @@ export class ClientFeatures {
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {
       throw new ClientFeatureError("unsupported_in_era", `Method ${method} does not exist in the modern era: use listen({ resourceUris })`);
-    }
-  }
-
-  #pages<T>(method: ListMethod, options: ListOptions, bounds: ListBounds) {
-    const { cache: _cache, maxPages: _pages, maxItems: _items, ...request } = options;
-    return iteratePages<T>(method, LIST_KEYS[method], (cursor) =>
-      sendFeatureRequest(this.#context, method, cursor === undefined ? {} : { cursor }, request), bounds);
-  }
-
-  async #list<T>(method: ListMethod, options: ListOptions): Promise<T[]> {
-    if (this.#listCache && options.cache !== false) {
-      const hit = this.#cache.get<T>(method);
-      if (hit) return hit;
-    }
-    const bounds: ListBounds = {
-      maxPages: integerOption("maxPages", options.maxPages, this.#bounds.maxPages, 1),
-      maxItems: integerOption("maxItems", options.maxItems, this.#bounds.maxItems, 0),
-    };
-    const generation = this.#cache.begin(method);
-    const started = this.#host.time.now();
-    const items: T[] = [];
-    let ttl: number | undefined = Infinity;
-    for await (const page of this.#pages<T>(method, options, bounds)) {
-      for (const item of page.items) items.push(item);
-      const pageTtl = page.result.ttlMs;
-      ttl = typeof pageTtl === "number" && ttl !== undefined ? Math.min(ttl, pageTtl) : undefined;
-    }
-    if (method === "tools/list") this.#schemas.replace(items);
-    if (this.#listCache) this.#cache.store(method, items, ttl, started, generation);
-    return items;
-  }
-
-  async *#iterate<T>(method: ListMethod, options: IterateOptions): AsyncGenerator<T, void, undefined> {
-    if (this.#listCache && options.cache !== false) {
-      const hit = this.#cache.get<T>(method);
-      if (hit) {
-        yield* hit;
-        return;
-      }
-    }
-    const bounds: ListBounds = {
-      maxPages: numberOption("maxPages", options.maxPages, Infinity, 1),
-      maxItems: numberOption("maxItems", options.maxItems, Infinity, 0),
-    };
-    for await (const page of this.#pages<T>(method, options, bounds)) {
-      for (const item of page.items) {
-        if (method === "tools/list") this.#schemas.remember(item);
-        yield item;
-      }
     }
   }
 }

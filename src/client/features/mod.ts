@@ -3,7 +3,8 @@
  * @module
  */
 export { ChangeStream } from "./change_stream.ts";
-export { type CallToolOptions, type ClientFeatureOptions, ClientFeatures, type CompleteOptions, type IterateOptions, type ListOptions } from "./client_features.ts";
+export { type CallToolOptions, type ClientFeatureOptions, ClientFeatures, type CompleteOptions } from "./client_features.ts";
+export { type IterateOptions, type ListMethod, type ListOptions, ListReader } from "./list_reader.ts";
 export { type AnyClientFeatureError, ClientFeatureError, type ClientFeatureErrorCode, InputRequiredError, StructuredContentError } from "./feature_errors.ts";
 export type { FeatureHost, HostRequestOptions } from "./feature_host.ts";
 export type { FeatureRequestOptions } from "./feature_request.ts";
