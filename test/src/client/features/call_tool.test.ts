@@ -202,6 +202,34 @@ describe.each(["modern", "legacy"] as const)("callTool (%s era)", (era) => {
     await s.client.close();
   });
 
+  it("an output schema that cannot be compiled is an output_schema_invalid error naming the tool", async () => {
+    const s = await connectScripted(era, (m, peer) => {
+      if (m.method === "tools/list") return peer.reply(m.id, { tools: [{ name: "odd", inputSchema: { type: "object" }, outputSchema: { type: "object", $ref: "#/$defs/missing" } }] });
+      peer.reply(m.id, { content: [], structuredContent: {} });
+    });
+    await s.client.listTools();
+    const error = await s.client.callTool("odd").catch((e) => e);
+    expect(error.code).toBe("output_schema_invalid");
+    expect(error.message).toMatch(/^Tool "odd" has an output schema that cannot be compiled/);
+    await s.client.close();
+  });
+
+  it("a progress notification whose progress is not a number is reported, not passed on", async () => {
+    const calls: Message[] = [];
+    const s = await connectScripted(era, toolServer((m) => void calls.push(m)));
+    const seen: ProgressUpdate[] = [];
+    const call = s.client.callTool("free", {}, { onProgress: (p) => seen.push(p) });
+    await until(() => calls.length === 1);
+    const token = calls[0].params._meta.progressToken;
+    s.peer.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: "half" } });
+    await until(() => s.reports.length === 1);
+    expect(s.reports[0].message).toMatch(/^Progress notification .* not a number: "half"/);
+    s.peer.reply(calls[0].id, { content: [] });
+    await call;
+    expect(seen).toEqual([]);
+    await s.client.close();
+  });
+
   it("a result without a content array is an invalid_result", async () => {
     const s = await connectScripted(era, toolServer((m, peer) => peer.reply(m.id, { structuredContent: {} })));
     await expect(s.client.callTool("free")).rejects.toMatchObject({ code: "invalid_result" });
