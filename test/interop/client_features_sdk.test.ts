@@ -99,14 +99,16 @@ describe.each(PEERS)("our client against $name ($era era)", ({ script, era }) =>
     expect(entries).toEqual([{ level: "info", logger: "chatty", data: { said: "hello" } }]);
   });
 
-  it("listen reports a tools list change caused by a tool call", async () => {
+  it("listen reports the tools, prompts and resources list changes caused by a tool call", async () => {
     const client = await connect(script, era);
-    const changes = client.listen({ tools: true });
-    expect(await changes.ready).toMatchObject({ toolsListChanged: true });
+    const changes = client.listen({ tools: true, prompts: true, resources: true });
+    expect(await changes.ready).toMatchObject({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
     await client.callTool("grow");
-    expect(await nextChange(changes)).toEqual({ type: "toolsListChanged" });
+    const seen = [await nextChange(changes), await nextChange(changes), await nextChange(changes)].map((c) => c.type).sort();
+    expect(seen).toEqual(["promptsListChanged", "resourcesListChanged", "toolsListChanged"]);
     await changes.close();
     expect((await client.listTools()).some((t) => t.name.startsWith("extra-"))).toBe(true);
+    expect((await client.listPrompts()).some((p) => p.name.startsWith("extra-"))).toBe(true);
   });
 });
 
