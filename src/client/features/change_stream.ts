@@ -52,6 +52,7 @@ export class ChangeStream implements AsyncIterableIterator<ChangeEvent>, AsyncDi
   #error: unknown;
   #closing: Promise<void> | undefined;
   #dropped = 0;
+  #endReason: string | undefined;
 
   /** @param onClose Called once when the consumer ends the stream (not when the server does). */
   constructor(onClose: () => Promise<void> | void) {
@@ -75,6 +76,15 @@ export class ChangeStream implements AsyncIterableIterator<ChangeEvent>, AsyncDi
   /** Events dropped so far because an equal one was still queued. */
   get coalesced(): number {
     return this.#dropped;
+  }
+
+  /**
+   * Why the server ended the stream, once it has: `"result"` (its graceful `subscriptions/listen`
+   * result) or `"cancelled"` plus its reason (`notifications/cancelled`). `undefined` while the stream
+   * runs, and when the client ended it or it broke off with an error.
+   */
+  get endReason(): string | undefined {
+    return this.#endReason;
   }
 
   /** Events waiting to be read. */
@@ -103,9 +113,10 @@ export class ChangeStream implements AsyncIterableIterator<ChangeEvent>, AsyncDi
   }
 
   /** @internal Ends the stream: the queued events are still read, then the iterator is done (or throws `error`). */
-  end(error?: unknown): void {
+  end(error?: unknown, serverReason?: string): void {
     if (this.#done) return;
     this.#done = true;
+    this.#endReason = serverReason;
     this.#error = error;
     this.#ready.reject(error ?? new Error("The listen stream ended before the server acknowledged it"));
     this.#ended.resolve();

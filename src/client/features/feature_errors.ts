@@ -21,7 +21,7 @@ export type ClientFeatureErrorCode =
   | "input_required"
   /** The method does not exist in the negotiated era (e.g. `resources/subscribe` in the modern era). */
   | "unsupported_in_era"
-  /** A listen stream was ended by the server (`notifications/cancelled`) or broke off. */
+  /** A legacy listen stream broke off because the connection closed. */
   | "listen_ended";
 
 /** Instances carry this key, valued with their class name, so `instanceof` works across copies of the package. */

@@ -105,9 +105,9 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   const id = context.nextListenId();
   const controller = new AbortController();
   const offs: Array<() => void> = [];
-  const finish = (error?: unknown): void => {
+  const finish = (error?: unknown, serverReason?: string): void => {
     for (const off of offs.splice(0)) off();
-    stream.end(error);
+    stream.end(error, serverReason);
   };
   const stream = new ChangeStream(() => {
     for (const off of offs.splice(0)) off();
@@ -121,14 +121,13 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   }));
   offs.push(fanout.on("notifications/cancelled", (params) => {
     if (!isPlainObject(params) || params.requestId !== id) return;
-    const reason = typeof params.reason === "string" ? `: ${params.reason}` : "";
-    finish(new ClientFeatureError("listen_ended", `The server ended listen stream ${id}${reason}`));
+    finish(undefined, typeof params.reason === "string" ? `cancelled: ${params.reason.slice(0, 200)}` : "cancelled");
     controller.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
   const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
   host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id, onNotification: related }).then(
-    () => finish(),
+    () => finish(undefined, "result"),
     (error) => {
       if (controller.signal.aborted && error === controller.signal.reason) finish();
       else finish(error);

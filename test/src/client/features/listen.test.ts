@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../../../src/client/features/feature_types.ts";
-import { ClientFeatureError } from "../../../../src/client/features/feature_errors.ts";
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
 import { connectScripted, type Message, settle, track, until } from "./helpers.ts";
 
@@ -74,6 +73,7 @@ describe("listen (modern era): one subscriptions/listen request", () => {
     await until(() => s.received().some((m) => m.method === "notifications/cancelled"));
     expect(s.received().find((m) => m.method === "notifications/cancelled").params.requestId).toBe(s.listens[0].id);
     expect(await changes.next()).toEqual({ done: true, value: undefined });
+    expect(changes.endReason).toBeUndefined();
     await s.client.close();
   });
 
@@ -98,20 +98,20 @@ describe("listen (modern era): one subscriptions/listen request", () => {
     s.notify("notifications/tools/list_changed", sub(id));
     s.peer.reply(id, { resultType: "complete", ...sub(id) });
     expect(await take(changes, 5)).toEqual([{ type: "toolsListChanged" }]);
+    expect(changes.endReason).toBe("result");
     await expect(changes.ready).rejects.toThrow(/before the server acknowledged/);
     expect(s.received().some((m) => m.method === "notifications/cancelled")).toBe(false);
     await s.client.close();
   });
 
-  it("notifications/cancelled from the server for the listen id ends the stream with listen_ended", async () => {
+  it("notifications/cancelled from the server for the listen id ends the stream after the queued events; endReason says why", async () => {
     const s = await modern();
     const changes = s.client.listen({ tools: true });
     await until(() => s.listens.length === 1);
+    s.notify("notifications/tools/list_changed", sub(s.listens[0].id));
     s.notify("notifications/cancelled", { requestId: s.listens[0].id, reason: "Shutting down" });
-    const error = await changes.next().catch((e) => e);
-    expect(error).toBeInstanceOf(ClientFeatureError);
-    expect(error.code).toBe("listen_ended");
-    expect(error.message).toMatch(/Shutting down/);
+    expect(await take(changes, 5)).toEqual([{ type: "toolsListChanged" }]);
+    expect(changes.endReason).toBe("cancelled: Shutting down");
     await s.client.close();
   });
 
