@@ -19,6 +19,8 @@ export interface ExchangeRequestOptions {
    * here instead of the client's notification handlers.
    */
   onNotification?: RelatedNotificationHandler;
+  /** The JSON-RPC id to send (a listen stream's subscription id is its request id). Default: the transport's own. */
+  id?: string | number;
 }
 
 /** What a client's feature code needs from a transport, one request at a time. */

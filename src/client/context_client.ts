@@ -19,6 +19,14 @@ import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.t
 import { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "../rpc/transport.ts";
 import type { RelatedNotificationHandler } from "./client_exchange.ts";
 import { StreamClientExchange } from "./stream_client_exchange.ts";
+import { type CallToolOptions, ClientFeatures, type ClientFeatureOptions, type CompleteOptions } from "./features/client_features.ts";
+import type { ChangeStream } from "./features/change_stream.ts";
+import type * as F from "./features/feature_types.ts";
+import type { FeatureRequestOptions } from "./features/feature_request.ts";
+import type { IterateOptions, ListOptions } from "./features/list_reader.ts";
+import type { ListenOptions } from "./features/open_listen.ts";
+import type { LoggingLevel } from "../wire/meta_envelope.ts";
+import type { RequestId } from "../wire/protocol/mod.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
@@ -45,6 +53,8 @@ export interface ContextClientOptions {
   clientInfo?: Implementation;
   /** What this client can do. Default `{}`. */
   capabilities?: Capabilities;
+  /** Options of the feature API (`listTools`, `callTool`, `listen`…): bounds, timeouts, cache, validator. */
+  features?: ClientFeatureOptions;
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
   /** Every bad thing that is nobody's exception: stray server output, unknown reply ids, cache failures. */
@@ -67,6 +77,8 @@ export interface ClientRequestOptions {
    * of {@linkcode ContextClient.onNotification}.
    */
   onNotification?: RelatedNotificationHandler;
+  /** The JSON-RPC id to send. Default: the next value of the connection's counter. */
+  id?: RequestId;
 }
 
 /** Answers one server-to-client request; the value becomes the result, a thrown `JsonRpcError` the error reply. */
@@ -109,11 +121,24 @@ export class ContextClient<
   #era: Era | undefined;
   #closing: Promise<void> | undefined;
   #transportClosing: Promise<void> | undefined;
+  readonly #features: ClientFeatures;
 
   private constructor(options: ContextClientOptions, cache: EraCacheStore | undefined, cacheKey: string | undefined) {
     this.#options = options;
     this.#cache = cache;
     this.#cacheKey = cacheKey;
+    this.#features = new ClientFeatures({
+      era: () => this.era,
+      serverCapabilities: () => this.serverCapabilities,
+      time: options.timeProvider ?? systemTimeProvider,
+      request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, o),
+      closed: () => this.closed,
+      report: (error) => this.#report(error),
+      answerInputRequest: (method, params, signal) => {
+        const handler = this.#handlers.request(method);
+        return handler && Promise.resolve(handler(params, { id: "input-request", method, signal, notify: () => Promise.resolve() }));
+      },
+    }, options.features);
   }
 
   /**
@@ -223,7 +248,7 @@ export class ContextClient<
   request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
   async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
     const { exchange } = this.#session.live;
-    const sent = { signal: options.signal, onNotification: options.onNotification };
+    const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id };
     if (this.#era !== "modern") return exchange.request(method, params, sent);
     if (params !== undefined && !isPlainObject(params)) {
       throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
@@ -273,6 +298,45 @@ export class ContextClient<
     return this;
   }
 
+  // ---- the feature API (src/client/features/client_features.ts documents each method) ----
+
+  /** Every tool, following every cursor (bounded), cached for the server's `ttlMs`. */
+  listTools(options?: ListOptions): Promise<F.ToolInfo[]> { return this.#features.listTools(options); }
+  /** Every resource, following every cursor (bounded). */
+  listResources(options?: ListOptions): Promise<F.ResourceInfo[]> { return this.#features.listResources(options); }
+  /** Every resource template, following every cursor (bounded). */
+  listResourceTemplates(options?: ListOptions): Promise<F.ResourceTemplateInfo[]> { return this.#features.listResourceTemplates(options); }
+  /** Every prompt, following every cursor (bounded). */
+  listPrompts(options?: ListOptions): Promise<F.PromptInfo[]> { return this.#features.listPrompts(options); }
+  /** The tools one at a time, one page in memory. */
+  iterateTools(options?: IterateOptions): AsyncGenerator<F.ToolInfo, void, undefined> { return this.#features.iterateTools(options); }
+  /** The resources one at a time, one page in memory. */
+  iterateResources(options?: IterateOptions): AsyncGenerator<F.ResourceInfo, void, undefined> { return this.#features.iterateResources(options); }
+  /** The resource templates one at a time, one page in memory. */
+  iterateResourceTemplates(options?: IterateOptions): AsyncGenerator<F.ResourceTemplateInfo, void, undefined> { return this.#features.iterateResourceTemplates(options); }
+  /** The prompts one at a time, one page in memory. */
+  iteratePrompts(options?: IterateOptions): AsyncGenerator<F.PromptInfo, void, undefined> { return this.#features.iteratePrompts(options); }
+  /** Calls a tool; progress, a progress-reset timeout, and `structuredContent` checked against its output schema. */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<F.CallToolResult> { return this.#features.callTool(name, args, options); }
+  /** Reads a resource. */
+  readResource(uri: string, options?: FeatureRequestOptions): Promise<F.ReadResourceResult> { return this.#features.readResource(uri, options); }
+  /** Gets a prompt filled with `args`. */
+  getPrompt(name: string, args?: Record<string, string>, options?: FeatureRequestOptions): Promise<F.GetPromptResult> { return this.#features.getPrompt(name, args, options); }
+  /** Completion values for a prompt or resource-template argument. */
+  complete(ref: F.CompletionReference, argument: F.CompletionArgument, options?: CompleteOptions): Promise<F.CompleteResult> { return this.#features.complete(ref, argument, options); }
+  /** Legacy era: `resources/subscribe` (counted per URI). */
+  subscribe(uri: string): Promise<void> { return this.#features.subscribe(uri); }
+  /** Legacy era: `resources/unsubscribe` once the last holder lets go. */
+  unsubscribe(uri: string): Promise<void> { return this.#features.unsubscribe(uri); }
+  /** Change events of both eras as an async iterable (modern `subscriptions/listen`; legacy notifications). */
+  listen(options: ListenOptions): ChangeStream { return this.#features.listen(options); }
+  /** Legacy: `logging/setLevel`; modern: the `_meta` log level of every later feature request. */
+  setLogLevel(level: LoggingLevel, options?: FeatureRequestOptions): Promise<void> { return this.#features.setLogLevel(level, options); }
+  /** The level given to `setLogLevel`, if any. */
+  get logLevel(): LoggingLevel | undefined { return this.#features.logLevel; }
+  /** Calls `handler` with every server log message; returns the function that stops it. */
+  onLog(handler: (entry: F.LogEntry) => void): () => void { return this.#features.onLog(handler); }
+
   /**
    * Closes the connection, then the transport's own graceful close (for a process: stdin EOF, then
    * the adapter's bounded close sequence). Idempotent.
@@ -304,7 +368,10 @@ export class ContextClient<
         onReport: (error) => this.#report(error),
       },
       onRequest: (request, context) => this.#dispatchRequest(request, context),
-      onNotification: (method, params) => this.#handlers.notification(method)?.(params),
+      onNotification: (method, params) => {
+        this.#features.dispatchNotification(method, params);
+        return this.#handlers.notification(method)?.(params);
+      },
     });
     exchange.connection.start();
     return { transport, exchange, rpc: exchange.connection, used: false };

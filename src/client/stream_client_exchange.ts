@@ -41,12 +41,12 @@ export class StreamClientExchange implements ClientExchange {
   }
 
   request(method: string, params: unknown, options: ExchangeRequestOptions = {}): Promise<unknown> {
-    const { onNotification, signal } = options;
+    const { onNotification, signal, id } = options;
     const token = onNotification === undefined ? undefined : progressTokenOf(params);
-    if (token === undefined) return this.connection.request(method, params, { signal });
+    if (token === undefined) return this.connection.request(method, params, { signal, id });
     const key = idKey(token);
     this.#related.set(key, onNotification!);
-    return this.connection.request(method, params, { signal }).finally(() => {
+    return this.connection.request(method, params, { signal, id }).finally(() => {
       if (this.#related.get(key) === onNotification) this.#related.delete(key);
     });
   }
