@@ -98,16 +98,16 @@ export {
   type GetPromptResult,
   type InputRequiredError,
   type IterateOptions,
+  type ListedPrompt,
+  type ListedResource,
+  type ListedResourceTemplate,
+  type ListedTool,
   type ListenOptions,
   type ListOptions,
   type LogEntry,
   type ProgressUpdate,
-  type PromptInfo,
   type ReadResourceResult,
-  type ResourceInfo,
-  type ResourceTemplateInfo,
   type StructuredContentError,
-  type ToolInfo,
 } from "./client/features/mod.ts";
 
 // The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.

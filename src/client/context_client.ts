@@ -301,21 +301,21 @@ export class ContextClient<
   // ---- the feature API (src/client/features/client_features.ts documents each method) ----
 
   /** Every tool, following every cursor (bounded), cached for the server's `ttlMs`. */
-  listTools(options?: ListOptions): Promise<F.ToolInfo[]> { return this.#features.listTools(options); }
+  listTools(options?: ListOptions): Promise<F.ListedTool[]> { return this.#features.listTools(options); }
   /** Every resource, following every cursor (bounded). */
-  listResources(options?: ListOptions): Promise<F.ResourceInfo[]> { return this.#features.listResources(options); }
+  listResources(options?: ListOptions): Promise<F.ListedResource[]> { return this.#features.listResources(options); }
   /** Every resource template, following every cursor (bounded). */
-  listResourceTemplates(options?: ListOptions): Promise<F.ResourceTemplateInfo[]> { return this.#features.listResourceTemplates(options); }
+  listResourceTemplates(options?: ListOptions): Promise<F.ListedResourceTemplate[]> { return this.#features.listResourceTemplates(options); }
   /** Every prompt, following every cursor (bounded). */
-  listPrompts(options?: ListOptions): Promise<F.PromptInfo[]> { return this.#features.listPrompts(options); }
+  listPrompts(options?: ListOptions): Promise<F.ListedPrompt[]> { return this.#features.listPrompts(options); }
   /** The tools one at a time, one page in memory. */
-  iterateTools(options?: IterateOptions): AsyncGenerator<F.ToolInfo, void, undefined> { return this.#features.iterateTools(options); }
+  iterateTools(options?: IterateOptions): AsyncGenerator<F.ListedTool, void, undefined> { return this.#features.iterateTools(options); }
   /** The resources one at a time, one page in memory. */
-  iterateResources(options?: IterateOptions): AsyncGenerator<F.ResourceInfo, void, undefined> { return this.#features.iterateResources(options); }
+  iterateResources(options?: IterateOptions): AsyncGenerator<F.ListedResource, void, undefined> { return this.#features.iterateResources(options); }
   /** The resource templates one at a time, one page in memory. */
-  iterateResourceTemplates(options?: IterateOptions): AsyncGenerator<F.ResourceTemplateInfo, void, undefined> { return this.#features.iterateResourceTemplates(options); }
+  iterateResourceTemplates(options?: IterateOptions): AsyncGenerator<F.ListedResourceTemplate, void, undefined> { return this.#features.iterateResourceTemplates(options); }
   /** The prompts one at a time, one page in memory. */
-  iteratePrompts(options?: IterateOptions): AsyncGenerator<F.PromptInfo, void, undefined> { return this.#features.iteratePrompts(options); }
+  iteratePrompts(options?: IterateOptions): AsyncGenerator<F.ListedPrompt, void, undefined> { return this.#features.iteratePrompts(options); }
   /** Calls a tool; progress, a progress-reset timeout, and `structuredContent` checked against its output schema. */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<F.CallToolResult> { return this.#features.callTool(name, args, options); }
   /** Reads a resource. */

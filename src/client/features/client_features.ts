@@ -21,11 +21,11 @@ import type {
   CompletionReference,
   GetPromptResult,
   LogEntry,
-  PromptInfo,
+  ListedPrompt,
   ReadResourceResult,
-  ResourceInfo,
-  ResourceTemplateInfo,
-  ToolInfo,
+  ListedResource,
+  ListedResourceTemplate,
+  ListedTool,
 } from "./feature_types.ts";
 import { ListCache } from "./list_cache.ts";
 import { NotificationFanout } from "./notification_fanout.ts";
@@ -133,43 +133,43 @@ export class ClientFeatures {
   // ---- lists ----
 
   /** Every tool, following every cursor. Cached for the server's `ttlMs`; remembers output schemas for `callTool`. */
-  listTools(options: ListOptions = {}): Promise<ToolInfo[]> {
-    return this.#lists.list<ToolInfo>("tools/list", options);
+  listTools(options: ListOptions = {}): Promise<ListedTool[]> {
+    return this.#lists.list<ListedTool>("tools/list", options);
   }
 
   /** Every resource, following every cursor. */
-  listResources(options: ListOptions = {}): Promise<ResourceInfo[]> {
-    return this.#lists.list<ResourceInfo>("resources/list", options);
+  listResources(options: ListOptions = {}): Promise<ListedResource[]> {
+    return this.#lists.list<ListedResource>("resources/list", options);
   }
 
   /** Every resource template, following every cursor. */
-  listResourceTemplates(options: ListOptions = {}): Promise<ResourceTemplateInfo[]> {
-    return this.#lists.list<ResourceTemplateInfo>("resources/templates/list", options);
+  listResourceTemplates(options: ListOptions = {}): Promise<ListedResourceTemplate[]> {
+    return this.#lists.list<ListedResourceTemplate>("resources/templates/list", options);
   }
 
   /** Every prompt, following every cursor. */
-  listPrompts(options: ListOptions = {}): Promise<PromptInfo[]> {
-    return this.#lists.list<PromptInfo>("prompts/list", options);
+  listPrompts(options: ListOptions = {}): Promise<ListedPrompt[]> {
+    return this.#lists.list<ListedPrompt>("prompts/list", options);
   }
 
   /** The tools one at a time, fetching a page only when the previous one is used up. */
-  iterateTools(options: IterateOptions = {}): AsyncGenerator<ToolInfo, void, undefined> {
-    return this.#lists.iterate<ToolInfo>("tools/list", options);
+  iterateTools(options: IterateOptions = {}): AsyncGenerator<ListedTool, void, undefined> {
+    return this.#lists.iterate<ListedTool>("tools/list", options);
   }
 
   /** The resources one at a time, a page at a time. */
-  iterateResources(options: IterateOptions = {}): AsyncGenerator<ResourceInfo, void, undefined> {
-    return this.#lists.iterate<ResourceInfo>("resources/list", options);
+  iterateResources(options: IterateOptions = {}): AsyncGenerator<ListedResource, void, undefined> {
+    return this.#lists.iterate<ListedResource>("resources/list", options);
   }
 
   /** The resource templates one at a time, a page at a time. */
-  iterateResourceTemplates(options: IterateOptions = {}): AsyncGenerator<ResourceTemplateInfo, void, undefined> {
-    return this.#lists.iterate<ResourceTemplateInfo>("resources/templates/list", options);
+  iterateResourceTemplates(options: IterateOptions = {}): AsyncGenerator<ListedResourceTemplate, void, undefined> {
+    return this.#lists.iterate<ListedResourceTemplate>("resources/templates/list", options);
   }
 
   /** The prompts one at a time, a page at a time. */
-  iteratePrompts(options: IterateOptions = {}): AsyncGenerator<PromptInfo, void, undefined> {
-    return this.#lists.iterate<PromptInfo>("prompts/list", options);
+  iteratePrompts(options: IterateOptions = {}): AsyncGenerator<ListedPrompt, void, undefined> {
+    return this.#lists.iterate<ListedPrompt>("prompts/list", options);
   }
 
   // ---- calls ----

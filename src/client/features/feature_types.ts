@@ -8,13 +8,13 @@ import type { ClientRequestParams, ClientRequestResult, Modern } from "../../wir
 type Complete<R> = Exclude<R, Modern.InputRequiredResult>;
 
 /** One tool of `tools/list`, of either era. */
-export type ToolInfo = ClientRequestResult<"tools/list">["tools"][number];
+export type ListedTool = ClientRequestResult<"tools/list">["tools"][number];
 /** One resource of `resources/list`, of either era. */
-export type ResourceInfo = ClientRequestResult<"resources/list">["resources"][number];
+export type ListedResource = ClientRequestResult<"resources/list">["resources"][number];
 /** One resource template of `resources/templates/list`, of either era. */
-export type ResourceTemplateInfo = ClientRequestResult<"resources/templates/list">["resourceTemplates"][number];
+export type ListedResourceTemplate = ClientRequestResult<"resources/templates/list">["resourceTemplates"][number];
 /** One prompt of `prompts/list`, of either era. */
-export type PromptInfo = ClientRequestResult<"prompts/list">["prompts"][number];
+export type ListedPrompt = ClientRequestResult<"prompts/list">["prompts"][number];
 
 /** The result of `tools/call` (`content`, `structuredContent?`, `isError?`), of either era. */
 export type CallToolResult = Complete<ClientRequestResult<"tools/call">>;

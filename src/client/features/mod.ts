@@ -18,10 +18,10 @@ export type {
   GetPromptResult,
   LogEntry,
   ProgressUpdate,
-  PromptInfo,
+  ListedPrompt,
   ReadResourceResult,
-  ResourceInfo,
-  ResourceTemplateInfo,
-  ToolInfo,
+  ListedResource,
+  ListedResourceTemplate,
+  ListedTool,
 } from "./feature_types.ts";
 export type { ListenOptions } from "./open_listen.ts";
