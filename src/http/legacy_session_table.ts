@@ -1,0 +1,84 @@
+/**
+ * `LegacySessionTable`: the bounded set of live legacy HTTP sessions, keyed by `Mcp-Session-Id`.
+ * @module
+ */
+import { integerOption, numberOption } from "../stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+import { ClosedError } from "../wire/errors.ts";
+import { LegacyHttpSession } from "./legacy_http_session.ts";
+
+/** The default {@linkcode LegacySessionTableOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+/** The default {@linkcode LegacySessionTableOptions.idleTimeout}: 5 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT = 300_000;
+/** The longest `Mcp-Session-Id` looked up; longer ones are unknown without a lookup. */
+const MAX_SESSION_ID_LENGTH = 128;
+
+/** Options of {@linkcode LegacySessionTable}. */
+export interface LegacySessionTableOptions {
+  /** Live sessions at most; an `initialize` beyond it is refused (429). Default 1000. */
+  maxSessions?: number;
+  /** Milliseconds a session may stay idle (nothing in flight, no GET stream) before it ends. Default 300 000. */
+  idleTimeout?: number;
+  /** Clock of the idle timers. Default the system clock. */
+  timeProvider?: TimeProvider;
+}
+
+/**
+ * Live legacy sessions, at most `maxSessions`, each ended after `idleTimeout` idle. Session ids are
+ * random UUIDs from WebCrypto (visible ASCII, unguessable); a forged or ended id is simply unknown.
+ *
+ * @example
+ * ```ts
+ * const sessions = new LegacySessionTable({ maxSessions: 100, idleTimeout: 60_000 });
+ * const session = sessions.create(); // undefined when full
+ * sessions.get(request.headers.get("mcp-session-id") ?? "");
+ * ```
+ */
+export class LegacySessionTable {
+  readonly maxSessions: number;
+  readonly idleTimeout: number;
+  readonly #time: TimeProvider;
+  readonly #sessions = new Map<string, LegacyHttpSession>();
+
+  constructor(options: LegacySessionTableOptions = {}) {
+    this.maxSessions = integerOption("maxSessions", options.maxSessions, DEFAULT_MAX_SESSIONS, 1);
+    this.idleTimeout = numberOption("idleTimeout", options.idleTimeout, DEFAULT_SESSION_IDLE_TIMEOUT, 1);
+    this.#time = options.timeProvider ?? systemTimeProvider;
+  }
+
+  /** Live sessions now. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** A new session with a fresh id, or `undefined` when `maxSessions` are live. */
+  create(): LegacyHttpSession | undefined {
+    if (this.#sessions.size >= this.maxSessions) return undefined;
+    const session = new LegacyHttpSession(globalThis.crypto.randomUUID(), {
+      idleTimeout: this.idleTimeout,
+      timeProvider: this.#time,
+      onEnd: (ended) => {
+        if (this.#sessions.get(ended.id) === ended) this.#sessions.delete(ended.id);
+      },
+    });
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The live session with `id`, or `undefined`. */
+  get(id: string): LegacyHttpSession | undefined {
+    if (id.length === 0 || id.length > MAX_SESSION_ID_LENGTH) return undefined;
+    return this.#sessions.get(id);
+  }
+
+  /** Every live session. */
+  values(): IterableIterator<LegacyHttpSession> {
+    return this.#sessions.values();
+  }
+
+  /** Ends every session with `reason`. */
+  endAll(reason: Error = new ClosedError("The server is shutting down: the session ended")): void {
+    for (const session of [...this.#sessions.values()]) session.end(reason);
+  }
+}

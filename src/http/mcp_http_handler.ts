@@ -1,0 +1,554 @@
+/**
+ * `createHttpHandler`: the Streamable HTTP endpoint of a server, as a web-standard
+ * `(request: Request) => Promise<Response>`, serving both eras on one URL: the modern era
+ * (2026-07-28: one message per POST, no sessions) and the legacy one (2025-03-26 … 2025-11-25:
+ * stateless by default, optional `Mcp-Session-Id` sessions with a GET stream).
+ * @module
+ */
+import { integerOption, numberOption } from "../stream/options.ts";
+import { delay, systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+import { asError, CancelledError, ClosedError, ErrorCodes, InvalidUtf8Error, JsonRpcError, ParseError } from "../wire/errors.ts";
+import { BodyTooLargeError } from "./errors.ts";
+import { classifyMessage, errorResponse, type RequestId } from "../wire/json_rpc_message.ts";
+import { hasEnvelopeClaim, readRequestEnvelope } from "../wire/meta_envelope.ts";
+import { LEGACY_VERSIONS, MetaKeys } from "../wire/protocol_versions.ts";
+import { CorsPolicy, type CorsPolicyOptions } from "./cors_policy.ts";
+import {
+  headerMismatch,
+  httpError,
+  invalidParams,
+  invalidRequest,
+  methodNotAllowed,
+  methodNotFound,
+  parseError,
+  payloadTooLarge,
+  unsupportedProtocolVersion,
+} from "./http_errors.ts";
+import type { DispatchContext, HttpDispatcher, JsonRpcReply, ServerSession } from "./http_dispatcher.ts";
+import type { LegacyHttpSession } from "./legacy_http_session.ts";
+import { LegacySessionTable, type LegacySessionTableOptions } from "./legacy_session_table.ts";
+import type { ParamHeader } from "./mcp_header_annotations.ts";
+import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHeaders } from "./mcp_request_headers.ts";
+import { OriginGuard } from "./origin_guard.ts";
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
+import { ResponseChannel } from "./response_channel.ts";
+import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+
+/** The default {@linkcode HttpHandlerOptions.maxStreams}. */
+export const DEFAULT_MAX_STREAMS = 1000;
+/** The default {@linkcode HttpHandlerOptions.shutdownTimeout}. */
+export const DEFAULT_HTTP_SHUTDOWN_TIMEOUT = 5_000;
+/** The version a legacy request without `MCP-Protocol-Version` is taken to speak. */
+export const DEFAULT_LEGACY_HTTP_VERSION = "2025-03-26";
+
+/** Methods the modern era removed: a modern request for one gets 404/-32601 from the transport. */
+const REMOVED_IN_MODERN = new Set(["initialize", "ping"]);
+
+/** Options of {@linkcode createHttpHandler}. */
+export interface HttpHandlerOptions {
+  /** Largest request body, in bytes, enforced while it streams in (413). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * The address the server listens on, for `Origin`/`Host` validation (403). Default `127.0.0.1`:
+   * only loopback `Host`s and `Origin`s pass unless allow-listed. Give the public address (or
+   * `0.0.0.0`) when serving beyond this machine; `Host` is then checked only against `allowedHosts`.
+   */
+  bindAddress?: string;
+  /** Extra `Host` values accepted (`name` or `name:port`). Default none. */
+  allowedHosts?: readonly string[];
+  /** Extra `Origin`s accepted, or `"*"`. Default none. */
+  allowedOrigins?: readonly string[] | "*";
+  /** CORS for browser clients: `true` for the defaults of `CorsPolicy`, or its options. Default off. */
+  cors?: boolean | CorsPolicyOptions;
+  /**
+   * Legacy sessions (`Mcp-Session-Id`, the GET stream, server-to-client requests over SSE): `true`
+   * for the defaults, or the table's bounds. Default off: every legacy POST stands alone.
+   */
+  sessions?: boolean | LegacySessionTableOptions;
+  /** Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000. */
+  maxStreams?: number;
+  /** Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB. */
+  maxBufferedBytes?: number;
+  /** Milliseconds of quiet after which an SSE stream sends a keep-alive comment; 0 sends none. Default 15 000. */
+  keepAliveInterval?: number;
+  /** Milliseconds {@linkcode HttpHandler.close} lets requests in flight finish before it cancels them. Default 5 000. */
+  shutdownTimeout?: number;
+  /**
+   * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, to validate its
+   * `Mcp-Param-*` headers; `undefined` for none. Default: none checked.
+   */
+  paramHeaders?: (toolName: string) => readonly ParamHeader[] | undefined;
+  /** Clock of keep-alives, idle sessions and the shutdown bound. Default the system clock. */
+  timeProvider?: TimeProvider;
+  /** Failures with nowhere else to go (a notification handler that threw, a reply to no request). */
+  onReport?: (error: Error) => void;
+}
+
+/** A fetch handler with a graceful shutdown. */
+export interface HttpHandler {
+  (request: Request): Promise<Response>;
+  /**
+   * Graceful shutdown: new requests get 503; listen streams end with their result; requests in
+   * flight get `shutdownTimeout` to finish, then are cancelled; sessions end. Idempotent.
+   */
+  close(): Promise<void>;
+  /** Resolves once {@linkcode HttpHandler.close} finished. */
+  readonly closed: Promise<void>;
+  /** Live legacy sessions. */
+  readonly sessionCount: number;
+  /** Open long streams (listen and GET). */
+  readonly streamCount: number;
+}
+
+interface InFlight {
+  readonly controller: AbortController;
+  readonly channel: ResponseChannel;
+  readonly listen: boolean;
+  /** Settles once the reply is out and its stream ended. */
+  done: Promise<void>;
+}
+
+/**
+ * The Streamable HTTP endpoint of `server`, both eras on one URL.
+ *
+ * Modern (2026-07-28): POST only, one message per POST; `_meta` checked (400/-32602), then
+ * `MCP-Protocol-Version` against it (400/-32020), the version (400/-32022), `Mcp-Method`, `Mcp-Name`
+ * and `Mcp-Param-*` (400/-32020); an unknown method is 404/-32601 and a missing client capability
+ * 400/-32021. The reply is JSON unless a related notification comes first, then SSE; a dropped
+ * response cancels the handler. `subscriptions/listen` is a long SSE response, at most `maxStreams`.
+ *
+ * Legacy: `initialize` answered; `MCP-Protocol-Version` (absent: 2025-03-26) names the version of
+ * every other POST. Without sessions, a server-to-client request fails at once. With `sessions`,
+ * `initialize` mints `Mcp-Session-Id`, later requests need it (400 without, 404 for an unknown or
+ * ended one), GET opens the session's stream, DELETE ends it, server-to-client requests travel on
+ * the POST's SSE stream and their replies come back as POSTs (202); a dropped response is not a
+ * cancel (`notifications/cancelled` is).
+ *
+ * Both: bodies over `maxBodyBytes` get 413 (checked as they stream in), a bad `Origin`/`Host` 403,
+ * every SSE stream holds at most `maxBufferedBytes` (a handler's notifications wait while it is full).
+ *
+ * @example
+ * ```ts
+ * const handler = createHttpHandler(server, { sessions: true });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, handler);
+ * ```
+ */
+export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOptions = {}): HttpHandler {
+  const endpoint = new McpEndpoint(server, options);
+  const handler = ((request: Request) => endpoint.handle(request)) as HttpHandler;
+  Object.defineProperties(handler, {
+    close: { value: () => endpoint.close() },
+    closed: { get: () => endpoint.closed },
+    sessionCount: { get: () => endpoint.sessionCount },
+    streamCount: { get: () => endpoint.streamCount },
+  });
+  return handler;
+}
+
+class McpEndpoint {
+  readonly #server: HttpDispatcher;
+  readonly #maxBodyBytes: number;
+  readonly #maxStreams: number;
+  readonly #shutdownTimeout: number;
+  readonly #sse: SseStreamOptions;
+  readonly #guard: OriginGuard;
+  readonly #cors: CorsPolicy | undefined;
+  readonly #sessions: LegacySessionTable | undefined;
+  readonly #paramHeaders: HttpHandlerOptions["paramHeaders"];
+  readonly #time: TimeProvider;
+  readonly #report: (error: Error) => void;
+  readonly #inFlight = new Set<InFlight>();
+  #streams = 0;
+  #closing: Promise<void> | undefined;
+  #markClosed!: () => void;
+  readonly closed = new Promise<void>((resolve) => (this.#markClosed = resolve));
+
+  constructor(server: HttpDispatcher, options: HttpHandlerOptions) {
+    this.#server = server;
+    this.#maxBodyBytes = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
+    this.#maxStreams = integerOption("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 0);
+    this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, DEFAULT_HTTP_SHUTDOWN_TIMEOUT);
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#sse = { maxBufferedBytes: options.maxBufferedBytes, keepAliveInterval: options.keepAliveInterval, timeProvider: this.#time };
+    new SseStream(this.#sse).abort(); // fail on bad stream bounds now rather than on the first stream
+    this.#guard = new OriginGuard({ bindAddress: options.bindAddress ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
+    this.#cors = options.cors ? new CorsPolicy(options.cors === true ? {} : options.cors) : undefined;
+    this.#sessions = options.sessions
+      ? new LegacySessionTable({ timeProvider: this.#time, ...(options.sessions === true ? {} : options.sessions) })
+      : undefined;
+    this.#paramHeaders = options.paramHeaders;
+    const onReport = options.onReport;
+    this.#report = (error) => {
+      try {
+        onReport?.(error);
+      } catch {
+        // A failing reporter must not break the endpoint; there is nowhere further to report to.
+      }
+    };
+  }
+
+  get sessionCount(): number {
+    return this.#sessions?.size ?? 0;
+  }
+
+  get streamCount(): number {
+    return this.#streams;
+  }
+
+  async handle(request: Request): Promise<Response> {
+    const preflight = this.#cors?.preflight(request);
+    if (preflight) return preflight;
+    const response = await this.#route(request);
+    return this.#cors ? this.#cors.apply(request, response) : response;
+  }
+
+  async #route(request: Request): Promise<Response> {
+    const refused = this.#guard.refuse(request);
+    if (refused) {
+      await request.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
+      return refused;
+    }
+    if (this.#closing) {
+      await request.body?.cancel().catch(() => {});
+      return unavailable();
+    }
+    switch (request.method) {
+      case "POST":
+        return this.#post(request);
+      case "GET":
+        return this.#get(request);
+      case "DELETE":
+        return this.#delete(request);
+      default:
+        await request.body?.cancel().catch(() => {});
+        return methodNotAllowed(request.method, this.#allowed());
+    }
+  }
+
+  #allowed(): string[] {
+    return this.#sessions ? ["GET", "POST", "DELETE"] : ["POST"];
+  }
+
+  // ---------------------------------------------------------------- POST
+
+  async #post(request: Request): Promise<Response> {
+    const contentType = request.headers.get("content-type");
+    if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+      await request.body?.cancel().catch(() => {});
+      return httpError("unsupportedMediaType", undefined, { message: `Unsupported Media Type: Content-Type must be application/json, got ${JSON.stringify(contentType)}` });
+    }
+    if (!accepts(request, ["application/json", "text/event-stream"])) {
+      await request.body?.cancel().catch(() => {});
+      return httpError("notAcceptable", undefined);
+    }
+    let message: unknown;
+    try {
+      const body = await readJsonBody(request, { maxBodyBytes: this.#maxBodyBytes });
+      if (body.batch) return invalidRequest(undefined, "Invalid request: JSON-RPC batches are not supported; send one message per POST");
+      message = body.value;
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return payloadTooLarge(this.#maxBodyBytes);
+      if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(`Parse error: ${error.message}`);
+      throw error;
+    }
+    const classified = classifyMessage(message);
+    if (classified.kind === "invalid") return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);
+    const headerVersion = request.headers.get(McpHeaders.protocolVersion)?.trim() ?? null;
+    const params = classified.kind === "request" ? classified.request.params : classified.kind === "notification" ? classified.params : undefined;
+    const legacy =
+      this.#server.versions.legacy.length > 0 &&
+      !hasEnvelopeClaim(params) &&
+      (headerVersion === null || (LEGACY_VERSIONS as readonly string[]).includes(headerVersion));
+    return legacy ? this.#legacyPost(request, message, classified, headerVersion) : this.#modernPost(request, message, classified);
+  }
+
+  // ---------------------------------------------------------------- modern
+
+  #modernPost(request: Request, message: unknown, classified: Classified): Response | Promise<Response> {
+    if (classified.kind === "result" || classified.kind === "error") {
+      return invalidRequest(classified.id, "Invalid request: a 2026-07-28 client sends no responses (the modern era has no server-to-client requests)");
+    }
+    if (classified.kind === "notification") {
+      this.#notifyInBackground(message, undefined, request.signal);
+      return accepted();
+    }
+    const { id, method, params } = classified.request;
+    if (REMOVED_IN_MODERN.has(method)) return methodNotFound(id, `${method} (removed in 2026-07-28)`);
+    const reading = readRequestEnvelope(params);
+    if (reading.kind !== "envelope") {
+      const reason = reading.kind === "malformed"
+        ? reading.message
+        : `Invalid params: params._meta must carry "${MetaKeys.protocolVersion}" and "${MetaKeys.clientCapabilities}"`;
+      return invalidParams(id, reason);
+    }
+    const toolName = method === "tools/call" && isObject(params) && typeof params.name === "string" ? params.name : undefined;
+    const paramHeaders = toolName === undefined ? undefined : this.#paramHeaders?.(toolName);
+    const mismatch = validateRequestHeaders(request.headers, message, { paramHeaders });
+    if (mismatch && (mismatch.data as HeaderMismatchData).header === McpHeaders.protocolVersion) return headerMismatch(id, mismatch);
+    const version = reading.envelope.protocolVersion;
+    if (!this.#server.versions.supportsModern(version)) return unsupportedProtocolVersion(id, version, this.#server.versions.advertised);
+    if (mismatch) return headerMismatch(id, mismatch);
+
+    const listen = method === "subscriptions/listen";
+    if (listen && this.#streams >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
+    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus });
+    const controller = new AbortController();
+    link(controller, request.signal, "The client closed the response (HTTP disconnect)");
+    link(controller, channel.signal, "The client stopped reading the response stream");
+    if (listen) this.#countStream(channel.openStream());
+    const context: DispatchContext = {
+      signal: controller.signal,
+      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
+    };
+    this.#run(id, message, context, channel, controller, listen);
+    return channel.response;
+  }
+
+  // ---------------------------------------------------------------- legacy
+
+  #legacyPost(request: Request, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+    const isInitialize = classified.kind === "request" && classified.request.method === "initialize";
+    const id = idOf(classified);
+    if (!isInitialize && headerVersion !== null && !this.#server.versions.legacy.includes(headerVersion)) {
+      return unsupportedProtocolVersion(id, headerVersion, this.#server.versions.legacy);
+    }
+    return this.#sessions
+      ? this.#sessionPost(this.#sessions, request, message, classified, isInitialize)
+      : this.#statelessPost(request, message, classified, headerVersion);
+  }
+
+  #statelessPost(request: Request, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+    if (classified.kind === "result" || classified.kind === "error") {
+      return invalidRequest(classified.id, "Invalid request: no server-to-client request is waiting (this endpoint runs without sessions and sends none)");
+    }
+    const session: ServerSession = {
+      legacy: { protocolVersion: headerVersion ?? DEFAULT_LEGACY_HTTP_VERSION, clientInfo: undefined, clientCapabilities: {} },
+    };
+    if (classified.kind === "notification") {
+      this.#notifyInBackground(message, session, request.signal);
+      return accepted();
+    }
+    const { id, method } = classified.request;
+    const channel = new ResponseChannel({ sse: this.#sse });
+    const controller = new AbortController();
+    // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
+    link(controller, request.signal, "The client closed the response (HTTP disconnect)");
+    link(controller, channel.signal, "The client stopped reading the response stream");
+    const context: DispatchContext = {
+      session: method === "initialize" ? undefined : session,
+      signal: controller.signal,
+      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
+    };
+    this.#run(id, message, context, channel, controller, false);
+    return channel.response;
+  }
+
+  #sessionPost(table: LegacySessionTable, request: Request, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response> {
+    const requestId = idOf(classified);
+    let session: LegacyHttpSession | undefined;
+    if (isInitialize) {
+      session = table.create();
+      if (!session) return tooManySessions(requestId, table.maxSessions);
+    } else {
+      const found = this.#findSession(table, request, requestId);
+      if (found instanceof Response) return found;
+      session = found;
+    }
+    if (classified.kind === "result" || classified.kind === "error") {
+      const outcome = classified.kind === "result" ? { result: classified.result } : { error: classified.error };
+      if (!session.settle(classified.id, outcome)) {
+        this.#report(new JsonRpcError(ErrorCodes.InvalidRequest, `A reply for id ${JSON.stringify(classified.id)} reached session ${session.id}, which has no request waiting with that id (late or unknown)`));
+      }
+      return accepted();
+    }
+    if (classified.kind === "notification") {
+      if (classified.method === "notifications/cancelled" && isObject(classified.params)) {
+        session.cancel(classified.params.requestId, classified.params.reason);
+      }
+      this.#notifyInBackground(message, session, session.signal);
+      return accepted();
+    }
+    const { id } = classified.request;
+    const controller = session.track(id);
+    if (!controller) return invalidRequest(id, `Invalid request: request id ${JSON.stringify(id)} is already in flight on this session`);
+    const done = session.begin();
+    const live = session;
+    const channel = new ResponseChannel({ sse: this.#sse, headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined });
+    const context: DispatchContext = {
+      session,
+      signal: controller.signal,
+      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
+      request: (method, params, options) => live.request(channel, method, params, options?.signal),
+    };
+    const entry = this.#run(id, message, context, channel, controller, false, (reply) => {
+      if (isInitialize && (reply === undefined || "error" in reply)) live.end(new ClosedError(`The session ${live.id} was not initialized`));
+    });
+    void entry.done.then(() => {
+      live.untrack(id);
+      done();
+    });
+    return channel.response;
+  }
+
+  #findSession(table: LegacySessionTable, request: Request, id: RequestId | undefined): LegacyHttpSession | Response {
+    const sessionId = request.headers.get(McpHeaders.sessionId);
+    if (sessionId === null) return httpError("sessionRequired", id);
+    return table.get(sessionId.trim()) ?? httpError("sessionNotFound", id, { message: "Session not found: it ended or never existed; send initialize to start a new one" });
+  }
+
+  // ---------------------------------------------------------------- GET, DELETE
+
+  async #get(request: Request): Promise<Response> {
+    const table = this.#sessions;
+    if (!table) return methodNotAllowed("GET", this.#allowed());
+    if (!accepts(request, ["text/event-stream"])) return httpError("notAcceptable", undefined, { message: "Not Acceptable: a GET stream needs Accept: text/event-stream" });
+    const found = this.#findSession(table, request, undefined);
+    if (found instanceof Response) return found;
+    if (found.hasGetStream) return conflict(`Conflict: session ${found.id} already has a GET stream open`);
+    if (this.#streams >= this.#maxStreams) return tooManyStreams(undefined, this.#maxStreams);
+    const stream = new SseStream(this.#sse);
+    found.attachGetStream(stream);
+    this.#countStream(stream);
+    request.signal.addEventListener("abort", () => stream.abort(new CancelledError("The client closed the GET stream")), { once: true });
+    return stream.response();
+  }
+
+  async #delete(request: Request): Promise<Response> {
+    const table = this.#sessions;
+    if (!table) return methodNotAllowed("DELETE", this.#allowed());
+    const found = this.#findSession(table, request, undefined);
+    if (found instanceof Response) return found;
+    found.end(new ClosedError(`The client ended session ${found.id} (DELETE)`));
+    return new Response(null, { status: 200 });
+  }
+
+  // ---------------------------------------------------------------- running and shutdown
+
+  #run(
+    id: RequestId,
+    message: unknown,
+    context: DispatchContext,
+    channel: ResponseChannel,
+    controller: AbortController,
+    listen: boolean,
+    onReply?: (reply: JsonRpcReply | undefined) => void,
+  ): InFlight {
+    const entry: InFlight = { controller, channel, listen, done: Promise.resolve() };
+    this.#inFlight.add(entry);
+    entry.done = this.#server
+      .dispatch(message, context)
+      .then(async (reply) => {
+        onReply?.(reply);
+        await channel.reply(reply ?? errorResponse(id, ErrorCodes.InternalError, "Internal error: the server gave no reply"));
+      })
+      .catch(async (error: unknown) => {
+        this.#report(asError(error));
+        await channel.reply(errorResponse(id, ErrorCodes.InternalError, `Internal error: ${asError(error).message}`)).catch(() => {});
+      })
+      .then(() => channel.closed)
+      .finally(() => this.#inFlight.delete(entry));
+    return entry;
+  }
+
+  #notifyInBackground(message: unknown, session: ServerSession | undefined, signal: AbortSignal): void {
+    const context: DispatchContext = { session, signal, notify: () => Promise.resolve() };
+    this.#server.dispatch(message, context).catch((error: unknown) => this.#report(asError(error)));
+  }
+
+  #countStream(stream: SseStream): void {
+    this.#streams++;
+    void stream.closed.then(() => this.#streams--);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown().then(() => this.#markClosed());
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const reason = new ClosedError("The server is shutting down");
+    for (const entry of this.#inFlight) if (entry.listen) entry.controller.abort(reason);
+    this.#sessions?.endAll(reason);
+    const pending = [...this.#inFlight].map((entry) => entry.done);
+    if (pending.length > 0) {
+      const bound = new AbortController();
+      await Promise.race([Promise.allSettled(pending), delay(this.#time, this.#shutdownTimeout, bound.signal).catch(() => {})]);
+      bound.abort();
+    }
+    for (const entry of this.#inFlight) {
+      entry.controller.abort(reason);
+      entry.channel.abort(reason, unavailable());
+    }
+  }
+}
+
+type Classified = Exclude<ReturnType<typeof classifyMessage>, { kind: "invalid" }>;
+
+/** The id of a message, when it has a readable one. */
+function idOf(classified: Classified): RequestId | undefined {
+  return classified.kind === "request" ? classified.request.id : classified.kind === "notification" ? undefined : classified.id;
+}
+
+function notificationOf(method: string, params: unknown): Record<string, unknown> {
+  const message: Record<string, unknown> = { jsonrpc: "2.0", method };
+  if (params !== undefined) message.params = params;
+  return message;
+}
+
+/** The HTTP status of a modern JSON reply: the transport-level errors get theirs, handler errors stay in-band (200). */
+function modernStatus(reply: Record<string, unknown>): number {
+  const error = reply.error;
+  if (!isObject(error)) return 200;
+  switch (error.code) {
+    case ErrorCodes.MethodNotFound:
+      return 404;
+    case ErrorCodes.UnsupportedProtocolVersion:
+    case ErrorCodes.MissingRequiredClientCapability:
+    case HEADER_MISMATCH:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+/** True when `request`'s `Accept` allows one of `types` (an absent header allows everything). */
+function accepts(request: Request, types: readonly string[]): boolean {
+  const accept = request.headers.get("accept");
+  if (accept === null || accept.trim() === "") return true;
+  const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
+  return ranges.some((range) => range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`));
+}
+
+/** Aborts `controller` when `signal` aborts. */
+function link(controller: AbortController, signal: AbortSignal, message: string): void {
+  const abort = (): void => controller.abort(new CancelledError(message, { cause: signal.reason }));
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
+}
+
+function accepted(): Response {
+  return new Response(null, { status: 202 });
+}
+
+function unavailable(): Response {
+  return new Response(JSON.stringify(errorResponse(undefined, -32000, "Service unavailable: the server is shutting down")), {
+    status: 503,
+    headers: { "Content-Type": "application/json", Connection: "close" },
+  });
+}
+
+function conflict(message: string): Response {
+  return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), { status: 409, headers: { "Content-Type": "application/json" } });
+}
+
+function tooManyStreams(id: RequestId | undefined, max: number): Response {
+  return httpError("tooManyStreams", id, { message: `Too many open streams: this server keeps at most ${max}; close one and retry`, headers: { "Retry-After": "5" } });
+}
+
+function tooManySessions(id: RequestId | undefined, max: number): Response {
+  return httpError("tooManyStreams", id, { message: `Too many sessions: this server keeps at most ${max}; end one (DELETE) and retry`, headers: { "Retry-After": "5" } });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

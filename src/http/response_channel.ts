@@ -1,0 +1,148 @@
+/**
+ * `ResponseChannel`: the HTTP response of one POSTed request, chosen late: a single JSON object when
+ * the reply comes first, or an SSE stream as soon as something has to go out before the reply (a
+ * related notification, a server-to-client request).
+ * @module
+ */
+import { CancelledError } from "../wire/errors.ts";
+import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+
+/** Options of {@linkcode ResponseChannel}. */
+export interface ResponseChannelOptions {
+  /** Extra headers of the response, JSON or SSE (e.g. `Mcp-Session-Id`). */
+  headers?: HeadersInit;
+  /** Options of the SSE stream, when one is opened (byte bound, keep-alive, clock). */
+  sse?: SseStreamOptions;
+  /** The HTTP status of a JSON reply. Default 200. */
+  statusOf?: (reply: Record<string, unknown>) => number;
+}
+
+/**
+ * One request's way back to its client. {@linkcode ResponseChannel.response} settles once the form
+ * is known: at the first {@linkcode ResponseChannel.notify}/{@linkcode ResponseChannel.send} (SSE,
+ * status 200) or at {@linkcode ResponseChannel.reply} (JSON with `statusOf(reply)`), whichever
+ * comes first. Every SSE write waits while the stream holds its byte bound, so a client that does
+ * not read holds the producer, not server memory.
+ *
+ * @example
+ * ```ts
+ * const channel = new ResponseChannel();
+ * void run(channel); // notify(...) then reply(...)
+ * return channel.response;
+ * ```
+ */
+export class ResponseChannel {
+  /** The response, once its form is known. */
+  readonly response: Promise<Response>;
+  readonly #options: ResponseChannelOptions;
+  readonly #cancelled = new AbortController();
+  #resolve!: (response: Response) => void;
+  #settled = false;
+  #sse: SseStream | undefined;
+  #replied = false;
+
+  constructor(options: ResponseChannelOptions = {}) {
+    this.#options = options;
+    this.response = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** True once the response is an SSE stream. */
+  get streaming(): boolean {
+    return this.#sse !== undefined;
+  }
+
+  /** True once the reply was given (or the channel ended another way). */
+  get replied(): boolean {
+    return this.#replied;
+  }
+
+  /** Aborts when the client stops the SSE stream (cancels the body) or {@linkcode ResponseChannel.abort} is called. */
+  get signal(): AbortSignal {
+    return this.#cancelled.signal;
+  }
+
+  /** Resolves once the SSE stream ended (everything read, or cancelled), at once for a JSON response. */
+  get closed(): Promise<void> {
+    return this.#sse?.closed ?? Promise.resolve();
+  }
+
+  /** Switches to SSE now (a listen or GET stream), without writing anything. */
+  openStream(): SseStream {
+    if (this.#sse) return this.#sse;
+    if (this.#settled) throw new CancelledError("The response was already sent as JSON: no stream can be opened");
+    const sse = new SseStream(this.#options.sse);
+    this.#sse = sse;
+    sse.signal.addEventListener("abort", () => this.#cancelled.abort(sse.signal.reason), { once: true });
+    this.#settle(sse.response({ headers: this.#options.headers }));
+    return sse;
+  }
+
+  /**
+   * Sends a notification related to the request, opening the SSE stream if needed. Waits while the
+   * stream is full; resolves without sending once the reply was given or the client stopped reading.
+   */
+  async notify(message: unknown): Promise<void> {
+    if (this.#replied || this.#cancelled.signal.aborted) return;
+    try {
+      await this.openStream().write(message);
+    } catch (error) {
+      if (error instanceof CancelledError || this.#cancelled.signal.aborted) return; // the client left: nothing to deliver to
+      throw error;
+    }
+  }
+
+  /** Sends a message that must arrive (a server-to-client request): like notify, but rejects once the stream is gone. */
+  async send(message: unknown): Promise<void> {
+    if (this.#replied) throw new CancelledError("The request was already answered: nothing more can be sent on its response");
+    this.#cancelled.signal.throwIfAborted();
+    await this.openStream().write(message);
+  }
+
+  /**
+   * The final reply: a JSON response when nothing was streamed, else the last event of the stream,
+   * which then ends. Resolves once it is queued (an abandoned stream just drops it). A second reply is ignored.
+   */
+  async reply(message: Record<string, unknown>): Promise<void> {
+    if (this.#replied) return;
+    this.#replied = true;
+    if (!this.#sse) {
+      const headers = new Headers(this.#options.headers);
+      headers.set("Content-Type", "application/json");
+      const status = this.#options.statusOf?.(message) ?? 200;
+      this.#settle(new Response(JSON.stringify(message), { status, headers }));
+      return;
+    }
+    const sse = this.#sse;
+    try {
+      await sse.write(message);
+    } catch (error) {
+      if (!(error instanceof CancelledError) && !this.#cancelled.signal.aborted) {
+        sse.abort(error);
+        throw error;
+      }
+      return;
+    }
+    void sse.close();
+  }
+
+  /** Answers with `response` when nothing was sent yet (an HTTP-level refusal); else ends the stream. */
+  refuse(response: Response): void {
+    this.#replied = true;
+    if (!this.#settled) this.#settle(response);
+    else void this.#sse?.close();
+  }
+
+  /** Tears the response down: an open stream errors for its reader, a pending one becomes `response`. */
+  abort(reason: unknown, response?: Response): void {
+    this.#replied = true;
+    if (!this.#settled) this.#settle(response ?? new Response(null, { status: 503 }));
+    this.#sse?.abort(reason);
+    if (!this.#cancelled.signal.aborted) this.#cancelled.abort(reason);
+  }
+
+  #settle(response: Response): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#resolve(response);
+  }
+}
