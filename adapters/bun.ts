@@ -22,6 +22,7 @@ export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export type { BunLike, BunSubprocessLike, FileSinkLike } from "./bun_like.ts";
+export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/bun.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {

@@ -19,6 +19,7 @@ export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export type { DenoChildProcessLike, DenoLike } from "./deno_like.ts";
+export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/deno.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {

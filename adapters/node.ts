@@ -20,6 +20,7 @@ export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export { nodeReadable, nodeWritable } from "./node_streams.ts";
+export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/node.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

@@ -147,7 +147,8 @@ describe("createHttpHandler, modern era: the status table", () => {
       handler(modernRequest(12, "tools/call", { name: "sql", arguments: { region } }, { headers }));
     expect((await call({ "Mcp-Param-Region": encodeHeaderValue("Hello") })).status).toBe(200);
     expect((await call({ "Mcp-Param-Region": "=?base64?SGVsbG8=?=" })).status).toBe(200);
-    for (const bad of [{ "Mcp-Param-Region": "=?base64?SGVsbG8?=" }, { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" }, { "Mcp-Param-Region": "Other" }, {}]) {
+    const bads: Record<string, string>[] = [{ "Mcp-Param-Region": "=?base64?SGVsbG8?=" }, { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" }, { "Mcp-Param-Region": "Other" }, {}];
+    for (const bad of bads) {
       const response = await call(bad);
       expect(response.status).toBe(400);
       expect(await json(response)).toMatchObject({ id: 12, error: { code: -32020 } });

@@ -1,0 +1,200 @@
+/**
+ * `serve` on `node:http`: a fetch handler behind a Node HTTP server. Requests become web `Request`s
+ * whose body streams in as the handler reads it and whose `signal` aborts when the client goes away;
+ * response bodies are written as the client takes them (`write()` returning false waits for
+ * `'drain'`), so the handler's own stream bound is the only buffer that grows.
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ClosedError } from "../../src/wire/errors.ts";
+import { InFlightRequests } from "./in_flight_requests.ts";
+import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
+
+export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
+
+/**
+ * Serves `handler` on `node:http` at `hostname` (default `127.0.0.1`) and `port` (default 0: a free
+ * one). Resolves once listening.
+ *
+ * @example
+ * ```ts
+ * const server = await serve(createHttpHandler(mcp), { port: 8080 });
+ * console.log(new URL("/mcp", server.url).href);
+ * process.once("SIGTERM", () => void server.close());
+ * ```
+ */
+export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
+  const { port, hostname, shutdownTimeout, signal } = serveOptions(options);
+  signal?.throwIfAborted();
+  const inFlight = new InFlightRequests();
+  const fetch = inFlight.wrap(handler);
+  const server = createServer((req, res) => {
+    handle(fetch, req, res, hostname).catch((error: unknown) => {
+      // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader("Content-Type", "text/plain");
+        res.end(`Internal server error: ${error instanceof Error ? error.message : String(error)}`);
+      } else {
+        res.destroy(error instanceof Error ? error : undefined);
+      }
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = serverUrl(hostname, address.port);
+  let closing: Promise<void> | undefined;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const close = (): Promise<void> => {
+    closing ??= shutdown(server, handler, inFlight, shutdownTimeout).then(() => markClosed());
+    return closing;
+  };
+  signal?.addEventListener("abort", () => void close(), { once: true });
+  return { url, close, closed, [Symbol.asyncDispose]: close };
+}
+
+async function shutdown(server: Server, handler: FetchHandler, inFlight: InFlightRequests, shutdownTimeout: number): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await handler.close?.();
+  await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
+  server.closeIdleConnections();
+  // Whatever is left (a response the client does not read) goes with its connection.
+  const forced = setTimeout(() => server.closeAllConnections(), 100);
+  await stopped;
+  clearTimeout(forced);
+}
+
+async function handle(fetch: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse, hostname: string): Promise<void> {
+  const disconnected = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) disconnected.abort(new ClosedError("The client closed the connection"));
+  });
+  let request: Request;
+  try {
+    request = toRequest(req, hostname, disconnected.signal);
+  } catch (error) {
+    res.statusCode = 400;
+    res.setHeader("Content-Type", "text/plain");
+    res.setHeader("Connection", "close");
+    res.end(`Bad request: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  // A body the handler did not read whole (a 413): drop the connection once the answer is out.
+  res.once("finish", () => {
+    if (!req.complete) req.destroy();
+  });
+  const response = await fetch(request);
+  await writeResponse(response, res, disconnected.signal);
+}
+
+function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!raw[i]!.startsWith(":")) headers.append(raw[i]!, raw[i + 1]!);
+  }
+  const host = req.headers.host ?? hostname;
+  const url = new URL(req.url ?? "/", `http://${host}`);
+  const method = req.method ?? "GET";
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  if (method !== "GET" && method !== "HEAD") {
+    init.body = bodyOf(req);
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+/** The request body as a web stream that reads from the socket only as the handler pulls. */
+function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let onData: ((chunk: Buffer) => void) | undefined;
+  let onEnd: (() => void) | undefined;
+  let onError: ((error: Error) => void) | undefined;
+  const detach = (): void => {
+    if (onData) req.off("data", onData);
+    if (onEnd) req.off("end", onEnd);
+    if (onError) req.off("error", onError);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      onData = (chunk) => {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      };
+      onEnd = () => {
+        detach();
+        controller.close();
+      };
+      onError = (error) => {
+        detach();
+        controller.error(error);
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+      req.pause();
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      detach();
+      req.pause();
+    },
+  });
+}
+
+async function writeResponse(response: Response, res: ServerResponse, disconnected: AbortSignal): Promise<void> {
+  res.statusCode = response.status;
+  if (response.statusText) res.statusMessage = response.statusText;
+  const cookies = response.headers.getSetCookie();
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  }
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
+  const reader = response.body.getReader();
+  const onDisconnect = (): void => void reader.cancel(disconnected.reason).catch(() => {}); // the handler sees the cancel on its stream
+  if (disconnected.aborted) return onDisconnect();
+  disconnected.addEventListener("abort", onDisconnect, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res);
+      if (disconnected.aborted) return;
+    }
+    res.end();
+  } catch (error) {
+    // The body failed (ended by shutdown, or its producer errored): the client sees a cut response.
+    res.destroy(error instanceof Error ? error : undefined);
+  } finally {
+    disconnected.removeEventListener("abort", onDisconnect);
+  }
+}
+
+/** Resolves at `'drain'`, or when the response closes first. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}

@@ -1,0 +1,206 @@
+import { connect } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { serve } from "../../../adapters/http/node.ts";
+import type { HttpServer } from "../../../adapters/http/serve_options.ts";
+import { SseStream } from "../../../src/http/sse_stream.ts";
+import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { FakeServer, gate, modernRequest, SseReader } from "../../src/http/http_handler_helpers.ts";
+
+const servers: HttpServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(handler: Parameters<typeof serve>[0], options: Parameters<typeof serve>[1] = {}): Promise<HttpServer> {
+  const server = await serve(handler, options);
+  servers.push(server);
+  return server;
+}
+
+/** Polls `read` every 20 ms until it returns the same value 10 times in a row (the system settled), at most 20 s. */
+async function settled(read: () => number): Promise<number> {
+  let last = -1;
+  let same = 0;
+  for (let i = 0; i < 1000 && same < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const now = read();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+describe("serve (node:http)", () => {
+  it("listens on 127.0.0.1 by default and serves request and response, body included", async () => {
+    const server = await start(async (request) => {
+      const body = await request.text();
+      return new Response(JSON.stringify({ method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get("x-test") }), {
+        status: 201,
+        headers: { "Content-Type": "application/json", "X-Reply": "yes" },
+      });
+    });
+    expect(server.url.hostname).toBe("127.0.0.1");
+    const response = await fetch(new URL("/echo", server.url), { method: "POST", body: "hello", headers: { "X-Test": "t" } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-reply")).toBe("yes");
+    expect(await response.json()).toEqual({ method: "POST", path: "/echo", body: "hello", header: "t" });
+  });
+
+  it("streams a response body chunk by chunk as the handler produces it", async () => {
+    const next = gate();
+    const server = await start(() => {
+      let n = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (n === 1) await next.promise;
+          if (n === 2) return controller.close();
+          controller.enqueue(new TextEncoder().encode(`chunk${n++}\n`));
+        },
+      });
+      return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+    });
+    const response = await fetch(server.url);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("chunk0\n");
+    next.open();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("chunk1\n");
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("aborts request.signal when the client disconnects", async () => {
+    const started = gate();
+    const sawAbort = gate<unknown>();
+    const server = await start(async (request) => {
+      started.open();
+      await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
+      sawAbort.open(request.signal.reason);
+      return new Response("late");
+    });
+    const client = new AbortController();
+    const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch((error: unknown) => error);
+    await started.promise;
+    client.abort();
+    await pending;
+    expect(await sawAbort.promise).toBeInstanceOf(Error);
+  });
+
+  it("cancels the response body when the client disconnects mid-stream", async () => {
+    const cancelled = gate<unknown>();
+    const server = await start(() => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("tick\n"));
+          return new Promise((resolve) => setTimeout(resolve, 5));
+        },
+        cancel(reason) {
+          cancelled.open(reason);
+        },
+      });
+      return new Response(body);
+    });
+    const client = new AbortController();
+    const response = await fetch(server.url, { signal: client.signal });
+    await response.body!.getReader().read();
+    client.abort();
+    await cancelled.promise;
+  });
+
+  it("holds a producer whose client never reads: memory stays bounded by the stream bound and the socket buffers", async () => {
+    const frame = "x".repeat(1024);
+    let written = 0;
+    let finished = false;
+    const server = await start(() => {
+      const stream = new SseStream({ maxBufferedBytes: 64 * 1024, keepAliveInterval: 0 });
+      void (async () => {
+        for (let i = 0; i < 100_000; i++) {
+          await stream.writeEvent({ data: frame });
+          written += frame.length + 8;
+        }
+        finished = true;
+        await stream.close();
+      })().catch(() => {});
+      return stream.response();
+    });
+    // A raw client that sends the request and then stops reading.
+    const socket = connect(Number(server.url.port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.url.port}\r\n\r\n`);
+    socket.pause();
+    const held = await settled(() => written);
+    expect(finished).toBe(false);
+    // 100 MiB wanted out; what left the producer is the 64 KiB bound plus kernel and socket buffers (about 4 MiB here).
+    expect(held).toBeLessThan(16 * 1024 * 1024);
+    expect(held).toBeGreaterThan(64 * 1024);
+    // Not hit early: once the client reads, everything goes through.
+    let received = 0;
+    socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    socket.resume();
+    await settled(() => (finished ? 1 : 0) + written);
+    expect(finished).toBe(true);
+    expect(received).toBeGreaterThan(100_000 * 1024);
+    socket.destroy();
+  }, 60_000);
+
+  it("closes gracefully: refuses new connections, lets a request in flight finish, then resolves", async () => {
+    const release = gate();
+    const arrived = gate();
+    const server = await serve(async () => {
+      arrived.open();
+      await release.promise;
+      return new Response("finished");
+    });
+    const pending = fetch(server.url).then((r) => r.text());
+    await arrived.promise;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    await expect(fetch(server.url)).rejects.toThrow();
+    release.open();
+    expect(await pending).toBe("finished");
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it("ends a response still streaming after shutdownTimeout", async () => {
+    const server = await serve(() => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "Content-Type": "text/event-stream" } }), {
+      shutdownTimeout: 50,
+    });
+    const response = await fetch(server.url);
+    const reading = response.body!.getReader().read().then(
+      (r) => (r.done ? "ended" : "data"),
+      () => "errored",
+    );
+    await server.close();
+    expect(["ended", "errored"]).toContain(await reading);
+  });
+
+  it("closes when its signal aborts, and calls the handler's own close first", async () => {
+    let handlerClosed = false;
+    const handler = Object.assign(() => new Response("ok"), { close: async () => void (handlerClosed = true) });
+    const controller = new AbortController();
+    const server = await serve(handler, { signal: controller.signal });
+    controller.abort();
+    await server.closed;
+    expect(handlerClosed).toBe(true);
+  });
+
+  it("serves the MCP handler: JSON replies, SSE progress, and 413 for an oversized body", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    mcp.on("tools/call", async ({ context }) => {
+      await context.notify("notifications/progress", { progressToken: 1, progress: 1 });
+      return { content: [] };
+    });
+    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 10_000, keepAliveInterval: 0 }));
+    const endpoint = new URL("/mcp", server.url);
+    const via = (request: Request) => fetch(endpoint, { method: request.method, headers: request.headers, body: request.body, duplex: "half" } as RequestInit);
+    const list = await via(modernRequest(1, "tools/list"));
+    expect(await list.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+    const call = await via(modernRequest(2, "tools/call", { name: "p" }));
+    expect(call.headers.get("content-type")).toBe("text/event-stream");
+    expect(await new SseReader(call).rest()).toHaveLength(2);
+    const big = await via(modernRequest(3, "tools/list", { pad: "x".repeat(20_000) }));
+    expect(big.status).toBe(413);
+  });
+});
