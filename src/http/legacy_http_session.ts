@@ -48,6 +48,8 @@ export interface LegacyHttpSessionOptions {
 export class LegacyHttpSession implements ServerSession {
   readonly id: string;
   legacy: LegacySession | undefined = undefined;
+  /** True once the client sent `notifications/initialized`. */
+  initialized = false;
   readonly #options: LegacyHttpSessionOptions;
   readonly #inFlight = new Map<string, AbortController>();
   readonly #waiting = new Map<string, Waiting>();
@@ -175,19 +177,21 @@ export class LegacyHttpSession implements ServerSession {
   }
 
   /**
-   * Sends a message unrelated to any request (a list change, a resource update) on the GET stream.
-   * Waits while the stream is full. Resolves false, sending nothing, when no GET stream is open.
+   * Sends a notification unrelated to any request (a list change, a resource update) on the GET
+   * stream; waits while the stream is full. Without an open GET stream the message is dropped (the
+   * transport offers no other way). Rejects with `ClosedError` once the session ended.
    */
-  async notify(method: string, params?: unknown): Promise<boolean> {
+  async notify(method: string, params?: unknown): Promise<void> {
+    if (this.ended) throw new ClosedError(`Cannot send ${method}: session ${this.id} ended`);
     const stream = this.#getStream;
-    if (!stream) return false;
+    if (!stream) return;
     const message: Record<string, unknown> = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
     try {
       await stream.write(message);
-      return true;
     } catch (error) {
-      if (error instanceof CancelledError || error instanceof ClosedError) return false;
+      if (this.ended) throw new ClosedError(`Cannot send ${method}: session ${this.id} ended`, { cause: error });
+      if (error instanceof CancelledError || error instanceof ClosedError) return; // the GET stream went away: dropped, as without one
       throw error;
     }
   }
