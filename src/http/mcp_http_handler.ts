@@ -7,7 +7,7 @@
  */
 import { integerOption, numberOption } from "../stream/options.ts";
 import { delay, systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { asError, CancelledError, ClosedError, ErrorCodes, InvalidUtf8Error, JsonRpcError, ParseError } from "../wire/errors.ts";
+import { asError, CancelledError, ClosedError, ErrorCodes, InvalidOptionError, InvalidUtf8Error, JsonRpcError, ParseError } from "../wire/errors.ts";
 import { BodyTooLargeError } from "./errors.ts";
 import { classifyMessage, errorResponse, type RequestId } from "../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim, readRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -46,6 +46,8 @@ const REMOVED_IN_MODERN = new Set(["initialize", "ping"]);
 
 /** Options of {@linkcode createHttpHandler}. */
 export interface HttpHandlerOptions {
+  /** The endpoint's path (e.g. `/mcp`); requests for any other path get a plain 404. Default: every path. */
+  path?: string;
   /** Largest request body, in bytes, enforced while it streams in (413). Default 4 MiB. */
   maxBodyBytes?: number;
   /**
@@ -147,6 +149,7 @@ export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOp
 
 class McpEndpoint {
   readonly #server: HttpDispatcher;
+  readonly #path: string | undefined;
   readonly #maxBodyBytes: number;
   readonly #maxStreams: number;
   readonly #shutdownTimeout: number;
@@ -165,6 +168,10 @@ class McpEndpoint {
 
   constructor(server: HttpDispatcher, options: HttpHandlerOptions) {
     this.#server = server;
+    if (options.path !== undefined && (typeof options.path !== "string" || !options.path.startsWith("/"))) {
+      throw new InvalidOptionError(`Option path must be a string starting with "/", got ${JSON.stringify(options.path)}`);
+    }
+    this.#path = options.path;
     this.#maxBodyBytes = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
     this.#maxStreams = integerOption("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 0);
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, DEFAULT_HTTP_SHUTDOWN_TIMEOUT);
@@ -196,6 +203,10 @@ class McpEndpoint {
   }
 
   async handle(request: Request): Promise<Response> {
+    if (this.#path !== undefined && new URL(request.url).pathname !== this.#path) {
+      await request.body?.cancel().catch(() => {}); // not ours: refused unread
+      return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
+    }
     const preflight = this.#cors?.preflight(request);
     if (preflight) return preflight;
     const response = await this.#route(request);

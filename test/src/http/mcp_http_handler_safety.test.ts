@@ -123,3 +123,13 @@ describe("createHttpHandler: CORS", () => {
     expect((await handler(new Request(URL_, { method: "OPTIONS" }))).status).toBe(405);
   });
 });
+
+describe("createHttpHandler: path", () => {
+  it("serves only its path when one is given", async () => {
+    const handler = setup({ path: "/mcp" });
+    expect((await handler(modernRequest(1, "tools/list"))).status).toBe(200);
+    const elsewhere = await handler(new Request("http://127.0.0.1:3000/other", modernRequest(1, "tools/list")));
+    expect(elsewhere.status).toBe(404);
+    expect(() => setup({ path: "mcp" })).toThrow("Option path");
+  });
+});
