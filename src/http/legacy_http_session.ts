@@ -171,6 +171,11 @@ export class LegacyHttpSession implements ServerSession {
     return true;
   }
 
+  /** Ends the GET stream, if one is open (the session goes on; the client may open another). */
+  closeGetStream(): void {
+    void this.#getStream?.close();
+  }
+
   /** True while a GET stream is open. */
   get hasGetStream(): boolean {
     return this.#getStream !== undefined;

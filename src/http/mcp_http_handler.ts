@@ -161,7 +161,7 @@ class McpEndpoint {
   readonly #time: TimeProvider;
   readonly #report: (error: Error) => void;
   readonly #inFlight = new Set<InFlight>();
-  #streams = 0;
+  readonly #longStreams = new Set<SseStream>();
   #closing: Promise<void> | undefined;
   #markClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.#markClosed = resolve));
@@ -199,7 +199,7 @@ class McpEndpoint {
   }
 
   get streamCount(): number {
-    return this.#streams;
+    return this.#longStreams.size;
   }
 
   async handle(request: Request): Promise<Response> {
@@ -219,10 +219,7 @@ class McpEndpoint {
       await request.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
       return refused;
     }
-    if (this.#closing) {
-      await request.body?.cancel().catch(() => {});
-      return unavailable();
-    }
+    if (this.#closing && request.method !== "POST") return unavailable();
     switch (request.method) {
       case "POST":
         return this.#post(request);
@@ -264,6 +261,8 @@ class McpEndpoint {
     }
     const classified = classifyMessage(message);
     if (classified.kind === "invalid") return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);
+    // While closing, only replies to server-to-client requests get in: the requests waiting for them may finish.
+    if (this.#closing && classified.kind !== "result" && classified.kind !== "error") return unavailable();
     const headerVersion = request.headers.get(McpHeaders.protocolVersion)?.trim() ?? null;
     const params = classified.kind === "request" ? classified.request.params : classified.kind === "notification" ? classified.params : undefined;
     const legacy =
@@ -301,7 +300,7 @@ class McpEndpoint {
     if (mismatch) return headerMismatch(id, mismatch);
 
     const listen = method === "subscriptions/listen";
-    if (listen && this.#streams >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
+    if (listen && this.#longStreams.size >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
     const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus });
     const controller = new AbortController();
     link(controller, request.signal, "The client closed the response (HTTP disconnect)");
@@ -417,7 +416,7 @@ class McpEndpoint {
     const found = this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
     if (found.hasGetStream) return conflict(`Conflict: session ${found.id} already has a GET stream open`);
-    if (this.#streams >= this.#maxStreams) return tooManyStreams(undefined, this.#maxStreams);
+    if (this.#longStreams.size >= this.#maxStreams) return tooManyStreams(undefined, this.#maxStreams);
     const stream = new SseStream(this.#sse);
     found.attachGetStream(stream);
     this.#countStream(stream);
@@ -468,8 +467,8 @@ class McpEndpoint {
   }
 
   #countStream(stream: SseStream): void {
-    this.#streams++;
-    void stream.closed.then(() => this.#streams--);
+    this.#longStreams.add(stream);
+    void stream.closed.then(() => this.#longStreams.delete(stream));
   }
 
   close(): Promise<void> {
@@ -480,7 +479,7 @@ class McpEndpoint {
   async #shutdown(): Promise<void> {
     const reason = new ClosedError("The server is shutting down");
     for (const entry of this.#inFlight) if (entry.listen) entry.controller.abort(reason);
-    this.#sessions?.endAll(reason);
+    for (const session of this.#sessions?.values() ?? []) session.closeGetStream();
     const pending = [...this.#inFlight].map((entry) => entry.done);
     if (pending.length > 0) {
       const bound = new AbortController();
@@ -491,6 +490,9 @@ class McpEndpoint {
       entry.controller.abort(reason);
       entry.channel.abort(reason, unavailable());
     }
+    this.#sessions?.endAll(reason);
+    // Long streams whose client does not read their last events: ended now.
+    for (const stream of this.#longStreams) stream.abort(reason);
   }
 }
 

@@ -125,13 +125,6 @@ export class ResponseChannel {
     void sse.close();
   }
 
-  /** Answers with `response` when nothing was sent yet (an HTTP-level refusal); else ends the stream. */
-  refuse(response: Response): void {
-    this.#replied = true;
-    if (!this.#settled) this.#settle(response);
-    else void this.#sse?.close();
-  }
-
   /** Tears the response down: an open stream errors for its reader, a pending one becomes `response`. */
   abort(reason: unknown, response?: Response): void {
     this.#replied = true;

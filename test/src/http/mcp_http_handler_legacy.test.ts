@@ -287,4 +287,23 @@ describe("createHttpHandler, legacy era with sessions", () => {
     release.open();
     expect((await first).status).toBe(200);
   });
+
+  it("on close, lets a request waiting for a server-to-client reply finish and ends GET streams", async () => {
+    const time = new FakeTimeProvider();
+    const { server, handler } = setup({ sessions: true, timeProvider: time, shutdownTimeout: 1000 });
+    server.on("tools/call", async ({ context }) => ({ answer: await context.request!("roots/list", {}) }));
+    const id = await initialize(handler);
+    const get = await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }));
+    const getReader = new SseReader(get);
+    const reader = new SseReader(await handler(legacyPost(rpc(1, "tools/call", { name: "r" }), { "Mcp-Session-Id": id })));
+    const outgoing = await reader.next();
+    const closing = handler.close();
+    expect(await getReader.next()).toBeUndefined();
+    expect((await handler(legacyPost(rpc(2, "tools/list"), { "Mcp-Session-Id": id }))).status).toBe(503);
+    expect((await handler(legacyPost({ jsonrpc: "2.0", id: outgoing!.id, result: { roots: [] } }, { "Mcp-Session-Id": id }))).status).toBe(202);
+    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { answer: { roots: [] } } });
+    expect(await reader.next()).toBeUndefined();
+    await closing;
+    expect(handler.sessionCount).toBe(0);
+  });
 });
