@@ -5,6 +5,7 @@
  * @module
  */
 import type { ServerVersions } from "../wire/server_versions.ts";
+import type { ParamHeader } from "./mcp_header_annotations.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 
@@ -45,4 +46,9 @@ export interface HttpDispatcher {
   dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined>;
   /** The protocol versions the server speaks, by era. */
   readonly versions: Pick<ServerVersions, "legacy" | "modern" | "advertised" | "supportsModern">;
+  /**
+   * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, for `Mcp-Param-*`
+   * validation; `undefined` for none. Optional: the handler's `paramHeaders` option wins over it.
+   */
+  paramHeaders?(toolName: string): readonly ParamHeader[] | undefined;
 }

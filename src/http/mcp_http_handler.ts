@@ -77,7 +77,8 @@ export interface HttpHandlerOptions {
   shutdownTimeout?: number;
   /**
    * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, to validate its
-   * `Mcp-Param-*` headers; `undefined` for none. Default: none checked.
+   * `Mcp-Param-*` headers; `undefined` for none. Default: the server's own `paramHeaders(name)`
+   * when it has one, else none checked.
    */
   paramHeaders?: (toolName: string) => readonly ParamHeader[] | undefined;
   /** Clock of keep-alives, idle sessions and the shutdown bound. Default the system clock. */
@@ -183,7 +184,7 @@ class McpEndpoint {
     this.#sessions = options.sessions
       ? new LegacySessionTable({ timeProvider: this.#time, ...(options.sessions === true ? {} : options.sessions) })
       : undefined;
-    this.#paramHeaders = options.paramHeaders;
+    this.#paramHeaders = options.paramHeaders ?? (server.paramHeaders ? (name) => server.paramHeaders!(name) : undefined);
     const onReport = options.onReport;
     this.#report = (error) => {
       try {

@@ -158,6 +158,15 @@ describe("createHttpHandler, modern era: the status table", () => {
     expect(other.status).toBe(200);
   });
 
+  it("takes the annotations from the server's own paramHeaders when the option is absent", async () => {
+    const server = Object.assign(new FakeServer(), { paramHeaders: (name: string) => (name === "sql" ? [{ name: "Region", path: ["region"] }] : undefined) });
+    server.on("tools/call", () => ({ content: [] }));
+    const handler = createHttpHandler(server, { keepAliveInterval: 0 });
+    const call = (headers: Record<string, string>) => handler(modernRequest(14, "tools/call", { name: "sql", arguments: { region: "eu" } }, { headers }));
+    expect((await call({ "Mcp-Param-Region": "eu" })).status).toBe(200);
+    expect((await call({})).status).toBe(400);
+  });
+
   it("answers 404/-32601 with the id for initialize, ping and unknown methods", async () => {
     const { handler } = setup();
     for (const method of ["initialize", "ping", "unknown/method"]) {
