@@ -258,7 +258,9 @@ class McpEndpoint {
     } catch (error) {
       if (error instanceof BodyTooLargeError) return payloadTooLarge(this.#maxBodyBytes);
       if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(`Parse error: ${error.message}`);
-      throw error;
+      // The upload broke off (client gone, connection reset): nobody may read this answer, but it is one.
+      this.#report(asError(error));
+      return invalidRequest(undefined, `Invalid request: the body could not be read: ${asError(error).message}`);
     }
     const classified = classifyMessage(message);
     if (classified.kind === "invalid") return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);

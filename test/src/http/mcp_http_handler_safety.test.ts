@@ -63,6 +63,22 @@ describe("createHttpHandler: body cap", () => {
   });
 });
 
+describe("createHttpHandler: broken uploads", () => {
+  it("answers 400 and reports when the body stream fails mid-upload", async () => {
+    const reports: Error[] = [];
+    const handler = setup({ onReport: (error) => reports.push(error) });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+        controller.error(new Error("Connection reset"));
+      },
+    });
+    const response = await handler(new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json" }, duplex: "half" } as RequestInit));
+    expect(response.status).toBe(400);
+    expect(reports.map((e) => e.message)).toEqual(["Connection reset"]);
+  });
+});
+
 describe("createHttpHandler: Origin and Host", () => {
   it("refuses a rebinding Host or a foreign Origin with 403 and no id, on loopback by default", async () => {
     const handler = setup();
