@@ -4,40 +4,14 @@
  * provides both; tests pass small fakes.
  * @module
  */
+import type { JsonRpcReply } from "../server/dispatch.ts";
+import type { DispatchContext, LegacySession, ServerSession } from "../server/dispatch_context.ts";
 import type { ServerVersions } from "../wire/server_versions.ts";
 import type { ParamHeader } from "./mcp_header_annotations.ts";
-import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
-import type { LoggingLevel } from "../wire/meta_envelope.ts";
 
-/** A JSON-RPC reply: `{ jsonrpc, id, result }` or `{ jsonrpc, id?, error }`. */
-export type JsonRpcReply = Record<string, unknown>;
+export type { DispatchContext, JsonRpcReply, LegacySession, ServerSession };
 
-/** What `initialize` taught one legacy session. */
-export interface LegacySession {
-  protocolVersion: string;
-  clientInfo: Implementation | undefined;
-  clientCapabilities: Capabilities;
-  logLevel?: LoggingLevel;
-}
-
-/** The state one legacy session keeps between messages; dispatch fills `legacy` on `initialize`. */
-export interface ServerSession {
-  legacy: LegacySession | undefined;
-}
-
-/** What the transport knows about one incoming message. */
-export interface DispatchContext {
-  /** The legacy session; absent for a modern request and for a stateless `initialize`. */
-  readonly session?: ServerSession;
-  /** Aborted when the request is cancelled or its transport goes away. */
-  readonly signal: AbortSignal;
-  /** Sends a notification related to this request; waits while the output is full. */
-  notify(method: string, params?: unknown): Promise<void>;
-  /** Sends a request to the client; absent where there is no way back (stateless HTTP). */
-  request?(method: string, params: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
-}
-
-/** The server side of {@linkcode createHttpHandler}: `ContextServer` fits it. */
+/** The server side of `createHttpHandler`: `ContextServer` fits it. */
 export interface HttpDispatcher {
   /**
    * Dispatches one parsed JSON-RPC message: resolves with the reply of a request (an error reply
