@@ -110,6 +110,10 @@ export {
   type StructuredContentError,
 } from "./client/features/mod.ts";
 
+// Streamable HTTP: a server's endpoint as a fetch handler (run it with `serve` from a runtime entry).
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
+export type { HttpDispatcher } from "./http/http_dispatcher.ts";
+
 // The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.
 export {
   type ConnectionCloseInfo,
