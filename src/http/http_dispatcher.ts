@@ -25,4 +25,10 @@ export interface HttpDispatcher {
    * validation; `undefined` for none. Optional: the handler's `paramHeaders` option wins over it.
    */
   paramHeaders?(toolName: string): readonly ParamHeader[] | undefined;
+  /**
+   * Called when a legacy HTTP session starts, so the server can reach it outside requests (list
+   * changes, resource updates go out on its GET stream through `session.notify`); the returned
+   * function is called when the session ends. Optional.
+   */
+  trackSession?(session: ServerSession): () => void;
 }

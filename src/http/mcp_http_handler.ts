@@ -362,6 +362,8 @@ class McpEndpoint {
     if (isInitialize) {
       session = table.create();
       if (!session) return tooManySessions(requestId, table.maxSessions);
+      const untrack = this.#server.trackSession?.(session);
+      if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
     } else {
       const found = this.#findSession(table, request, requestId);
       if (found instanceof Response) return found;

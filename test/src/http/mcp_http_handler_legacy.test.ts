@@ -306,4 +306,23 @@ describe("createHttpHandler, legacy era with sessions", () => {
     await closing;
     expect(handler.sessionCount).toBe(0);
   });
+
+  it("tells the server when a session starts and ends (trackSession), so it can notify the session outside requests", async () => {
+    const tracked = new Set<unknown>();
+    const server = Object.assign(new FakeServer(), {
+      trackSession(session: unknown) {
+        tracked.add(session);
+        return () => tracked.delete(session);
+      },
+    });
+    const { handler } = setup({ sessions: true }, server);
+    const id = await initialize(handler);
+    expect(tracked.size).toBe(1);
+    const [session] = tracked as Set<{ notify(method: string): Promise<void> }>;
+    const reader = new SseReader(await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } })));
+    await session!.notify("notifications/tools/list_changed");
+    expect(await reader.next()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }));
+    expect(tracked.size).toBe(0);
+  });
 });
