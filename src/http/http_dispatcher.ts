@@ -7,7 +7,6 @@
 import type { JsonRpcReply } from "../server/dispatch.ts";
 import type { DispatchContext, LegacySession, ServerSession } from "../server/dispatch_context.ts";
 import type { ServerVersions } from "../wire/server_versions.ts";
-import type { ParamHeader } from "./mcp_header_annotations.ts";
 
 export type { DispatchContext, JsonRpcReply, LegacySession, ServerSession };
 
@@ -21,10 +20,11 @@ export interface HttpDispatcher {
   /** The protocol versions the server speaks, by era. */
   readonly versions: Pick<ServerVersions, "legacy" | "modern" | "advertised" | "supportsModern">;
   /**
-   * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, for `Mcp-Param-*`
-   * validation; `undefined` for none. Optional: the handler's `paramHeaders` option wins over it.
+   * The `inputSchema` of registered tool `name` (`undefined` when there is none), from which the
+   * handler reads the `x-mcp-header` annotations to validate `Mcp-Param-*` headers. Optional: the
+   * handler's `paramHeaders` option wins over it.
    */
-  paramHeaders?(toolName: string): readonly ParamHeader[] | undefined;
+  toolInputSchema?(toolName: string): unknown;
   /**
    * Called when a legacy HTTP session starts, so the server can reach it outside requests (list
    * changes, resource updates go out on its GET stream through `session.notify`); the returned

@@ -27,7 +27,7 @@ import {
 import type { DispatchContext, HttpDispatcher, JsonRpcReply, ServerSession } from "./http_dispatcher.ts";
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 import { LegacySessionTable, type LegacySessionTableOptions } from "./legacy_session_table.ts";
-import type { ParamHeader } from "./mcp_header_annotations.ts";
+import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotations.ts";
 import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHeaders } from "./mcp_request_headers.ts";
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
@@ -77,8 +77,8 @@ export interface HttpHandlerOptions {
   shutdownTimeout?: number;
   /**
    * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, to validate its
-   * `Mcp-Param-*` headers; `undefined` for none. Default: the server's own `paramHeaders(name)`
-   * when it has one, else none checked.
+   * `Mcp-Param-*` headers; `undefined` for none. Default: read from the server's
+   * `toolInputSchema(name)` when it has one, else none checked.
    */
   paramHeaders?: (toolName: string) => readonly ParamHeader[] | undefined;
   /** Clock of keep-alives, idle sessions and the shutdown bound. Default the system clock. */
@@ -184,7 +184,7 @@ class McpEndpoint {
     this.#sessions = options.sessions
       ? new LegacySessionTable({ timeProvider: this.#time, ...(options.sessions === true ? {} : options.sessions) })
       : undefined;
-    this.#paramHeaders = options.paramHeaders ?? (server.paramHeaders ? (name) => server.paramHeaders!(name) : undefined);
+    this.#paramHeaders = options.paramHeaders ?? (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
     const onReport = options.onReport;
     this.#report = (error) => {
       try {
@@ -499,6 +499,23 @@ class McpEndpoint {
     // Long streams whose client does not read their last events: ended now.
     for (const stream of this.#longStreams) stream.abort(reason);
   }
+}
+
+/**
+ * Mirrored parameters from tool input schemas, read once per schema object. A schema whose
+ * annotations are invalid mirrors nothing (clients drop such a tool, so none sends its headers).
+ */
+function schemaParamHeaders(schemaOf: (toolName: string) => unknown): (toolName: string) => readonly ParamHeader[] | undefined {
+  const cache = new WeakMap<object, readonly ParamHeader[] | undefined>();
+  return (toolName) => {
+    const schema = schemaOf(toolName);
+    if (typeof schema !== "object" || schema === null) return undefined;
+    if (!cache.has(schema)) {
+      const reading = readMcpHeaderAnnotations(schema);
+      cache.set(schema, reading.ok && reading.params.length > 0 ? reading.params : undefined);
+    }
+    return cache.get(schema);
+  };
 }
 
 type Classified = Exclude<ReturnType<typeof classifyMessage>, { kind: "invalid" }>;

@@ -158,8 +158,9 @@ describe("createHttpHandler, modern era: the status table", () => {
     expect(other.status).toBe(200);
   });
 
-  it("takes the annotations from the server's own paramHeaders when the option is absent", async () => {
-    const server = Object.assign(new FakeServer(), { paramHeaders: (name: string) => (name === "sql" ? [{ name: "Region", path: ["region"] }] : undefined) });
+  it("reads the annotations from the server's toolInputSchema when the option is absent", async () => {
+    const schema = { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } };
+    const server = Object.assign(new FakeServer(), { toolInputSchema: (name: string) => (name === "sql" ? schema : undefined) });
     server.on("tools/call", () => ({ content: [] }));
     const handler = createHttpHandler(server, { keepAliveInterval: 0 });
     const call = (headers: Record<string, string>) => handler(modernRequest(14, "tools/call", { name: "sql", arguments: { region: "eu" } }, { headers }));
