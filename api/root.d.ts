@@ -238,6 +238,8 @@ export declare class ContextServer<Requests extends MethodMap<Requests> = NoMeth
     resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource;
     prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt;
     resourceUpdated(uri: string): void;
+    toolInputSchema(name: string): unknown;
+    trackSession(session: ServerSession): () => void;
     handle<M extends KnownMethod<Requests>>(method: M, handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>): this;
     handle<M extends string>(method: M & OtherMethod<Requests, M>, handler: ServerRequestHandler): this;
     handle<P>(method: UntypedMethod<Requests>, handler: ServerRequestHandler<P>): this;
@@ -809,6 +811,7 @@ export type ServerConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest"
 export declare class ServerFeatures {
     #private;
     constructor(host: FeatureHost, options?: ServerFeaturesOptions);
+    toolInputSchema(name: string): unknown;
     tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool;
     resource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource;
     resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource;

@@ -48,8 +48,6 @@ export interface LegacyHttpSessionOptions {
 export class LegacyHttpSession implements ServerSession {
   readonly id: string;
   legacy: LegacySession | undefined = undefined;
-  /** True once the client sent `notifications/initialized`. */
-  initialized = false;
   readonly #options: LegacyHttpSessionOptions;
   readonly #inFlight = new Map<string, AbortController>();
   readonly #waiting = new Map<string, Waiting>();

@@ -377,7 +377,6 @@ class McpEndpoint {
       return accepted();
     }
     if (classified.kind === "notification") {
-      if (classified.method === "notifications/initialized") session.initialized = true;
       if (classified.method === "notifications/cancelled" && isObject(classified.params)) {
         session.cancel(classified.params.requestId, classified.params.reason);
       }

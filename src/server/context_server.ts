@@ -222,6 +222,24 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     this.features.resourceUpdated(uri);
   }
 
+  /**
+   * The `inputSchema` registered tool `name` lists (`undefined` when there is none): an HTTP
+   * transport reads its `x-mcp-header` annotations to check `Mcp-Param-*` headers.
+   */
+  toolInputSchema(name: string): unknown {
+    return this.#features?.toolInputSchema(name);
+  }
+
+  /**
+   * Counts a legacy session held by another transport (an HTTP session table) among this server's
+   * live sessions, so list changes and resource updates reach it through `session.notify`. Returns
+   * the function that forgets it (call it when the session ends).
+   */
+  trackSession(session: ServerSession): () => void {
+    this.#sessions.add(session);
+    return () => void this.#sessions.delete(session);
+  }
+
   /** The feature layer's view of this server: its handler registry, its live legacy sessions, its reporter. */
   #featureHost(): FeatureHost {
     const sessions = this.#sessions;

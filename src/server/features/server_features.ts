@@ -74,6 +74,11 @@ export class ServerFeatures {
     this.#completions = new Completions(this.#prompts, this.#resources, this.#levels);
   }
 
+  /** The `inputSchema` registered tool `name` lists (`undefined` when there is none). */
+  toolInputSchema(name: string): unknown {
+    return this.#tools.inputSchemaOf(name);
+  }
+
   /** Registers a tool; see {@linkcode ToolRegistry.add}. */
   tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
     this.#install("tools");

@@ -135,6 +135,11 @@ export class ToolRegistry {
     return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
   }
 
+  /** The `inputSchema` tool `name` lists, or `undefined` when no such tool is registered. */
+  inputSchemaOf(name: string): unknown {
+    return this.#tools.get(name)?.wire.inputSchema;
+  }
+
   /** `tools/call`. */
   async call(params: unknown, context: FeatureRequestContext): Promise<unknown> {
     const name = isPlainObject(params) ? params.name : undefined;

@@ -73,4 +73,35 @@ describe("createHttpHandler over ContextServer", () => {
     expect((await handler(new Request("http://127.0.0.1/mcp", { method: "DELETE", headers }))).status).toBe(200);
     expect((await handler(legacyPost(rpc(2, "tools/list"), headers))).status).toBe(404);
   });
+
+  it("validates Mcp-Param-* against the registered tool's x-mcp-header annotations", async () => {
+    const mcp = new ContextServer({ name: "params", version: "1.0.0" });
+    mcp.tool(
+      "sql",
+      { description: "Runs SQL", inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } }, required: ["region"] } },
+      (args) => `ran in ${(args as { region: string }).region}`,
+    );
+    const handler = createHttpHandler(mcp, { keepAliveInterval: 0 });
+    const call = (headers: Record<string, string>) => handler(modernRequest(1, "tools/call", { name: "sql", arguments: { region: "eu" } }, { headers }));
+    const ok = await call({ "Mcp-Param-Region": "eu" });
+    expect(ok.status).toBe(200);
+    expect(await json(ok)).toMatchObject({ result: { content: [{ text: "ran in eu" }] } });
+    const missing = await call({});
+    expect(missing.status).toBe(400);
+    expect(await json(missing)).toMatchObject({ id: 1, error: { code: -32020, data: { header: "Mcp-Param-Region" } } });
+  });
+
+  it("sends list changes to an initialized legacy HTTP session on its GET stream", async () => {
+    const mcp = new ContextServer({ name: "changes", version: "1.0.0" });
+    mcp.tool("first", { description: "One" }, () => "1");
+    const handler = createHttpHandler(mcp, { keepAliveInterval: 0, sessions: true });
+    const init = await handler(legacyPost(rpc(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {} })));
+    const headers = { "Mcp-Session-Id": init.headers.get("mcp-session-id")!, "MCP-Protocol-Version": "2025-11-25" };
+    await handler(legacyPost(rpc(undefined, "notifications/initialized"), headers));
+    const reader = new SseReader(await handler(new Request("http://127.0.0.1/mcp", { method: "GET", headers: { ...headers, Accept: "text/event-stream" } })));
+    mcp.tool("second", { description: "Two" }, () => "2");
+    expect(await reader.next()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await handler(new Request("http://127.0.0.1/mcp", { method: "DELETE", headers }));
+    expect(await reader.next()).toBeUndefined();
+  });
 });
