@@ -26,8 +26,11 @@ const JSON_SCHEMA_2020_12 = {
   additionalProperties: false,
 };
 
-/** Builds the server; exported so tests and other transports can serve it. */
-export function createEverythingServer() {
+/**
+ * Builds the server; exported so tests and other transports can serve it. `stateKey` (64 hex
+ * characters) is kept for the request state of input-required rounds, once those tools are here.
+ */
+export function createEverythingServer(_options = {}) {
   const server = new ContextServer({
     name: "onemodelcontext-everything",
     version: "1.0.0",
@@ -93,6 +96,15 @@ export function createEverythingServer() {
     server.prompt("test_transient_prompt", {}, () => "transient").remove();
     return "Mutation triggered";
   });
+  // SEP-2243: an argument mirrored into the Mcp-Param-Region header, which the HTTP handler checks against the body.
+  server.tool(
+    "test_custom_header",
+    {
+      description: "Tests a tool argument mirrored into an HTTP header (x-mcp-header)",
+      inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } }, required: ["region"] },
+    },
+    (args) => `Region: ${args.region}`,
+  );
 
   // ----- resources -----
   server.resource("test://static-text", {

@@ -2,19 +2,53 @@
 // The "everything" MCP server: every tool, resource, resource template and prompt that the MCP
 // conformance suite's server scenarios call (@modelcontextprotocol/conformance; names and behaviours
 // from its examples/servers/typescript/everything-server.ts), built only on the public API, both
-// protocol eras on stdio.
+// protocol eras, on stdio or on Streamable HTTP.
 //
-//   npm run build && node examples/everything/server.mjs
+//   npm run build && node examples/everything/server.mjs              # stdio
+//   npm run build && node examples/everything/server.mjs --http 3000  # http://127.0.0.1:3000/mcp
+//
+// Over HTTP: legacy sessions on (Mcp-Session-Id, GET stream, server-to-client requests over SSE), the
+// modern era stateless; SIGTERM (or SIGINT) closes gracefully: no new requests, listen streams end
+// with their result, requests in flight get 5 s. ONEMODELCONTEXT_STATE_KEY (64 hex characters), when
+// set, is the key of the request state of input-required rounds.
 //
 // Not here yet (they need server-to-client requests, the Server-to-client issue): test_sampling,
 // test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums,
 // test_missing_capability, test_input_required_result_elicitation, _sampling, _list_roots,
 // _request_state, _multiple_inputs, _multi_round, _tampered_state and _capabilities.
-// Not here yet (the HTTP issue): the --http PORT flag; test_reconnection closes no SSE stream on stdio.
-import { stdio } from "onemodelcontext/node";
+// test_reconnection closes no SSE stream (no resumable streams).
+import { createHttpHandler } from "onemodelcontext";
+import { serve, stdio } from "onemodelcontext/node";
 import { createEverythingServer } from "./everything.mjs";
 
-const server = createEverythingServer();
-await server.serve(stdio());
-// stdin ended and every reply was drained (or the bounded drain gave up): leave now.
-process.exit(0);
+const stateKey = process.env.ONEMODELCONTEXT_STATE_KEY;
+if (stateKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(stateKey)) {
+  console.error("everything: ONEMODELCONTEXT_STATE_KEY must be 64 hex characters (32 bytes)");
+  process.exit(2);
+}
+const server = createEverythingServer({ stateKey });
+
+const flag = process.argv.indexOf("--http");
+if (flag === -1) {
+  await server.serve(stdio());
+  // stdin ended and every reply was drained (or the bounded drain gave up): leave now.
+  process.exit(0);
+}
+
+const port = Number(process.argv[flag + 1]);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`everything: --http needs a port from 0 to 65535, got ${JSON.stringify(process.argv[flag + 1] ?? null)}`);
+  process.exit(2);
+}
+const http = await serve(createHttpHandler(server, { path: "/mcp", sessions: true }), { port, hostname: "127.0.0.1" });
+console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await http.close();
+  await server.close();
+  process.exit(0);
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);

@@ -36,6 +36,7 @@ const TOOLS = [
   "test_streaming_elicitation",
   "test_trigger_tool_change",
   "test_trigger_prompt_change",
+  "test_custom_header",
 ];
 
 // deno-lint-ignore no-explicit-any
