@@ -1,7 +1,8 @@
 // The demo server's tools, prompt and resource, shared by examples/demo_server.mjs and the CLI's
 // `onemodelcontext demo`. Plain JavaScript so that node, deno and bun run it unchanged (after
 // `npm run build`: the package imports itself by name, and its exports point at dist/).
-import { ContextServer, ErrorCodes, JsonRpcError } from "onemodelcontext";
+import { ContextServer, JsonRpcError } from "onemodelcontext";
+import { ErrorCodes } from "onemodelcontext/protocol";
 
 const TOOLS = [
   {

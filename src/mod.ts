@@ -143,7 +143,6 @@ export {
   type AnyTransportError,
   CancelledError,
   ClosedError,
-  ErrorCodes,
   InvalidOptionError,
   InvalidUtf8Error,
   JsonRpcError,
