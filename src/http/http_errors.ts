@@ -5,6 +5,12 @@
  * @module
  */
 import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+
+/**
+ * Response headers as the `Headers` constructor takes them. Spelled out instead of the DOM's
+ * `HeadersInit`, which a Node project without the DOM lib does not have.
+ */
+export type HeaderFields = Headers | Record<string, string> | Array<[string, string]>;
 import { errorResponse, isRequestId, type RequestId } from "../wire/json_rpc_message.ts";
 import { HEADER_MISMATCH } from "./mcp_request_headers.ts";
 
@@ -52,7 +58,7 @@ export interface HttpErrorOptions {
   /** `error.data`. */
   data?: unknown;
   /** Extra response headers (e.g. `Allow`, `Retry-After`). */
-  headers?: HeadersInit;
+  headers?: HeaderFields;
 }
 
 /**

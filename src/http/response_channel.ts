@@ -5,12 +5,13 @@
  * @module
  */
 import { CancelledError } from "../wire/errors.ts";
+import type { HeaderFields } from "./http_errors.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
 /** Options of {@linkcode ResponseChannel}. */
 export interface ResponseChannelOptions {
   /** Extra headers of the response, JSON or SSE (e.g. `Mcp-Session-Id`). */
-  headers?: HeadersInit;
+  headers?: HeaderFields;
   /** Options of the SSE stream, when one is opened (byte bound, keep-alive, clock). */
   sse?: SseStreamOptions;
   /** The HTTP status of a JSON reply. Default 200. */
