@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair, createPipe } from "../../testing/duplex_pair.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 import { RecordingWritable } from "../../testing/recording_writable.ts";
@@ -46,6 +47,52 @@ describe("createDuplexPair / createPipe", () => {
     await wb.close();
     expect(new TextDecoder().decode(concatBytes(await collect(b.readable)))).toBe("onetwo");
     expect(new TextDecoder().decode(concatBytes(await collect(a.readable)))).toBe("back");
+  });
+});
+
+describe("createPipe ends as an OS pipe does", () => {
+  it("reports a clean drain as drained when the peer read every byte and then closed", async () => {
+    const [a, b] = createDuplexPair();
+    const server = new NewlineChannel(a);
+    const client = new NewlineChannel(b);
+    await server.send({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(await client.read()).toEqual({ kind: "line", text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    expect(await client.close()).toBe("drained"); // the client goes away first: its input is cancelled
+    expect(await server.closeOutput()).toBe("drained");
+    expect(server.failure).toBeUndefined();
+  });
+
+  it("fails a write after the reader cancelled, and still closes cleanly", async () => {
+    const pipe = createPipe(64);
+    const writer = pipe.writable.getWriter();
+    await pipe.readable.cancel(new Error("reader gone"));
+    await expect(writer.write(utf8("x"))).rejects.toThrow("reader gone");
+    const other = createPipe(64);
+    const w2 = other.writable.getWriter();
+    await other.readable.cancel();
+    expect(await track(w2.close()).settled()).toBe(true);
+  });
+
+  it("fails a write waiting for room when the reader cancels", async () => {
+    const pipe = createPipe(4);
+    const writer = pipe.writable.getWriter();
+    await writer.write(utf8("12345"));
+    const waiting = writer.write(utf8("6"));
+    expect(await track(waiting).settled()).toBe(false);
+    await pipe.readable.cancel();
+    await expect(waiting).rejects.toThrow(/reader cancelled/);
+  });
+
+  it("errors the reader with the reason when the writer aborts, even with a write waiting for room", async () => {
+    const pipe = createPipe(4);
+    const writer = pipe.writable.getWriter();
+    await writer.write(utf8("12345"));
+    const waiting = writer.write(utf8("6"));
+    const reason = new Error("torn down");
+    await writer.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    const reader = pipe.readable.getReader();
+    await expect(reader.read()).rejects.toBe(reason);
   });
 });
 
