@@ -66,8 +66,14 @@ export interface ContextServerOptions {
   unenvelopedRequests?: "reject" | "legacy";
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
-  /** Every bad thing that is nobody's exception: bad input, handler failures, unknown reply ids. */
+  /** Every bad thing that is nobody's exception: bad input, handler failures (in full, stack included), unknown reply ids. */
   onReport?: (error: Error) => void;
+  /**
+   * A request handler's unexpected exception (not a `JsonRpcError`) is answered -32603 with the
+   * message "Internal error", and the exception goes to `onReport` only; `true` sends its message to
+   * the client too, for development. Default `false`.
+   */
+  exposeInternalErrors?: boolean;
   /** Bounds of each served connection (`endOfStreamTimeout`, `maxConcurrentRequests`, …; its stream's under `channel`). */
   connection?: ServerConnectionOptions;
 }
@@ -127,6 +133,7 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       unenvelopedRequests,
       timeProvider,
       onReport,
+      exposeInternalErrors,
       connection,
     } = options ?? ({} as ContextServerOptions);
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("Option name must be a non-empty string");
@@ -138,6 +145,9 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     }
     if (unenvelopedRequests !== undefined && unenvelopedRequests !== "reject" && unenvelopedRequests !== "legacy") {
       throw new InvalidOptionError(`Option unenvelopedRequests must be "reject" or "legacy", got ${JSON.stringify(unenvelopedRequests)}`);
+    }
+    if (exposeInternalErrors !== undefined && typeof exposeInternalErrors !== "boolean") {
+      throw new InvalidOptionError(`Option exposeInternalErrors must be a boolean, got ${typeof exposeInternalErrors}`);
     }
     if (connection !== undefined && !isPlainObject(connection)) throw new InvalidOptionError("Option connection must be an object");
     for (const key of CONNECTION_KEYS) {
@@ -179,6 +189,7 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       unenvelopedRequests: unenvelopedRequests ?? "reject",
       handlers: this.#handlers,
       report,
+      exposeInternalErrors: exposeInternalErrors ?? false,
     });
     if (features !== undefined) this.#features = new ServerFeatures(this.#featureHost(), features);
   }

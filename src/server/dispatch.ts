@@ -15,7 +15,10 @@ import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 
-/** Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply. */
+/**
+ * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
+ * any other throw is reported and answered -32603 "Internal error" (see `exposeInternalErrors`).
+ */
 export type ServerRequestHandler<P = unknown, R = unknown> = (params: P, context: ServerRequestContext) => R | Promise<R>;
 /** Handles one notification from the client. */
 export type ServerNotificationHandler<P = unknown> = (params: P) => unknown;
@@ -36,7 +39,12 @@ export interface ServerDispatchInit {
   handlers: ServerHandlers;
   /** Handler failures that are not `JsonRpcError`s, and failing notification handlers. */
   report(error: Error): void;
+  /** Send an unexpected handler exception's own message to the peer instead of "Internal error". */
+  exposeInternalErrors: boolean;
 }
+
+/** The message of a -32603 reply to an unexpected handler exception, unless `exposeInternalErrors`. */
+export const INTERNAL_ERROR_MESSAGE = "Internal error";
 
 /** Methods dispatch answers itself; `ContextServer.handle()` refuses them. */
 export const BUILT_IN_METHODS: ReadonlySet<string> = new Set(["initialize", "server/discover", "ping"]);
@@ -54,7 +62,7 @@ export class ServerDispatch {
 
   /**
    * Dispatches one parsed JSON-RPC message. A request resolves with its reply (a handler's
-   * `JsonRpcError` becomes an error reply, any other throw a -32603 one, reported); a notification
+   * `JsonRpcError` becomes an error reply, any other throw a generic -32603 one, reported in full); a notification
    * runs its handler and resolves with `undefined`; an invalid message gets an error reply.
    * Responses (to server-to-client requests) belong to the driver that sent those requests: they
    * are reported and answered with nothing.
@@ -91,8 +99,29 @@ export class ServerDispatch {
   /**
    * The request-level form of {@linkcode ServerDispatch.dispatch}: returns the result (or a promise
    * of it) or throws the error. A driver that builds its own replies (the stream connection) calls this.
+   * What it throws is always a `JsonRpcError`: a handler's own passes through; any other exception is
+   * reported in full (message, stack) and replaced by a -32603 whose message is "Internal error"
+   * (the exception's message with `exposeInternalErrors`), so internals stay inside.
    */
   answer(request: IncomingRequest, context: DispatchContext): unknown {
+    let result: unknown;
+    try {
+      result = this.#answer(request, context);
+    } catch (error) {
+      throw this.#internal(error, context);
+    }
+    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(this.#internal(error, context))) : result;
+  }
+
+  /** A `JsonRpcError` as it is; anything else reported (unless the request was aborted) and replaced by a -32603. */
+  #internal(error: unknown, context: DispatchContext): JsonRpcError {
+    if (error instanceof JsonRpcError) return error;
+    const full = asError(error);
+    if (!context.signal.aborted) this.#s.report(full);
+    return new JsonRpcError(ErrorCodes.InternalError, this.#s.exposeInternalErrors ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE);
+  }
+
+  #answer(request: IncomingRequest, context: DispatchContext): unknown {
     const { method, params } = request;
     if (method === "initialize") return this.#initialize(context.session, params);
     const reading = readRequestEnvelope(params);

@@ -336,8 +336,9 @@ describe("ContextServer modern era", () => {
 });
 
 describe("ContextServer handlers", () => {
-  it("turns a handler's JsonRpcError into that error reply, and another throw into -32603", async () => {
-    const { server, peer } = setup();
+  it("turns a handler's JsonRpcError into that error reply, and another throw into -32603 \"Internal error\" reported in full", async () => {
+    const reports: Error[] = [];
+    const { server, peer } = setup({ onReport: (e) => void reports.push(e) });
     server.handle("tools/call", () => {
       throw new JsonRpcError(-32602, "Unknown tool: nope", { tool: "nope" });
     });
@@ -350,8 +351,17 @@ describe("ContextServer handlers", () => {
       error: { code: -32602, message: "Unknown tool: nope", data: { tool: "nope" } },
     });
     const reply = await peer.call(2, "boom", { _meta: envelope() });
-    expect(reply.error.code).toBe(-32603);
-    expect(reply.error.message).toContain("Kaput");
+    expect(reply).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error" } });
+    expect(reports.map((e) => e.message)).toEqual(["Kaput"]);
+    expect(reports[0].stack).toMatch(/context_server\.test\.ts/);
+  });
+
+  it("sends an unexpected exception's message on the stream with exposeInternalErrors: true", async () => {
+    const { server, peer } = setup({ exposeInternalErrors: true });
+    server.handle("boom", () => {
+      throw new Error("Kaput at /srv/app");
+    });
+    expect(await peer.call(1, "boom", { _meta: envelope() })).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Kaput at /srv/app" } });
   });
 
   it("sends progress tied to the request's progressToken before its reply, in both eras", async () => {

@@ -148,18 +148,51 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
     expect(asked).toHaveLength(1);
   });
 
-  it("turns a JsonRpcError into its error reply without a report, and any other throw into -32603 with a report", async () => {
+  it("turns a JsonRpcError into its error reply without a report, and any other throw into a generic -32603 with the exception reported", async () => {
     const { server: s, reports } = server({ unenvelopedRequests: "legacy" });
     s.handle("typed", () => {
       throw new JsonRpcError(-32002, "No such thing", { uri: "x" });
     });
     s.handle("boom", async () => {
-      throw new Error("Kaboom");
+      throw new Error("Kaboom: password=hunter2 at /srv/app/db.ts");
+    });
+    s.handle("sync", () => {
+      throw "a bare string from /srv/app";
     });
     const { ctx } = context();
     expect(await s.dispatch(request(1, "typed"), ctx)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "No such thing", data: { uri: "x" } } });
-    expect(await s.dispatch(request(2, "boom"), ctx)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Kaboom" } });
-    expect(reports.map((e) => e.message)).toEqual(["Kaboom"]);
+    expect(await s.dispatch(request(2, "boom"), ctx)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error" } });
+    expect(await s.dispatch(request(3, "sync"), ctx)).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Internal error" } });
+    expect(reports.map((e) => e.message)).toEqual(["Kaboom: password=hunter2 at /srv/app/db.ts", "a bare string from /srv/app"]);
+    expect(reports[0].stack).toContain("dispatch.test.ts");
+  });
+
+  it("with exposeInternalErrors: true, sends an unexpected exception's message, and still reports it", async () => {
+    const { server: s, reports } = server({ unenvelopedRequests: "legacy", exposeInternalErrors: true });
+    s.handle("boom", async () => {
+      throw new Error("Kaboom");
+    });
+    s.handle("empty", () => {
+      throw new Error("");
+    });
+    const { ctx } = context();
+    expect(await s.dispatch(request(1, "boom"), ctx)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Kaboom" } });
+    expect(await s.dispatch(request(2, "empty"), ctx)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error" } });
+    expect(reports.map((e) => e.message)).toEqual(["Kaboom", ""]);
+  });
+
+  it("rejects a non-boolean exposeInternalErrors by name", () => {
+    expect(() => server({ exposeInternalErrors: "yes" as never })).toThrow(/exposeInternalErrors must be a boolean, got string/);
+  });
+
+  it("does not report the exception of a handler whose request was aborted, and still answers it generically", async () => {
+    const { server: s, reports } = server({ unenvelopedRequests: "legacy" });
+    s.handle("slow", (_p, c) => new Promise((_r, reject) => c.signal.addEventListener("abort", () => reject(new Error("Aborted inside /srv/app")))));
+    const { ctx, controller } = context();
+    const pending = s.dispatch(request(1, "slow"), ctx);
+    controller.abort();
+    expect(await pending).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } });
+    expect(reports).toEqual([]);
   });
 
   it("answers an unknown method with -32601 and an invalid message with -32600", async () => {
