@@ -41,17 +41,26 @@ export interface EraCacheOptions {
   timeProvider?: TimeProvider;
   /** How long a legacy entry lives after the definitive probe that taught it, in ms. Default 300 000. */
   legacyLifetime?: number;
+  /** How long a modern entry lives after the probe that taught it, in ms. Default 86 400 000 (24 h). */
+  modernLifetime?: number;
 }
 
 /** Default lifetime of a legacy entry: five minutes. */
 export const DEFAULT_LEGACY_LIFETIME = 300_000;
+
+/** Default lifetime of a modern entry: 24 hours. */
+export const DEFAULT_MODERN_LIFETIME = 86_400_000;
 
 /**
  * The in-memory {@linkcode EraCacheStore}.
  *
  * A legacy entry expires `legacyLifetime` after the definitive probe that taught it (when the
  * client stored it with `set`), however many cached legacy connections succeed meanwhile, so an
- * upgraded or dual-era server gets probed again. A modern entry stays until `forget(key)`.
+ * upgraded or dual-era server gets probed again. A modern entry expires `modernLifetime` (24 h) after
+ * the probe that taught it, the same way, so a server that was downgraded or replaced by a legacy one
+ * under the same key is probed again even if no negotiation failed; `forget(key)` drops either at once.
+ * The modern lifetime is the cache's own, not the discover result's `ttlMs`: that one says how long
+ * the server's capabilities and instructions stay fresh (the SDKs default it to 0), not how long its era does.
  *
  * @example
  * ```ts
@@ -61,19 +70,22 @@ export const DEFAULT_LEGACY_LIFETIME = 300_000;
  */
 export class EraCache implements EraCacheStore {
   readonly legacyLifetime: number;
+  readonly modernLifetime: number;
   #time: TimeProvider;
   #entries = new Map<string, EraCacheEntry>();
 
   constructor(options: EraCacheOptions = {}) {
     this.#time = options.timeProvider ?? systemTimeProvider;
     this.legacyLifetime = numberOption("legacyLifetime", options.legacyLifetime, DEFAULT_LEGACY_LIFETIME);
+    this.modernLifetime = numberOption("modernLifetime", options.modernLifetime, DEFAULT_MODERN_LIFETIME);
   }
 
-  /** The live entry for `key`; an expired legacy entry is dropped and reported as absent. */
+  /** The live entry for `key`; an expired entry is dropped and reported as absent. */
   get(key: string): EraCacheEntry | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.era === "legacy" && this.#time.now() - entry.learnedAt >= this.legacyLifetime) {
+    const lifetime = entry.era === "legacy" ? this.legacyLifetime : this.modernLifetime;
+    if (this.#time.now() - entry.learnedAt >= lifetime) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -82,7 +94,7 @@ export class EraCache implements EraCacheStore {
 
   /**
    * Stores `entry` for `key`, replacing any previous one. `learnedAt` is set to this cache's clock
-   * now: the client calls `set` when the definitive probe answers, and legacy expiry counts from here.
+   * now: the client calls `set` when the definitive probe answers, and expiry counts from here.
    */
   set(key: string, entry: EraCacheEntry): void {
     this.#entries.set(key, { ...entry, learnedAt: this.#time.now() });
@@ -98,13 +110,13 @@ export class EraCache implements EraCacheStore {
     this.#entries.clear();
   }
 
-  /** How many entries are stored (expired legacy entries count until next looked up). */
+  /** How many entries are stored (expired entries count until next looked up). */
   get size(): number {
     return this.#entries.size;
   }
 }
 
-/** The cache every client shares when none is given: in memory, system clock, five-minute legacy lifetime. */
+/** The cache every client shares when none is given: in memory, system clock, 5 min legacy and 24 h modern lifetimes. */
 export const defaultEraCache: EraCache = new EraCache();
 
 /** `store.get(key)`, reporting (not throwing) a failing store; an entry of unknown era counts as absent. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LEGACY_LIFETIME, EraCache } from "../../../src/client/era_cache.ts";
+import { DEFAULT_LEGACY_LIFETIME, DEFAULT_MODERN_LIFETIME, EraCache } from "../../../src/client/era_cache.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 describe("EraCache", () => {
@@ -38,12 +38,39 @@ describe("EraCache", () => {
     expect(cache.get("k")).toBeUndefined();
   });
 
-  it("a modern entry stays until forget()", async () => {
+  it("a modern entry expires exactly modernLifetime (default 24 h) after it was set, and not before", async () => {
     const time = new FakeTimeProvider();
     const cache = new EraCache({ timeProvider: time });
+    expect(DEFAULT_MODERN_LIFETIME).toBe(86_400_000);
+    expect(cache.modernLifetime).toBe(86_400_000);
     cache.set("k", { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
-    await time.advance(24 * 3_600_000);
+    await time.advance(24 * 3_600_000 - 1);
     expect(cache.get("k")).toEqual({ era: "modern", protocolVersion: "2026-07-28", learnedAt: 1_000_000 });
+    await time.advance(1);
+    expect(cache.get("k")).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it("a modern entry honours a custom modernLifetime both ways, and reading it does not refresh it", async () => {
+    const time = new FakeTimeProvider();
+    const cache = new EraCache({ timeProvider: time, modernLifetime: 10_000, legacyLifetime: 1_000 });
+    cache.set("m", { era: "modern", protocolVersion: "2026-07-28", learnedAt: 0 });
+    cache.set("l", { era: "legacy", learnedAt: 0 });
+    await time.advance(1_000);
+    expect(cache.get("l")).toBeUndefined(); // the legacy lifetime is its own
+    for (let i = 0; i < 8; i++) {
+      await time.advance(1_000);
+      expect(cache.get("m")?.era).toBe("modern");
+    }
+    await time.advance(999);
+    expect(cache.get("m")?.era).toBe("modern");
+    await time.advance(1);
+    expect(cache.get("m")).toBeUndefined();
+  });
+
+  it("a modern entry can still be dropped at once with forget()", () => {
+    const cache = new EraCache();
+    cache.set("k", { era: "modern", protocolVersion: "2026-07-28", learnedAt: 0 });
     cache.forget("k");
     expect(cache.get("k")).toBeUndefined();
   });
@@ -57,5 +84,6 @@ describe("EraCache", () => {
 
   it("rejects a bad legacyLifetime by name", () => {
     expect(() => new EraCache({ legacyLifetime: -5 })).toThrow(/legacyLifetime/);
+    expect(() => new EraCache({ modernLifetime: -5 })).toThrow(/modernLifetime/);
   });
 });
