@@ -6,7 +6,7 @@
  */
 import { JsonRpcError, ProcessExitedError, TransportError } from "onemodelcontext";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
-import { formatInspect, inspect } from "./inspect.ts";
+import { printInspect } from "./inspect.ts";
 import { Progress } from "./progress.ts";
 import { connect, lastServerStderr } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
@@ -47,9 +47,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (args.command === "inspect" || args.command === "tour") {
-      const report = await inspect(client);
-      if (args.json && args.command === "inspect") process.stdout.write(`${terminalJson(report)}\n`);
-      else process.stdout.write(`${formatInspect(report)}\n`);
+      await printInspect(client, {
+        json: args.json && args.command === "inspect",
+        write: writeStdout,
+        warn: (text) => process.stderr.write(`${terminalText(text)}\n`),
+      });
     }
     if (args.command === "call" || args.command === "tour") {
       const tool = args.tool ?? "echo";
@@ -72,6 +74,22 @@ export async function main(argv: string[]): Promise<number> {
     await client.close().catch((error: unknown) => process.stderr.write(`Closing the server failed: ${describe(error)}\n`));
     progress.phase("closed");
   }
+}
+
+/** Writes to stdout and waits while Node buffers more than its high-water mark, so output stays bounded. */
+function writeStdout(text: string): Promise<void> | void {
+  if (process.stdout.write(text)) return;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.stdout.off("drain", done);
+      process.stdout.off("close", done);
+      process.stdout.off("error", done);
+      resolve();
+    };
+    process.stdout.on("drain", done);
+    process.stdout.on("close", done);
+    process.stdout.on("error", done);
+  });
 }
 
 /** Shows the server's last stderr lines, unless the error message already carries them. */

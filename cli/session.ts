@@ -43,16 +43,26 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
   return client;
 }
 
-/** Collects every page of a list method, bounded to 100 pages. */
-export async function listAll(client: ContextClient, method: string, key: string): Promise<unknown[]> {
-  const items: unknown[] = [];
+/** Options of {@linkcode listPages}. */
+export interface ListPagesOptions {
+  /** Pages read at most. */
+  maxPages: number;
+  /** Called when the list still had a next cursor after `maxPages` pages. */
+  onCut?(): void;
+}
+
+/**
+ * Yields the items of each page of a list method as it arrives, following `nextCursor`, so a caller
+ * that prints and drops each page holds one page at a time however long the list is.
+ */
+export async function* listPages(client: ContextClient, method: string, key: string, options: ListPagesOptions): AsyncGenerator<unknown[]> {
   let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
+  for (let page = 0; page < options.maxPages; page++) {
     const result = (await client.request(method, cursor ? { cursor } : {})) as Record<string, unknown>;
     const list = result[key];
-    if (Array.isArray(list)) items.push(...list);
+    yield Array.isArray(list) ? list : [];
     cursor = typeof result.nextCursor === "string" && result.nextCursor ? result.nextCursor : undefined;
-    if (!cursor) break;
+    if (!cursor) return;
   }
-  return items;
+  options.onCut?.();
 }
