@@ -26,4 +26,8 @@ export interface DenoLike {
   permissions?: { querySync?(descriptor: { name: "read"; path: string }): { state: string } };
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writable: WritableStream<Uint8Array> };
+  /** This process's id; with the two signal members, for `stdio()`'s `gracefulSignals`. */
+  pid?: number;
+  addSignalListener?(signal: string, handler: () => void): void;
+  removeSignalListener?(signal: string, handler: () => void): void;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 import type { ProcessTransport, SpawnOptions } from "../../adapters/process/define_process_adapter.ts";
 import type { ProcessConnection } from "../../adapters/process/process_connection.ts";
 import { liveGroupMembers as groupMembers } from "../../adapters/process/process_group.ts";
@@ -43,6 +44,11 @@ const MiB = 2 ** 20;
 const proc = { list: () => readdirSync("/proc"), read: (path: string) => readFileSync(path, "utf8") };
 const liveGroupMembers = (pgid: number): number[] => groupMembers(pgid, proc) ?? [];
 const realDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "signaller", version: "1" },
+};
 
 /** Rejects when `promise` has not settled within `ms` of real time: a liveness guard, never a timing assertion. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -410,6 +416,70 @@ export function processAdapterSuite(api: TestApi, adapter: ProcessAdapterUnderTe
       await p.time.advance(2000);
       await drive(p.time, closing, "close()");
       assert(p.connection.shutdownStep === "exited" || p.connection.shutdownStep === "terminated", String(p.connection.shutdownStep));
+    } finally {
+      p.connection.destroy();
+    }
+  });
+
+  /** Starts signal_server.mjs, sends `test/slow` with `params`, and resolves once its handler started. */
+  const slowRequest = async (params: Record<string, unknown>, bounds: string[] = []) => {
+    const p = await open(adapter, adapter.run(fixture("signal_server.mjs"), adapter.contextServerUrl, adapter.stdioAdapterUrl, ...bounds));
+    await p.line("ready");
+    const channel = new NewlineChannel(p.connection);
+    await channel.send({ jsonrpc: "2.0", id: 1, method: "test/slow", params: { ...params, _meta: MODERN_META } });
+    await p.line("started 1");
+    return { p, channel };
+  };
+  const sigterm = (pid: number | undefined): void => {
+    assert(pid !== undefined, "the server has a pid");
+    process.kill(pid, "SIGTERM");
+  };
+
+  api.test(name("SIGTERM while a handler runs for 300 ms: the reply arrives, then the process ends by SIGTERM"), async () => {
+    const { p, channel } = await slowRequest({ ms: 300 });
+    try {
+      sigterm(p.connection.pid);
+      const line = await within(channel.read(), 20_000, "the reply");
+      assert(line?.kind === "line", `Expected the reply, got ${JSON.stringify(line)}`);
+      assertEquals(JSON.parse(line.text), { jsonrpc: "2.0", id: 1, result: { slept: 300, resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "signals", version: "1.0.0" } } } });
+      assertStrictEquals(await within(channel.read(), 20_000, "EOF after the reply"), undefined);
+      await within(p.connection.exited, 20_000, "the exit after SIGTERM");
+      assertStrictEquals(p.connection.closeError()?.signal, "SIGTERM", p.connection.stderrTail());
+      assert(p.lines.includes("finished 1"), p.lines.join("|"));
+    } finally {
+      p.connection.destroy();
+    }
+  });
+
+  api.test(name("SIGTERM with a handler that never finishes: the process still ends by SIGTERM once the EOF bounds run out"), async () => {
+    // Bounds of 100 ms + 100 ms in the server: the hung handler is given up there, not never.
+    const { p, channel } = await slowRequest({ forever: true }, ["100", "100"]);
+    try {
+      sigterm(p.connection.pid);
+      await within(p.connection.exited, 20_000, "the exit after SIGTERM and the EOF bounds");
+      assertStrictEquals(p.connection.closeError()?.signal, "SIGTERM", p.connection.stderrTail());
+      // The abandoned request is answered rather than left to the client's imagination.
+      const line = await within(channel.read(), 20_000, "what the server wrote");
+      assert(line === undefined || (line.kind === "line" && JSON.parse(line.text).id === 1), JSON.stringify(line));
+    } finally {
+      p.connection.destroy();
+    }
+  });
+
+  api.test(name("a second SIGTERM ends a server that is finishing its requests at once"), async () => {
+    // Default bounds (5 s + 5 s): only the second signal can end it before the liveness guard.
+    const { p } = await slowRequest({ forever: true });
+    try {
+      // Signals sent close together may be delivered as one: repeat every 250 ms until it exits.
+      let exited = false;
+      void p.connection.exited.then(() => (exited = true));
+      for (let sent = 0; !exited; sent++) {
+        assert(sent < 32, "the server outlived 32 SIGTERMs");
+        sigterm(p.connection.pid);
+        await Promise.race([p.connection.exited, realDelay(250)]);
+      }
+      assertStrictEquals(p.connection.closeError()?.signal, "SIGTERM", p.connection.stderrTail());
+      assert(!p.lines.some((l) => l.startsWith("served")), p.lines.join("|"));
     } finally {
       p.connection.destroy();
     }
