@@ -92,6 +92,7 @@ export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 // StdioOptions: type, from adapters/bun.ts
 export interface StdioOptions {
     bun?: BunLike;
+    gracefulSignals?: readonly string[];
 }
 
 // fileSinkWritable: value, from adapters/bun.ts

@@ -47,6 +47,9 @@ export interface DenoLike {
     stdout: {
         writable: WritableStream<Uint8Array>;
     };
+    pid?: number;
+    addSignalListener?(signal: string, handler: () => void): void;
+    removeSignalListener?(signal: string, handler: () => void): void;
 }
 
 // ExitStatus: type, from adapters/process/shutdown_process.ts
@@ -107,6 +110,7 @@ export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 // StdioOptions: type, from adapters/deno.ts
 export interface StdioOptions {
     deno?: DenoLike;
+    gracefulSignals?: readonly string[];
 }
 
 // serve: value, from adapters/http/deno.ts

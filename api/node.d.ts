@@ -59,6 +59,7 @@ export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 export interface StdioOptions {
     stdin?: Readable;
     stdout?: Writable;
+    gracefulSignals?: readonly NodeJS.Signals[];
 }
 
 // nodeReadable: value, from adapters/node_streams.ts

@@ -268,6 +268,7 @@ export interface ContextServerOptions {
     unenvelopedRequests?: "reject" | "legacy";
     timeProvider?: TimeProvider;
     onReport?: (error: Error) => void;
+    exposeInternalErrors?: boolean;
     connection?: ServerConnectionOptions;
 }
 
@@ -303,6 +304,7 @@ export interface Duplex {
 export declare class EraCache implements EraCacheStore {
     #private;
     readonly legacyLifetime: number;
+    readonly modernLifetime: number;
     constructor(options?: EraCacheOptions);
     get(key: string): EraCacheEntry | undefined;
     set(key: string, entry: EraCacheEntry): void;
@@ -322,6 +324,7 @@ export interface EraCacheEntry {
 export interface EraCacheOptions {
     timeProvider?: TimeProvider;
     legacyLifetime?: number;
+    modernLifetime?: number;
 }
 
 // EraCacheStore: type, from src/client/era_cache.ts
