@@ -13,11 +13,9 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { TransportConnection } from "../src/rpc/transport.ts";
-import type { BunLike, FileSinkLike } from "./bun_like.ts";
+import type { BunLike } from "./bun_like.ts";
+import { fileSinkWritable } from "./bun_file_sink.ts";
 import { defineProcessAdapter, type ProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
-import { stdioConnection } from "./stdio_connection.ts";
-import { endOnSignals, type SignalRuntime } from "./end_on_signals.ts";
 
 export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
@@ -71,67 +69,5 @@ export function spawnProcess(command: string, args: readonly string[] = [], opti
   return adapters.get(b)!.spawnProcess(command, args, options);
 }
 
-/**
- * A web writable over a `FileSink`: each write awaits the sink's pending promise (returned once the
- * pipe is full) and its flush, so a write resolves only once its bytes were handed to the OS.
- */
-export function fileSinkWritable(sink: FileSinkLike, options: { endOnClose?: boolean } = {}): WritableStream<Uint8Array> {
-  const flush = async (): Promise<void> => void (await sink.flush());
-  return new WritableStream<Uint8Array>(
-    {
-      async write(chunk) {
-        await sink.write(chunk);
-        await flush();
-      },
-      close: async () => void (options.endOnClose === false ? await flush() : await sink.end()),
-      abort() {
-        try {
-          sink.end();
-        } catch {
-          // The sink ended already (the pipe closed): aborting has nothing left to stop.
-        }
-      },
-    },
-    { highWaterMark: 1 },
-  );
-}
-
-/** Options of {@linkcode stdio}. */
-export interface StdioOptions {
-  /** The `Bun` global to use. Default: the global one. */
-  bun?: BunLike;
-  /**
-   * Signals that end input like an EOF instead of killing the process at once: running handlers
-   * finish within the EOF bounds, their replies are written, then the process ends by the signal.
-   * A second signal, or one after input already ended, ends it at once. Default `["SIGTERM"]` with
-   * the global `Bun`, `[]` when `bun` is given; `[]` turns it off.
-   */
-  gracefulSignals?: readonly string[];
-}
-
-/** Bun's signal primitives (its `process`), for {@linkcode endOnSignals}. */
-const bunSignals: SignalRuntime = {
-  listen: (signal, handler) => void process.on(signal as NodeJS.Signals, handler),
-  unlisten: (signal, handler) => void process.off(signal as NodeJS.Signals, handler),
-  raise: (signal) => void process.kill(process.pid, signal),
-};
-
-/**
- * `Bun.stdin` and `Bun.stdout` as a duplex, for a server. stdout is a `FileSink` whose pending writes
- * and flushes are awaited, so `serve()` resolves only once every reply left. Closing the writable
- * flushes but leaves fd 1 open. `destroy()` unrefs stdout, so a server whose client stopped reading
- * can still exit. SIGTERM ends input like an EOF, so a request in flight is still answered (see
- * `gracefulSignals`).
- *
- * @example
- * ```ts
- * import { stdio } from "onemodelcontext/bun";
- * await server.serve(stdio());
- * ```
- */
-export function stdio(options: StdioOptions = {}): TransportConnection {
-  const b = options.bun ?? global();
-  const sink = b.stdout.writer();
-  const connection = stdioConnection(b.stdin.stream().getReader(), fileSinkWritable(sink, { endOnClose: false }), { destroy: () => sink.unref?.() });
-  return endOnSignals(connection, options.gracefulSignals ?? (options.bun === undefined ? ["SIGTERM"] : []), bunSignals);
-}
+export { fileSinkWritable } from "./bun_file_sink.ts";
+export { stdio, type StdioOptions } from "./bun_stdio.ts";

@@ -89,13 +89,13 @@ export interface SpawnProcessOptions extends SpawnOptions {
 // StderrMode: type, from adapters/process/process_connection.ts
 export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 
-// StdioOptions: type, from adapters/bun.ts
+// StdioOptions: type, from adapters/bun_stdio.ts
 export interface StdioOptions {
     bun?: BunLike;
     gracefulSignals?: readonly string[];
 }
 
-// fileSinkWritable: value, from adapters/bun.ts
+// fileSinkWritable: value, from adapters/bun_file_sink.ts
 export declare function fileSinkWritable(sink: FileSinkLike, options?: {
     endOnClose?: boolean;
 }): WritableStream<Uint8Array>;
@@ -106,5 +106,5 @@ export declare function serve(handler: FetchHandler, options?: ServeOptions): Pr
 // spawnProcess: value, from adapters/bun.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
-// stdio: value, from adapters/bun.ts
+// stdio: value, from adapters/bun_stdio.ts
 export declare function stdio(options?: StdioOptions): TransportConnection;

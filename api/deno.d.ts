@@ -107,7 +107,7 @@ export interface SpawnProcessOptions extends SpawnOptions {
 // StderrMode: type, from adapters/process/process_connection.ts
 export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 
-// StdioOptions: type, from adapters/deno.ts
+// StdioOptions: type, from adapters/deno_stdio.ts
 export interface StdioOptions {
     deno?: DenoLike;
     gracefulSignals?: readonly string[];
@@ -119,5 +119,5 @@ export declare function serve(handler: FetchHandler, options?: ServeOptions): Pr
 // spawnProcess: value, from adapters/deno.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
-// stdio: value, from adapters/deno.ts
+// stdio: value, from adapters/deno_stdio.ts
 export declare function stdio(options?: StdioOptions): TransportConnection;

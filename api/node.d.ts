@@ -55,7 +55,7 @@ export type SpawnProcessOptions = SpawnOptions;
 // StderrMode: type, from adapters/process/process_connection.ts
 export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 
-// StdioOptions: type, from adapters/node.ts
+// StdioOptions: type, from adapters/node_stdio.ts
 export interface StdioOptions {
     stdin?: Readable;
     stdout?: Writable;
@@ -76,5 +76,5 @@ export declare function serve(handler: FetchHandler, options?: ServeOptions): Pr
 // spawnProcess: value, from adapters/node.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
-// stdio: value, from adapters/node.ts
+// stdio: value, from adapters/node_stdio.ts
 export declare function stdio(options?: StdioOptions): TransportConnection;
