@@ -129,7 +129,7 @@ export class RequestStateCodec {
     if (tag === undefined || tag.length !== 32 || !BASE64URL.test(encodedBody)) {
       throw malformed("Invalid requestState: not a state this server issued (bad base64url or tag length)");
     }
-    const valid = await crypto.subtle.verify("HMAC", await this.#cryptoKey(), tag, encoder.encode(TAG_CONTEXT + encodedBody));
+    const valid = await crypto.subtle.verify("HMAC", await this.#cryptoKey(), tag as BufferSource, encoder.encode(TAG_CONTEXT + encodedBody));
     if (!valid) {
       throw new RequestStateError("tampered", "Invalid requestState: its signature does not verify (modified, or issued with another key)");
     }
