@@ -84,7 +84,7 @@ export class RequestStateCodec {
   #key: Promise<CryptoKey> | undefined;
 
   constructor(options: RequestStateCodecOptions = {}) {
-    this.stateTtl = numberOption("stateTtl", options.stateTtl, 600_000);
+    this.stateTtl = integerOption("stateTtl", options.stateTtl, 600_000);
     this.maxStateBytes = integerOption("maxStateBytes", options.maxStateBytes, 65_536, 64);
     this.maxPayloadBytes = integerOption("maxPayloadBytes", options.maxPayloadBytes, 32_768, 1);
     this.#time = options.timeProvider ?? systemTimeProvider;
@@ -100,7 +100,7 @@ export class RequestStateCodec {
     }
     const body: Record<string, unknown> = { v: 1, m: binding.method, d: await paramsDigest(binding.params) };
     if (binding.principal !== undefined) body.u = await sha256Base64Url(binding.principal);
-    body.e = Math.floor(this.#epochNow() + this.stateTtl);
+    body.e = this.#epochNow() + this.stateTtl;
     const bodyText = `{${Object.entries(body).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},"p":${payloadJson}}`;
     const encodedBody = base64UrlEncode(encoder.encode(bodyText));
     const tag = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#cryptoKey(), encoder.encode(TAG_CONTEXT + encodedBody)));
@@ -151,8 +151,9 @@ export class RequestStateCodec {
     return body.p;
   }
 
+  /** Whole milliseconds since the Unix epoch (whole, so a state lives exactly `stateTtl`). */
   #epochNow(): number {
-    return this.#epochOrigin + this.#time.now();
+    return Math.floor(this.#epochOrigin + this.#time.now());
   }
 
   #cryptoKey(): Promise<CryptoKey> {
