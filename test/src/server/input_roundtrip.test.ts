@@ -1,0 +1,122 @@
+/** One handler that asks the client, served by ContextServer to ContextClient + ClientInputs over an in-memory pair. */
+import { describe, expect, it } from "vitest";
+import { ClientInputs } from "../../../src/client/client_inputs.ts";
+import { ContextClient } from "../../../src/client/context_client.ts";
+import { ContextServer } from "../../../src/server/context_server.ts";
+import { inputHandler } from "../../../src/server/input_handler.ts";
+import { type InputContext, InputRounds } from "../../../src/server/input_rounds.ts";
+import { RequestStateCodec } from "../../../src/server/request_state.ts";
+import { JsonRpcError } from "../../../src/wire/errors.ts";
+import { createDuplexPair } from "../../../testing/duplex_pair.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
+
+const KEY = "a1".repeat(32);
+
+type Ctx = InputContext & { requestId: string | number; era: string };
+
+/** Asks for a confirmation and a sampled summary; the same code in both eras. */
+async function confirmAndSummarise(params: { arguments?: { topic?: string } }, ctx: Ctx) {
+  const topic = params.arguments?.topic ?? "nothing";
+  const confirm = await ctx.elicit(
+    { message: `Summarise ${topic}?`, requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } },
+    { key: "confirm" },
+  );
+  if (confirm.action !== "accept" || confirm.content?.ok !== true) return { content: [{ type: "text", text: "Not confirmed" }] };
+  const summary = await ctx.sample({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${topic}` } }], maxTokens: 100 });
+  const text = Array.isArray(summary.content) ? "" : summary.content.type === "text" ? summary.content.text : "";
+  return { content: [{ type: "text", text: `Summary (${ctx.era}): ${text}` }] };
+}
+
+function setup(options: { era: "modern" | "legacy"; clientInputs?: ClientInputs }) {
+  const time = new FakeTimeProvider();
+  const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+  const rounds = new InputRounds({ codec: new RequestStateCodec({ key: KEY, timeProvider: time }), timeProvider: time });
+  const ids: unknown[] = [];
+  server.handle(
+    "tools/call",
+    inputHandler(rounds, (params: Record<string, unknown>, ctx) => {
+      ids.push(ctx.requestId);
+      if (params.name === "multi") return multiRound(ctx as unknown as Ctx);
+      return confirmAndSummarise(params, ctx as unknown as Ctx);
+    }),
+  );
+  const inputs =
+    options.clientInputs ??
+    new ClientInputs()
+      .onElicit(() => ({ action: "accept", content: { ok: true } }))
+      .onSample((p) => ({ role: "assistant", content: { type: "text", text: `short ${JSON.stringify(p.maxTokens)}` }, model: "m", stopReason: "endTurn" }));
+  const [serverSide, clientSide] = createDuplexPair();
+  const served = server.serve(serverSide);
+  const connect = async () => {
+    const client = await ContextClient.connect(clientSide, { era: options.era, timeProvider: time, eraCache: null, capabilities: inputs.capabilities() });
+    inputs.attach(client);
+    return client;
+  };
+  return { server, served, connect, inputs, ids, time };
+}
+
+async function multiRound(ctx: Ctx) {
+  const schema = { type: "object" as const, properties: { v: { type: "string" as const } } };
+  const a = await ctx.elicit({ message: "one", requestedSchema: schema }, { key: "step1" });
+  const b = await ctx.elicit({ message: "two", requestedSchema: schema }, { key: "step2" });
+  return { content: [{ type: "text", text: `${a.content?.v}+${b.content?.v} in round ${ctx.round}` }] };
+}
+
+describe("input rounds end to end, modern era", () => {
+  it("the handler asks, the client fulfils and retries with new ids, the call completes", async () => {
+    const { connect, inputs, ids, server } = setup({ era: "modern" });
+    const client = await connect();
+    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => client.request(m, p, o);
+    const result = await inputs.request(send, "tools/call", { name: "summarise", arguments: { topic: "MCP" } });
+    expect(result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Summary (modern): short 100" }] });
+    expect(ids).toHaveLength(3); // ask confirm, ask summary, complete
+    expect(new Set(ids).size).toBe(3);
+    await client.close();
+    await server.close();
+  });
+
+  it("manual mode shows the wire: keys, state, and a tampered state refused with -32602", async () => {
+    const { connect, inputs } = setup({ era: "modern" });
+    const client = await connect();
+    const params = { name: "multi" };
+    const first = (await client.request("tools/call", params)) as Record<string, unknown>;
+    expect(first.resultType).toBe("input_required");
+    expect(Object.keys(first.inputRequests as object)).toEqual(["step1"]);
+    expect(typeof first.requestState).toBe("string");
+    const tampered = await client
+      .request("tools/call", { ...params, requestState: `${first.requestState}-TAMPERED`, inputResponses: { step1: { action: "accept", content: { v: "x" } } } })
+      .then(() => undefined, (e: unknown) => e);
+    expect(tampered).toBeInstanceOf(JsonRpcError);
+    expect((tampered as JsonRpcError).code).toBe(-32602);
+    expect((tampered as JsonRpcError).message).toMatch(/requestState/);
+    const done = await inputs.request((m, p, o) => client.request(m, p, o), "tools/call", params);
+    expect(done).toMatchObject({ content: [{ type: "text", text: "undefined+undefined in round 2" }] });
+    await client.close();
+  });
+
+  it("parallel calls are isolated, and an unrelated call in between carries no input fields", async () => {
+    let n = 0;
+    const inputs = new ClientInputs().onElicit((p) => ({ action: "accept", content: { v: `${p.message}#${++n}` } }));
+    const { connect } = setup({ era: "modern", clientInputs: inputs });
+    const client = await connect();
+    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => client.request(m, p, o);
+    const [a, b] = await Promise.all([
+      inputs.request(send, "tools/call", { name: "multi", arguments: { run: "a" } }),
+      inputs.request(send, "tools/call", { name: "multi", arguments: { run: "b" } }),
+    ]);
+    const texts = [a, b].map((r) => ((r as { content: { text: string }[] }).content[0].text));
+    for (const text of texts) expect(text).toMatch(/^one#\d\+two#\d in round 2$/);
+    expect(new Set(texts).size).toBe(2);
+    await client.close();
+  });
+
+  it("a client without the capabilities gets -32021 naming them", async () => {
+    const { connect } = setup({ era: "modern", clientInputs: new ClientInputs() });
+    const client = await connect();
+    const error = await client.request("tools/call", { name: "summarise" }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect((error as JsonRpcError).code).toBe(-32021);
+    expect((error as JsonRpcError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+    await client.close();
+  });
+});
