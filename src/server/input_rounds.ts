@@ -182,6 +182,14 @@ export class InputRounds {
     return this.#runModern(request, body);
   }
 
+  /**
+   * The input context of a request that may not ask (any method but `tools/call`, `prompts/get`
+   * and `resources/read`): the `can…` checks answer, and every ask rejects with a clear -32603.
+   */
+  passive(request: InputRoundRequest): InputContext {
+    return new LegacyInput({ ...request, sendRequest: undefined }, this.clientRequestTimeout, this.#time);
+  }
+
   async #runModern<T>(request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): Promise<T | InputRequiredOutcome> {
     const params = isPlainObject(request.params) ? request.params : {};
     const binding = { method: request.method, params, principal: request.principal };

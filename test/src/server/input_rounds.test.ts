@@ -247,6 +247,15 @@ describe("InputRounds, modern era", () => {
     }
   });
 
+  it("the passive context of another method answers the checks and refuses every ask", async () => {
+    const { rounds } = setup();
+    const input = rounds.passive(modern({}, { method: "tools/list" }));
+    expect(input.canElicit()).toBe(true);
+    expect(input.canElicit("url")).toBe(false);
+    expect(input.round).toBe(0);
+    await expect(input.listRoots()).rejects.toThrow(/while handling tools\/list/);
+  });
+
   it("a handler that swallows the signal still ends the round with input_required; its signal aborts", async () => {
     const { rounds } = setup();
     let signal: AbortSignal | undefined;
