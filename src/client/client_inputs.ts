@@ -114,6 +114,7 @@ export class ClientInputs {
   readonly #rootsListeners = new Set<() => void>();
   readonly #completeListeners = new Set<(elicitationId: string) => void>();
   readonly #urlElicitations = new Set<string>();
+  #capabilities: Capabilities | undefined;
 
   constructor(options: ClientInputsOptions = {}) {
     this.maxInputRounds = integerOption("maxInputRounds", options.maxInputRounds, 10, 0);
@@ -126,18 +127,21 @@ export class ClientInputs {
       throw new InvalidOptionError(`Option modes must list "form" and/or "url", got ${JSON.stringify(modes)}`);
     }
     this.#elicit = { handler, modes, applyDefaults: options.applyDefaults ?? true };
+    this.#capabilities = undefined;
     return this;
   }
 
   /** Registers the sampling handler (declares `sampling`, plus `tools`/`context` when asked). */
   onSample(handler: SampleHandler, options: SampleHandlerOptions = {}): this {
     this.#sample = { handler, tools: options.tools ?? false, context: options.context ?? false };
+    this.#capabilities = undefined;
     return this;
   }
 
   /** Registers a roots handler (declares `roots` with `listChanged`). */
   onListRoots(handler: ListRootsHandler): this {
     this.#roots = handler;
+    this.#capabilities = undefined;
     this.#rootsChanged();
     return this;
   }
@@ -154,8 +158,12 @@ export class ClientInputs {
     return () => this.#rootsListeners.delete(listener);
   }
 
-  /** The capabilities the registered handlers imply; merge them into `initialize` (legacy) and every request's `_meta` (modern). */
+  /**
+   * The capabilities the registered handlers imply; merge them into `initialize` (legacy) and every
+   * request's `_meta` (modern). The same object until a handler is registered (do not modify it).
+   */
   capabilities(): Capabilities {
+    if (this.#capabilities) return this.#capabilities;
     const capabilities: Capabilities = {};
     if (this.#elicit) capabilities.elicitation = Object.fromEntries(this.#elicit.modes.map((mode) => [mode, {}]));
     if (this.#sample) {
@@ -165,6 +173,7 @@ export class ClientInputs {
       capabilities.sampling = sampling;
     }
     if (this.#roots) capabilities.roots = { listChanged: true };
+    this.#capabilities = capabilities;
     return capabilities;
   }
 

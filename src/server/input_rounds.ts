@@ -302,7 +302,7 @@ class ModernRound extends BaseInput {
   readonly #used: CarriedState["a"] = {};
   readonly #once: Record<string, unknown>;
   readonly #pending: InputRequests = {};
-  readonly #roundEnd = new AbortController();
+  #roundEnd: AbortController | undefined;
   #pendingCount = 0;
   #ended = false;
 
@@ -316,6 +316,8 @@ class ModernRound extends BaseInput {
   }
 
   get roundSignal(): AbortSignal {
+    this.#roundEnd ??= new AbortController();
+    if (this.#ended && this.#pendingCount > 0) this.#roundEnd.abort(new InputRequiredSignal(Object.keys(this.#pending)[0]));
     return this.#roundEnd.signal;
   }
 
@@ -353,7 +355,7 @@ class ModernRound extends BaseInput {
   end(): InputRequests | undefined {
     this.#ended = true;
     if (this.#pendingCount === 0) return undefined;
-    this.#roundEnd.abort(new InputRequiredSignal(Object.keys(this.#pending)[0]));
+    this.#roundEnd?.abort(new InputRequiredSignal(Object.keys(this.#pending)[0]));
     return this.#pending;
   }
 
@@ -371,7 +373,7 @@ class LegacyInput extends BaseInput {
   readonly #timeout: number;
   readonly #time: TimeProvider;
   readonly #once = new Map<string, unknown>();
-  readonly #never = new AbortController();
+  #never: AbortController | undefined;
 
   constructor(request: InputRoundRequest, timeout: number, time: TimeProvider) {
     super(request);
@@ -380,6 +382,7 @@ class LegacyInput extends BaseInput {
   }
 
   get roundSignal(): AbortSignal {
+    this.#never ??= new AbortController();
     return this.#never.signal;
   }
 
