@@ -1,0 +1,30 @@
+/**
+ * Request state and input rounds on Deno: WebCrypto HMAC seals and verifies; a modern round answers
+ * input_required and the retry completes; tampering is refused.
+ * @module
+ */
+import { InputRounds } from "../../src/server/input_rounds.ts";
+import { RequestStateCodec } from "../../src/server/request_state.ts";
+import { RequestStateError } from "../../src/server/request_state_error.ts";
+import { assert, assertEquals } from "./assert.ts";
+
+const KEY = "7c".repeat(32);
+
+Deno.test("RequestStateCodec on Deno opens what it sealed and refuses a modified state", async () => {
+  const codec = new RequestStateCodec({ key: KEY });
+  const binding = { method: "tools/call", params: { name: "t" } };
+  const state = await codec.seal({ n: 1 }, binding);
+  assertEquals(await codec.open(state, binding), { n: 1 });
+  const error = await codec.open(state + "x", binding).then(() => undefined, (e: unknown) => e);
+  assert(error instanceof RequestStateError, "a RequestStateError");
+});
+
+Deno.test("InputRounds on Deno: input_required, then the retry completes", async () => {
+  const rounds = new InputRounds({ codec: new RequestStateCodec({ key: KEY }) });
+  const request = (params: Record<string, unknown>) => ({ era: "modern" as const, method: "tools/call", params, clientCapabilities: { roots: {} } });
+  const body = async (input: { listRoots(o?: { key?: string }): Promise<{ roots: { uri: string }[] }> }) => (await input.listRoots({ key: "r" })).roots.length;
+  const first = (await rounds.run(request({ name: "t" }), body)) as { resultType: string; requestState: string };
+  assertEquals(first.resultType, "input_required");
+  const done = await rounds.run(request({ name: "t", requestState: first.requestState, inputResponses: { r: { roots: [{ uri: "file:///x" }] } } }), body);
+  assertEquals(done, 1);
+});
