@@ -6,7 +6,7 @@
  * `requestState`.
  * @module
  */
-import { ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
+import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era } from "../wire/protocol_versions.ts";
 import type {
@@ -278,9 +278,10 @@ export class ClientInputs {
   /**
    * Wires these handlers into a legacy-capable client: registers the three server-request methods
    * and `notifications/elicitation/complete`, and sends `notifications/roots/list_changed` when the
-   * roots change (legacy era only). Returns a function that stops the roots notifications.
+   * roots change (legacy era only); a notification that cannot be sent goes to `options.onReport`.
+   * Returns a function that stops the roots notifications.
    */
-  attach(client: AttachableClient): () => void {
+  attach(client: AttachableClient, options: { onReport?: (error: Error) => void } = {}): () => void {
     for (const method of INPUT_METHODS) {
       client.handle(method, (params, context) =>
         this.answer(method, params, { era: "legacy", key: String(context.id), signal: context.signal }),
@@ -288,7 +289,7 @@ export class ClientInputs {
     }
     client.onNotification("notifications/elicitation/complete", (params) => this.elicitationComplete(params));
     return this.onRootsChanged(() => {
-      if (client.era === "legacy") void client.notify("notifications/roots/list_changed").catch(() => {});
+      if (client.era === "legacy") void client.notify("notifications/roots/list_changed").catch((error: unknown) => options.onReport?.(asError(error)));
     });
   }
 
