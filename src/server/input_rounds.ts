@@ -187,7 +187,9 @@ export class InputRounds {
    * and `resources/read`): the `can…` checks answer, and every ask rejects with a clear -32603.
    */
   passive(request: InputRoundRequest): InputContext {
-    return new LegacyInput({ ...request, sendRequest: undefined }, this.clientRequestTimeout, this.#time);
+    // No spread: the request's signal may be a lazy getter, read only if something waits on it.
+    const cannotSend = Object.create(request, { sendRequest: { value: undefined } }) as InputRoundRequest;
+    return new LegacyInput(cannotSend, this.clientRequestTimeout, this.#time);
   }
 
   async #runModern<T>(request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): Promise<T | InputRequiredOutcome> {
