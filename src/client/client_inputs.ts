@@ -18,7 +18,8 @@ import type {
   ListRootsResult,
   Root,
 } from "../wire/protocol/v2026_07_28.ts";
-import { integerOption } from "../stream/options.ts";
+import { integerOption, numberOption } from "../stream/options.ts";
+import { delay, systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { applyElicitationDefaults } from "./elicitation_defaults.ts";
 
 /** What a client-side input handler gets besides the params. */
@@ -58,6 +59,13 @@ export interface SampleHandlerOptions {
 export interface ClientInputsOptions {
   /** Retries of one request that `input_required` may cause before it fails. Default 10. */
   maxInputRounds?: number;
+  /**
+   * The pause before retrying an `input_required` that asks for nothing (only `requestState`: the
+   * server sheds load), in milliseconds. Default 250, as the MCP TypeScript SDK.
+   */
+  stateOnlyRetryDelay?: number;
+  /** The clock of `stateOnlyRetryDelay`. Default: the system clock. */
+  timeProvider?: TimeProvider;
 }
 
 /** Options of one {@linkcode ClientInputs.request}. */
@@ -108,6 +116,8 @@ export function retryParams(params: Record<string, unknown>, result: InputRequir
  */
 export class ClientInputs {
   readonly maxInputRounds: number;
+  readonly stateOnlyRetryDelay: number;
+  readonly #time: TimeProvider;
   #elicit: { handler: ElicitHandler; modes: readonly ("form" | "url")[]; applyDefaults: boolean } | undefined;
   #sample: { handler: SampleHandler; tools: boolean; context: boolean } | undefined;
   #roots: ListRootsHandler | undefined;
@@ -118,6 +128,8 @@ export class ClientInputs {
 
   constructor(options: ClientInputsOptions = {}) {
     this.maxInputRounds = integerOption("maxInputRounds", options.maxInputRounds, 10, 0);
+    this.stateOnlyRetryDelay = numberOption("stateOnlyRetryDelay", options.stateOnlyRetryDelay, 250);
+    this.#time = options.timeProvider ?? systemTimeProvider;
   }
 
   /** Registers the elicitation handler (declares `elicitation` with the given modes). */
@@ -235,8 +247,8 @@ export class ClientInputs {
    * Sends `method` with `params` through `send` and, while the result is `input_required`, fulfils
    * its input requests and retries (a new request each time, so a new id; `requestState` echoed
    * exactly and omitted when absent), at most `maxInputRounds` retries. A result without
-   * `resultType` is complete. Rejects with a `ProtocolError` when the rounds run out or the server's
-   * result is malformed. In `"manual"` mode the first result is returned as is.
+   * `resultType` is complete. A result with only `requestState` is retried after `stateOnlyRetryDelay`.
+   * Rejects with a `ProtocolError` when the rounds run out or the server's result is malformed. In `"manual"` mode the first result is returned as is.
    */
   async request(send: SendRequest, method: string, params: Record<string, unknown> = {}, options: InputRequestOptions = {}): Promise<unknown> {
     const maxRounds = integerOption("maxInputRounds", options.maxInputRounds, this.maxInputRounds, 0);
@@ -253,7 +265,9 @@ export class ClientInputs {
       if (round >= maxRounds) {
         throw new ProtocolError(`The server still required input after ${maxRounds} retries of ${method} (maxInputRounds ${maxRounds})`);
       }
-      const responses = result.inputRequests === undefined ? {} : await this.fulfil(result.inputRequests, { signal: options.signal });
+      let responses: Record<string, unknown> = {};
+      if (result.inputRequests !== undefined) responses = await this.fulfil(result.inputRequests, { signal: options.signal });
+      else if (this.stateOnlyRetryDelay > 0) await delay(this.#time, this.stateOnlyRetryDelay, options.signal);
       options.signal?.throwIfAborted();
       current = retryParams(params, result, responses);
     }

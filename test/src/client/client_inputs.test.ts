@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ClientInputs, isInputRequiredResult, retryParams } from "../../../src/client/client_inputs.ts";
 import { applyElicitationDefaults } from "../../../src/client/elicitation_defaults.ts";
 import { InvalidOptionError, JsonRpcError, ProtocolError } from "../../../src/wire/errors.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const FORM = { message: "Name?", requestedSchema: { type: "object" as const, properties: { name: { type: "string" as const } } } };
 
 function inputs() {
-  return new ClientInputs()
+  return new ClientInputs({ stateOnlyRetryDelay: 0 })
     .onElicit(() => ({ action: "accept", content: { name: "Alice" } }))
     .onSample((params) => ({ role: "assistant", content: { type: "text", text: `re: ${JSON.stringify(params.messages[0]?.content)}` }, model: "m" }))
     .setRoots([{ uri: "file:///test/root", name: "Test Root" }]);
@@ -73,8 +74,22 @@ describe("ClientInputs", () => {
     await expect(inputs().request(eleven.send, "tools/call", {})).rejects.toThrow(/after 10 retries/);
     expect(eleven.sent).toHaveLength(11);
     const two = scripted([forever]);
-    await expect(new ClientInputs({ maxInputRounds: 2 }).request(two.send, "tools/call", {})).rejects.toBeInstanceOf(ProtocolError);
+    await expect(new ClientInputs({ maxInputRounds: 2, stateOnlyRetryDelay: 0 }).request(two.send, "tools/call", {})).rejects.toBeInstanceOf(ProtocolError);
     expect(two.sent).toHaveLength(3);
+  });
+
+  it("waits stateOnlyRetryDelay (default 250 ms) before retrying a result that asks for nothing, not before", async () => {
+    const time = new FakeTimeProvider();
+    const client = new ClientInputs({ timeProvider: time });
+    expect(client.stateOnlyRetryDelay).toBe(250);
+    const { send, sent } = scripted([() => ({ resultType: "input_required", requestState: "later" }), () => ({ content: [] })]);
+    const done = client.request(send, "tools/call", {});
+    await flushMicrotasks();
+    await time.advance(249);
+    expect(sent).toHaveLength(1);
+    await time.advance(1);
+    await expect(done).resolves.toEqual({ content: [] });
+    expect(sent).toHaveLength(2);
   });
 
   it("manual mode hands the input_required result to the caller; retryParams builds the retry", async () => {
