@@ -189,6 +189,11 @@ export class ClientInputs {
     return capabilities;
   }
 
+  /** True when a handler for `method` (`elicitation/create`, `sampling/createMessage`, `roots/list`) is registered. */
+  canAnswer(method: string): boolean {
+    return method === "elicitation/create" ? this.#elicit !== undefined : method === "sampling/createMessage" ? this.#sample !== undefined : method === "roots/list" && this.#roots !== undefined;
+  }
+
   /**
    * Answers one input request (a legacy server request, or one entry of `inputRequests`). Rejects
    * with a `JsonRpcError`: -32601 for a method without a handler (as the roots page says), -32602 for

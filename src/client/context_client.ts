@@ -27,6 +27,8 @@ import type { IterateOptions, ListOptions } from "./features/list_reader.ts";
 import type { ListenOptions } from "./features/open_listen.ts";
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
+import { ClientInputs, type ElicitHandler, type ElicitHandlerOptions, type ListRootsHandler, type SampleHandler, type SampleHandlerOptions } from "./client_inputs.ts";
+import type { Root } from "../wire/protocol/v2026_07_28.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
@@ -51,10 +53,18 @@ export interface ContextClientOptions {
   cacheKey?: string;
   /** Who this client is. Default `{ name: "onemodelcontext", version: "0.1.0" }`. */
   clientInfo?: Implementation;
-  /** What this client can do. Default `{}`. */
+  /** What this client can do, beyond what `inputs` implies (these win on a clash). Default `{}`. */
   capabilities?: Capabilities;
   /** Options of the feature API (`listTools`, `callTool`, `listen`…): bounds, timeouts, cache, validator. */
   features?: ClientFeatureOptions;
+  /**
+   * What servers may ask this client (elicitation, sampling, roots): the handlers' capabilities are
+   * declared (in `initialize`, and in every modern request's `_meta`), legacy server requests are
+   * answered, and modern `input_required` results are fulfilled and retried. Register legacy-era
+   * handlers here, before connecting: `initialize` declares them once. Default: an empty
+   * {@linkcode ClientInputs} (see {@linkcode ContextClient.onElicit} and friends).
+   */
+  inputs?: ClientInputs;
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
   /** Every bad thing that is nobody's exception: stray server output, unknown reply ids, cache failures. */
@@ -79,6 +89,10 @@ export interface ClientRequestOptions {
   onNotification?: RelatedNotificationHandler;
   /** The JSON-RPC id to send. Default: the next value of the connection's counter. */
   id?: RequestId;
+  /** Modern `input_required` results: `"auto"` (default) fulfils them through `inputs` and retries; `"manual"` returns them. */
+  inputRequired?: "auto" | "manual";
+  /** Retries `input_required` may cause before the request fails. Default: the `inputs`' `maxInputRounds` (10). */
+  maxInputRounds?: number;
 }
 
 /** Answers one server-to-client request; the value becomes the result, a thrown `JsonRpcError` the error reply. */
@@ -90,6 +104,8 @@ export type ClientNotificationHandler<P = unknown> = (params: P) => unknown;
 const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes", "answerInvalidInput", "maxQueuedOutputBytes", "writeBlockBytes", "maxMessageBytes", "drainTimeout"];
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: "0.1.0" };
+/** The server-to-client requests `ClientInputs` answers. */
+const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set(["elicitation/create", "sampling/createMessage", "roots/list"]);
 
 /**
  * An MCP client connected to one server, in the era it negotiated. Its requests go through a
@@ -117,6 +133,7 @@ export class ContextClient<
   readonly #cacheKey: string | undefined;
   readonly #handlers = new HandlerRegistry<ClientRequestHandler, ClientNotificationHandler>();
   readonly #background = new Set<Promise<unknown>>();
+  readonly #inputs: ClientInputs;
   #session!: NegotiatedSession;
   #era: Era | undefined;
   #closing: Promise<void> | undefined;
@@ -131,14 +148,17 @@ export class ContextClient<
       era: () => this.era,
       serverCapabilities: () => this.serverCapabilities,
       time: options.timeProvider ?? systemTimeProvider,
-      request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, o),
+      // The feature API runs its own input_required rounds (typed errors, per-call timeouts): raw results here.
+      request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, { ...o, inputRequired: "manual" }),
       closed: () => this.closed,
       report: (error) => this.#report(error),
       answerInputRequest: (method, params, signal) => {
         const handler = this.#handlers.request(method);
-        return handler && Promise.resolve(handler(params, { id: "input-request", method, signal, notify: () => Promise.resolve() }));
+        if (handler) return Promise.resolve(handler(params, { id: "input-request", method, signal, notify: () => Promise.resolve() }));
+        return this.#inputs.canAnswer(method) ? this.#inputs.answer(method, params, { era: "modern", key: method, signal }) : undefined;
       },
     }, options.features);
+    this.#inputs = options.inputs ?? new ClientInputs({ timeProvider: options.timeProvider });
   }
 
   /**
@@ -179,7 +199,7 @@ export class ContextClient<
       cache,
       cacheKey,
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      capabilities: options.capabilities ?? {},
+      capabilities: client.#capabilities(),
       report: (error) => client.#report(error),
     });
     try {
@@ -191,6 +211,10 @@ export class ContextClient<
       throw error;
     }
     client.#era = client.#session.era;
+    // Roots changed: a legacy server is told (the modern era has no such notification).
+    client.#inputs.onRootsChanged(() => {
+      if (client.#era === "legacy") client.notify("notifications/roots/list_changed").catch((error: unknown) => client.#report(asError(error)));
+    });
     const { live } = client.#session;
     live.rpc.closed.then(() => client.#closeTransport(live.transport));
     return client;
@@ -255,17 +279,53 @@ export class ContextClient<
     }
     const envelope = {
       protocolVersion: this.#session.protocolVersion,
-      clientCapabilities: this.#options.capabilities ?? {},
+      clientCapabilities: this.#capabilities(),
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
     };
     try {
-      return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
+      if (options.inputRequired === "manual") return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
+      // Each retry is a new request (a new id) with this request's own answers and state.
+      const send = (m: string, p: Record<string, unknown>) => exchange.request(m, withRequestEnvelope(p, envelope), sent);
+      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, { signal: options.signal, maxInputRounds: options.maxInputRounds });
     } catch (error) {
       if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
         await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
       }
       throw error;
     }
+  }
+
+  /** The handlers for what servers ask (elicitation, sampling, roots); `options.inputs` when given. */
+  get inputs(): ClientInputs {
+    return this.#inputs;
+  }
+
+  /**
+   * Answers `elicitation/create` (legacy requests and modern input requests). Modern requests
+   * declare it from now on; a legacy session declared its capabilities in `initialize` (pass
+   * `inputs` to `connect` for those).
+   */
+  onElicit(handler: ElicitHandler, options?: ElicitHandlerOptions): this {
+    this.#inputs.onElicit(handler, options);
+    return this;
+  }
+
+  /** Answers `sampling/createMessage`; declared as {@linkcode ContextClient.onElicit} says. */
+  onSample(handler: SampleHandler, options?: SampleHandlerOptions): this {
+    this.#inputs.onSample(handler, options);
+    return this;
+  }
+
+  /** Answers `roots/list` from `handler`; a legacy server is told the roots changed. */
+  onListRoots(handler: ListRootsHandler): this {
+    this.#inputs.onListRoots(handler);
+    return this;
+  }
+
+  /** Answers `roots/list` with `roots`; a legacy server is told the roots changed (`notifications/roots/list_changed`). */
+  setRoots(roots: readonly Root[]): this {
+    this.#inputs.setRoots(roots);
+    return this;
   }
 
   /** Sends a notification (modern: only `notifications/cancelled` is defined). */
@@ -357,6 +417,15 @@ export class ContextClient<
 
   // ---- internals ----
 
+  /** The declared capabilities: what `inputs` implies, then `options.capabilities` on top. */
+  #capabilities(): Capabilities {
+    const own = this.#options.capabilities;
+    const implied = this.#inputs.capabilities();
+    if (own === undefined || Object.keys(own).length === 0) return implied;
+    if (Object.keys(implied).length === 0) return own;
+    return { ...implied, ...own };
+  }
+
   async #open(source: ClientTransport): Promise<LiveConnection> {
     const transport = await source.open();
     const exchange = new StreamClientExchange(transport, {
@@ -370,6 +439,7 @@ export class ContextClient<
       onRequest: (request, context) => this.#dispatchRequest(request, context),
       onNotification: (method, params) => {
         this.#features.dispatchNotification(method, params);
+        if (method === "notifications/elicitation/complete") this.#inputs.elicitationComplete(params);
         return this.#handlers.notification(method)?.(params);
       },
     });
@@ -380,6 +450,10 @@ export class ContextClient<
   #dispatchRequest(request: IncomingRequest, context: RequestContext): unknown {
     const handler = this.#handlers.request(request.method);
     if (handler) return handler(request.params, context);
+    // Legacy elicitation, sampling and roots requests: the `inputs` handlers (-32601 / -32602 as the spec says when absent).
+    if (INPUT_REQUEST_METHODS.has(request.method)) {
+      return this.#inputs.answer(request.method, request.params, { era: "legacy", key: String(context.id), signal: context.signal });
+    }
     if (request.method === "ping" && this.#era !== "modern") return {};
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
   }

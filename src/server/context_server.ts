@@ -30,6 +30,8 @@ import {
   type ServerRequestHandler,
 } from "./dispatch.ts";
 import { StreamDispatchContext } from "./stream_dispatch_context.ts";
+import { InputRounds } from "./input_rounds.ts";
+import { RequestStateCodec, type RequestStateCodecOptions } from "./request_state.ts";
 
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
@@ -66,6 +68,14 @@ export interface ContextServerOptions {
   unenvelopedRequests?: "reject" | "legacy";
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
+  /**
+   * How modern `requestState` is sealed (see {@linkcode RequestStateCodec}): `key` (32+ bytes or 64
+   * hex characters; give every replica the same one; default a random per-process key), `stateTtl`
+   * (default 600 000 ms), size bounds. A ready codec may be passed instead.
+   */
+  requestState?: RequestStateCodecOptions | RequestStateCodec;
+  /** Legacy: how long `ctx.elicit`/`ctx.sample`/`ctx.listRoots` wait for the client's reply. Default 60 000 ms. */
+  clientRequestTimeout?: number;
   /** Every bad thing that is nobody's exception: bad input, handler failures (in full, stack included), unknown reply ids. */
   onReport?: (error: Error) => void;
   /**
@@ -132,6 +142,8 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       cacheScope,
       unenvelopedRequests,
       timeProvider,
+      requestState,
+      clientRequestTimeout,
       onReport,
       exposeInternalErrors,
       connection,
@@ -188,6 +200,11 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       },
       unenvelopedRequests: unenvelopedRequests ?? "reject",
       handlers: this.#handlers,
+      inputRounds: new InputRounds({
+        codec: requestState instanceof RequestStateCodec ? requestState : new RequestStateCodec({ timeProvider, ...requestState }),
+        clientRequestTimeout,
+        timeProvider,
+      }),
       report,
       exposeInternalErrors: exposeInternalErrors ?? false,
     });

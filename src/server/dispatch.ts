@@ -14,6 +14,8 @@ import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
+import { acceptsInputRequests } from "./input_capabilities.ts";
+import type { InputRoundRequest, InputRounds } from "./input_rounds.ts";
 
 /**
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
@@ -37,6 +39,8 @@ export interface ServerDispatchInit {
   discover: DiscoverResult;
   unenvelopedRequests: "reject" | "legacy";
   handlers: ServerHandlers;
+  /** Runs handlers that ask the client (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`) in either era. */
+  inputRounds: InputRounds;
   /** Handler failures that are not `JsonRpcError`s, and failing notification handlers. */
   report(error: Error): void;
   /** Send an unexpected handler exception's own message to the peer instead of "Internal error". */
@@ -206,6 +210,20 @@ export class ServerDispatch {
   #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {
     const handler = this.#s.handlers.request(request.method);
     if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
-    return handler(request.params, new ServerContext(context, request, era));
+    const send = context.request;
+    const input: InputRoundRequest = {
+      era: era.era,
+      method: request.method,
+      params: request.params,
+      clientCapabilities: era.clientCapabilities,
+      get signal() {
+        return context.signal;
+      },
+      sendRequest: send === undefined ? undefined : (method, params, options) => send.call(context, method, params, options),
+    };
+    const rounds = this.#s.inputRounds;
+    if (!acceptsInputRequests(request.method)) return handler(request.params, new ServerContext(context, request, era, rounds.passive(input)));
+    // Modern: the round may end with input_required; legacy: asks are real requests to the client.
+    return rounds.run(input, (asker) => handler(request.params, new ServerContext(context, request, era, asker)));
   }
 }

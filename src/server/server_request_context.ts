@@ -8,6 +8,8 @@ import type { RequestId } from "../wire/json_rpc_message.ts";
 import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import type { InputCallOptions, InputContext } from "./input_rounds.ts";
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult } from "../wire/protocol/v2026_07_28.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -29,8 +31,11 @@ export interface ServerToClientRequestOptions {
   signal?: AbortSignal;
 }
 
-/** What a request handler gets besides the params. */
-export interface ServerRequestContext extends RequestEra {
+/**
+ * What a request handler gets besides the params. Its {@linkcode InputContext} part (`elicit`,
+ * `sample`, `listRoots`, …) asks the client in either era: see `InputRounds` for the handler model.
+ */
+export interface ServerRequestContext extends RequestEra, InputContext {
   readonly requestId: RequestId;
   readonly method: string;
   /** The session of the connection (stream) or `Mcp-Session-Id` this request came on; `undefined` on stateless transports. */
@@ -60,8 +65,9 @@ export class ServerContext implements ServerRequestContext {
   readonly method: string;
   readonly #transport: DispatchContext;
   readonly #params: unknown;
+  readonly #input: InputContext;
 
-  constructor(transport: DispatchContext, request: { id: RequestId; method: string; params: unknown }, era: RequestEra) {
+  constructor(transport: DispatchContext, request: { id: RequestId; method: string; params: unknown }, era: RequestEra, input: InputContext) {
     this.era = era.era;
     this.protocolVersion = era.protocolVersion;
     this.clientInfo = era.clientInfo;
@@ -71,6 +77,51 @@ export class ServerContext implements ServerRequestContext {
     this.method = request.method;
     this.#transport = transport;
     this.#params = request.params;
+    this.#input = input;
+  }
+
+  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+    return this.#input.elicit(params, options);
+  }
+
+  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult> {
+    return this.#input.sample(params, options);
+  }
+
+  listRoots(options?: InputCallOptions): Promise<ListRootsResult> {
+    return this.#input.listRoots(options);
+  }
+
+  canElicit(mode?: "form" | "url"): boolean {
+    return this.#input.canElicit(mode);
+  }
+
+  canSample(): boolean {
+    return this.#input.canSample();
+  }
+
+  canListRoots(): boolean {
+    return this.#input.canListRoots();
+  }
+
+  get round(): number {
+    return this.#input.round;
+  }
+
+  get state(): unknown {
+    return this.#input.state;
+  }
+
+  set state(value: unknown) {
+    this.#input.state = value;
+  }
+
+  once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+    return this.#input.once(name, compute);
+  }
+
+  get roundSignal(): AbortSignal {
+    return this.#input.roundSignal;
   }
 
   get signal(): AbortSignal {

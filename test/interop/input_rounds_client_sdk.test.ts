@@ -26,10 +26,9 @@ describe("ContextClient + ClientInputs against SDK servers that ask", () => {
     const context = await ContextClient.connect(spawnProcess(process.execPath, [LEGACY_SERVER]), {
       era: "legacy",
       eraCache: new EraCache(),
-      capabilities: client.capabilities(),
+      inputs: client,
     });
-    client.attach(context);
-    const result = (await client.request((m, p, o) => context.request(m, p, o), "tools/call", { name: "ask", arguments: {} })) as CallResult;
+    const result = (await context.request("tools/call", { name: "ask", arguments: {} })) as CallResult;
     expect(JSON.parse(result.content[0].text)).toEqual({
       elicited: { action: "accept", content: { name: "Ada", age: 30 } },
       sampled: { type: "text", text: "hi!" },
@@ -43,13 +42,12 @@ describe("ContextClient + ClientInputs against SDK servers that ask", () => {
     const context = await ContextClient.connect(spawnProcess(process.execPath, [MODERN_SERVER]), {
       era: "auto",
       eraCache: new EraCache(),
-      capabilities: client.capabilities(),
+      inputs: client,
     });
     expect(context.era).toBe("modern");
-    client.attach(context);
-    const first = (await context.request("tools/call", { name: "ask", arguments: {} })) as Record<string, unknown>;
+    const first = (await context.request("tools/call", { name: "ask", arguments: {} }, { inputRequired: "manual" })) as Record<string, unknown>;
     expect(first.resultType).toBe("input_required");
-    const result = (await client.request((m, p, o) => context.request(m, p, o), "tools/call", { name: "ask", arguments: {} })) as CallResult;
+    const result = (await context.request("tools/call", { name: "ask", arguments: {} })) as CallResult;
     const body = JSON.parse(result.content[0].text);
     expect(body.who).toEqual({ name: "Ada" });
     expect(body.hi).toEqual({ type: "text", text: "hi!" });

@@ -7,6 +7,7 @@
 import type { LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
+import type { InputContext } from "../input_rounds.ts";
 
 /**
  * One session (the state `initialize` created on one connection) as the feature layer sees it: an
@@ -20,8 +21,11 @@ export interface ReachableSession {
   notify(method: string, params?: unknown): Promise<void>;
 }
 
-/** What the feature layer reads from the context of one request (a `ServerRequestContext` satisfies it). */
-export interface FeatureRequestContext {
+/**
+ * What the feature layer reads from the context of one request (a `ServerRequestContext` satisfies
+ * it), including its {@linkcode InputContext} part: asking the client in either era.
+ */
+export interface FeatureRequestContext extends InputContext {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly clientInfo: Implementation | undefined;

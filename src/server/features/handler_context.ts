@@ -7,14 +7,17 @@ import { type LoggingLevel, metaOf } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
+import type { InputCallOptions, InputContext } from "../input_rounds.ts";
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult } from "../../wire/protocol/v2026_07_28.ts";
 import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
 
 /**
  * The context of one feature request, in either era. Handlers read the client's identity and
- * capabilities, the request's `_meta`, watch `signal` for cancellation, report progress and log.
- * (Server-to-client requests — elicitation, sampling, roots — will be added here.)
+ * capabilities, the request's `_meta`, watch `signal` for cancellation, report progress and log,
+ * and ask the client (`elicit`, `sample`, `listRoots`: real requests in a legacy session, input
+ * rounds in the modern era; see `InputRounds`).
  */
-export interface HandlerContext {
+export interface HandlerContext extends InputContext {
   /** `modern` (2026-07-28, per-request envelope) or `legacy` (after `initialize`). */
   readonly era: Era;
   /** The protocol version of this request. */
@@ -92,6 +95,50 @@ export class RequestHandlerContext implements HandlerContext {
   /** The underlying server request context (what server-to-client requests will be built on). */
   get request(): FeatureRequestContext {
     return this.#request;
+  }
+
+  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+    return this.#request.elicit(params, options);
+  }
+
+  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult> {
+    return this.#request.sample(params, options);
+  }
+
+  listRoots(options?: InputCallOptions): Promise<ListRootsResult> {
+    return this.#request.listRoots(options);
+  }
+
+  canElicit(mode?: "form" | "url"): boolean {
+    return this.#request.canElicit(mode);
+  }
+
+  canSample(): boolean {
+    return this.#request.canSample();
+  }
+
+  canListRoots(): boolean {
+    return this.#request.canListRoots();
+  }
+
+  get round(): number {
+    return this.#request.round;
+  }
+
+  get state(): unknown {
+    return this.#request.state;
+  }
+
+  set state(value: unknown) {
+    this.#request.state = value;
+  }
+
+  once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+    return this.#request.once(name, compute);
+  }
+
+  get roundSignal(): AbortSignal {
+    return this.#request.roundSignal;
   }
 
   /**

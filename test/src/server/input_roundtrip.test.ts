@@ -3,16 +3,14 @@ import { describe, expect, it } from "vitest";
 import { ClientInputs } from "../../../src/client/client_inputs.ts";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-import { inputHandler } from "../../../src/server/input_handler.ts";
-import { type InputContext, InputRounds } from "../../../src/server/input_rounds.ts";
-import { RequestStateCodec } from "../../../src/server/request_state.ts";
+import type { InputContext } from "../../../src/server/input_rounds.ts";
 import { JsonRpcError } from "../../../src/wire/errors.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 const KEY = "a1".repeat(32);
 
-type Ctx = InputContext & { requestId: string | number; era: string };
+type Ctx = InputContext & { era: string };
 
 /** Asks for a confirmation and a sampled summary; the same code in both eras. */
 async function confirmAndSummarise(params: { arguments?: { topic?: string } }, ctx: Ctx) {
@@ -29,17 +27,13 @@ async function confirmAndSummarise(params: { arguments?: { topic?: string } }, c
 
 function setup(options: { era: "modern" | "legacy"; clientInputs?: ClientInputs }) {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
-  const rounds = new InputRounds({ codec: new RequestStateCodec({ key: KEY, timeProvider: time }), timeProvider: time });
+  const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time, requestState: { key: KEY } });
   const ids: unknown[] = [];
-  server.handle(
-    "tools/call",
-    inputHandler(rounds, (params: Record<string, unknown>, ctx) => {
-      ids.push(ctx.requestId);
-      if (params.name === "multi") return multiRound(ctx as unknown as Ctx);
-      return confirmAndSummarise(params, ctx as unknown as Ctx);
-    }),
-  );
+  server.handle("tools/call", (params: Record<string, unknown>, ctx) => {
+    ids.push(ctx.requestId);
+    if (params.name === "multi") return multiRound(ctx);
+    return confirmAndSummarise(params, ctx);
+  });
   const inputs =
     options.clientInputs ??
     new ClientInputs()
@@ -48,9 +42,7 @@ function setup(options: { era: "modern" | "legacy"; clientInputs?: ClientInputs 
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
   const connect = async () => {
-    const client = await ContextClient.connect(clientSide, { era: options.era, timeProvider: time, eraCache: null, capabilities: inputs.capabilities() });
-    inputs.attach(client);
-    return client;
+    return ContextClient.connect(clientSide, { era: options.era, timeProvider: time, eraCache: null, inputs });
   };
   return { server, served, connect, inputs, ids, time };
 }
@@ -64,10 +56,9 @@ async function multiRound(ctx: Ctx) {
 
 describe("input rounds end to end, modern era", () => {
   it("the handler asks, the client fulfils and retries with new ids, the call completes", async () => {
-    const { connect, inputs, ids, server } = setup({ era: "modern" });
+    const { connect, ids, server } = setup({ era: "modern" });
     const client = await connect();
-    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => client.request(m, p, o);
-    const result = await inputs.request(send, "tools/call", { name: "summarise", arguments: { topic: "MCP" } });
+    const result = await client.request("tools/call", { name: "summarise", arguments: { topic: "MCP" } });
     expect(result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Summary (modern): short 100" }] });
     expect(ids).toHaveLength(3); // ask confirm, ask summary, complete
     expect(new Set(ids).size).toBe(3);
@@ -76,20 +67,20 @@ describe("input rounds end to end, modern era", () => {
   });
 
   it("manual mode shows the wire: keys, state, and a tampered state refused with -32602", async () => {
-    const { connect, inputs } = setup({ era: "modern" });
+    const { connect } = setup({ era: "modern" });
     const client = await connect();
     const params = { name: "multi" };
-    const first = (await client.request("tools/call", params)) as Record<string, unknown>;
+    const first = (await client.request("tools/call", params, { inputRequired: "manual" })) as Record<string, unknown>;
     expect(first.resultType).toBe("input_required");
     expect(Object.keys(first.inputRequests as object)).toEqual(["step1"]);
     expect(typeof first.requestState).toBe("string");
     const tampered = await client
-      .request("tools/call", { ...params, requestState: `${first.requestState}-TAMPERED`, inputResponses: { step1: { action: "accept", content: { v: "x" } } } })
+      .request("tools/call", { ...params, requestState: `${first.requestState}-TAMPERED`, inputResponses: { step1: { action: "accept", content: { v: "x" } } } }, { inputRequired: "manual" })
       .then(() => undefined, (e: unknown) => e);
     expect(tampered).toBeInstanceOf(JsonRpcError);
     expect((tampered as JsonRpcError).code).toBe(-32602);
     expect((tampered as JsonRpcError).message).toMatch(/requestState/);
-    const done = await inputs.request((m, p, o) => client.request(m, p, o), "tools/call", params);
+    const done = await client.request("tools/call", params);
     expect(done).toMatchObject({ content: [{ type: "text", text: "undefined+undefined in round 2" }] });
     await client.close();
   });
@@ -99,10 +90,9 @@ describe("input rounds end to end, modern era", () => {
     const inputs = new ClientInputs().onElicit((p) => ({ action: "accept", content: { v: `${p.message}#${++n}` } }));
     const { connect } = setup({ era: "modern", clientInputs: inputs });
     const client = await connect();
-    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => client.request(m, p, o);
     const [a, b] = await Promise.all([
-      inputs.request(send, "tools/call", { name: "multi", arguments: { run: "a" } }),
-      inputs.request(send, "tools/call", { name: "multi", arguments: { run: "b" } }),
+      client.request("tools/call", { name: "multi", arguments: { run: "a" } }),
+      client.request("tools/call", { name: "multi", arguments: { run: "b" } }),
     ]);
     const texts = [a, b].map((r) => ((r as { content: { text: string }[] }).content[0].text));
     for (const text of texts) expect(text).toMatch(/^one#\d\+two#\d in round 2$/);
@@ -118,5 +108,36 @@ describe("input rounds end to end, modern era", () => {
     expect((error as JsonRpcError).code).toBe(-32021);
     expect((error as JsonRpcError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
     await client.close();
+  });
+
+  it("handlers registered on the client after connect are declared on later modern requests", async () => {
+    const { connect } = setup({ era: "modern", clientInputs: new ClientInputs() });
+    const client = await connect();
+    const before = await client.request("tools/call", { name: "multi" }).then(() => undefined, (e: unknown) => e);
+    expect((before as JsonRpcError).code).toBe(-32021);
+    client.onElicit(() => ({ action: "accept", content: { v: "late" } }));
+    expect(client.inputs.capabilities()).toEqual({ elicitation: { form: {} } });
+    expect(await client.request("tools/call", { name: "multi" })).toMatchObject({ content: [{ type: "text", text: "late+late in round 2" }] });
+    await client.close();
+  });
+});
+
+describe("roots in a legacy session", () => {
+  it("setRoots tells the server with notifications/roots/list_changed; roots/list answers the new roots", async () => {
+    const time = new FakeTimeProvider();
+    const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    let changed = 0;
+    server.onNotification("notifications/roots/list_changed", () => void changed++);
+    server.handle("tools/call", async (_p, ctx) => ({ content: [{ type: "text", text: (await ctx.listRoots()).roots.map((r) => r.uri).join(",") }] }));
+    const [serverSide, clientSide] = createDuplexPair();
+    void server.serve(serverSide);
+    const inputs = new ClientInputs().setRoots([{ uri: "file:///one" }]);
+    const client = await ContextClient.connect(clientSide, { era: "legacy", timeProvider: time, eraCache: null, inputs });
+    expect(await client.request("tools/call", { name: "r" })).toEqual({ content: [{ type: "text", text: "file:///one" }] });
+    client.setRoots([{ uri: "file:///two" }, { uri: "file:///three" }]);
+    expect(await client.request("tools/call", { name: "r" })).toEqual({ content: [{ type: "text", text: "file:///two,file:///three" }] });
+    expect(changed).toBe(1);
+    await client.close();
+    await server.close();
   });
 });

@@ -1,6 +1,7 @@
 /** Test doubles of the feature layer: a recording host, sessions and request contexts of either era. */
 import type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession, ReachableSession } from "../../../../src/server/features/feature_host.ts";
 import type { LoggingLevel } from "../../../../src/wire/meta_envelope.ts";
+import { InputRounds } from "../../../../src/server/input_rounds.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;
@@ -63,8 +64,20 @@ export function legacyContext(session: FakeSession = new FakeSession(), requestI
 function context(base: Pick<FeatureRequestContext, "era" | "protocolVersion" | "logLevel" | "requestId" | "session">): FakeContext {
   const sent: { method: string; params: unknown }[] = [];
   const controller = new AbortController();
+  // No way back to the client: an ask fails at once (legacy) or ends the round (modern).
+  const input = new InputRounds().passive({ era: base.era, method: "tools/call", params: {}, clientCapabilities: {} });
   return {
     ...base,
+    elicit: (params, options) => input.elicit(params, options),
+    sample: (params, options) => input.sample(params, options),
+    listRoots: (options) => input.listRoots(options),
+    canElicit: (mode) => input.canElicit(mode),
+    canSample: () => input.canSample(),
+    canListRoots: () => input.canListRoots(),
+    round: 0,
+    state: undefined,
+    once: (name, compute) => input.once(name, compute),
+    roundSignal: input.roundSignal,
     clientInfo: { name: "fake", version: "1" },
     clientCapabilities: {},
     sent,
