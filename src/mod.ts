@@ -114,6 +114,22 @@ export {
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
 export type { HttpDispatcher } from "./http/http_dispatcher.ts";
 
+// Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
+// values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.
+export type { InputCallOptions, InputContext, InputRequiredOutcome } from "./server/input_rounds.ts";
+export type { RequestStateCodecOptions } from "./server/request_state.ts";
+export type { RequestStateErrorReason } from "./server/request_state_error.ts";
+export type {
+  ClientInputContext,
+  ClientInputsOptions,
+  ElicitHandler,
+  ElicitHandlerOptions,
+  InputRequestOptions,
+  ListRootsHandler,
+  SampleHandler,
+  SampleHandlerOptions,
+} from "./client/client_inputs.ts";
+
 // The layers under them: one JSON-RPC connection over one newline-delimited channel over a duplex.
 export {
   type ConnectionCloseInfo,

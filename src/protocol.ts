@@ -53,6 +53,38 @@ export {
   type ParsedDiscoverResult,
 } from "./wire/discover_result.ts";
 
+// Server-to-client input in both eras: the input-round engine behind ctx.elicit/sample/listRoots, the
+// signed requestState, and the client side's input_required helpers.
+export {
+  type InputCallOptions,
+  type InputContext,
+  type InputRequiredOutcome,
+  InputRequiredSignal,
+  type InputRoundRequest,
+  InputRounds,
+  type InputRoundsOptions,
+  type SendClientRequest,
+} from "./server/input_rounds.ts";
+export { acceptsInputRequests, INPUT_REQUIRED_METHODS, type InputMethod, missingCapabilities } from "./server/input_capabilities.ts";
+export { RequestStateCodec, type RequestStateBinding, type RequestStateCodecOptions } from "./server/request_state.ts";
+export { RequestStateError, type RequestStateErrorReason } from "./server/request_state_error.ts";
+export {
+  type AttachableClient,
+  type ClientInputContext,
+  ClientInputs,
+  type ClientInputsOptions,
+  type ElicitHandler,
+  type ElicitHandlerOptions,
+  type InputRequestOptions,
+  isInputRequiredResult,
+  type ListRootsHandler,
+  retryParams,
+  type SampleHandler,
+  type SampleHandlerOptions,
+  type SendRequest,
+} from "./client/client_inputs.ts";
+export { applyElicitationDefaults } from "./client/elicitation_defaults.ts";
+
 // JSON-RPC.
 export type { IncomingRequest, RequestId } from "./wire/json_rpc_message.ts";
 export { ErrorCodes } from "./wire/errors.ts";
