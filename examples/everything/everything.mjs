@@ -1,6 +1,7 @@
 // The everything server's tools, resources, templates and prompts (see ./server.mjs), kept apart from
 // the stdio runner so tests and other transports can serve the same server.
 import { ContextServer } from "onemodelcontext";
+import { addInputTools } from "./input_tools.mjs";
 
 const IMAGE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const AUDIO_WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
@@ -28,12 +29,14 @@ const JSON_SCHEMA_2020_12 = {
 
 /**
  * Builds the server; exported so tests and other transports can serve it. `stateKey` (64 hex
- * characters) is kept for the request state of input-required rounds, once those tools are here.
+ * characters) signs the request state of input-required rounds, so replicas given the same key
+ * accept each other's state (default: a random per-process key).
  */
-export function createEverythingServer(_options = {}) {
+export function createEverythingServer(options = {}) {
   const server = new ContextServer({
     name: "onemodelcontext-everything",
     version: "1.0.0",
+    requestState: options.stateKey === undefined ? undefined : { key: options.stateKey },
     // SEP-2549: modern list results may be cached for five minutes by anyone.
     features: { listCache: { ttlMs: 300_000, cacheScope: "public" } },
   });
@@ -161,5 +164,7 @@ export function createEverythingServer(_options = {}) {
     { role: "user", content: text("Please analyze the image above.") },
   ]);
 
+  // Tools and a prompt that ask the client (elicitation, sampling, roots), in both eras.
+  addInputTools(server);
   return server;
 }

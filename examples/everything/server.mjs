@@ -12,10 +12,8 @@
 // with their result, requests in flight get 5 s. ONEMODELCONTEXT_STATE_KEY (64 hex characters), when
 // set, is the key of the request state of input-required rounds.
 //
-// Not here yet (they need server-to-client requests, the Server-to-client issue): test_sampling,
-// test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums,
-// test_missing_capability, test_input_required_result_elicitation, _sampling, _list_roots,
-// _request_state, _multiple_inputs, _multi_round, _tampered_state and _capabilities.
+// The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
+// are in ./input_tools.mjs.
 // test_reconnection closes no SSE stream (no resumable streams).
 import { createHttpHandler } from "onemodelcontext";
 import { serve, stdio } from "onemodelcontext/node";

@@ -37,6 +37,20 @@ const TOOLS = [
   "test_trigger_tool_change",
   "test_trigger_prompt_change",
   "test_custom_header",
+  // examples/everything/input_tools.mjs: they ask the client.
+  "test_sampling",
+  "test_elicitation",
+  "test_elicitation_sep1034_defaults",
+  "test_elicitation_sep1330_enums",
+  "test_missing_capability",
+  "test_input_required_result_elicitation",
+  "test_input_required_result_sampling",
+  "test_input_required_result_list_roots",
+  "test_input_required_result_request_state",
+  "test_input_required_result_multiple_inputs",
+  "test_input_required_result_multi_round",
+  "test_input_required_result_tampered_state",
+  "test_input_required_result_capabilities",
 ];
 
 // deno-lint-ignore no-explicit-any
@@ -90,7 +104,7 @@ async function exerciseCommon(client: AnyClient): Promise<void> {
   expect(JSON.parse(templated.contents[0].text)).toEqual({ id: "123", templateTest: true, data: "Data for ID: 123" });
 
   const { prompts } = await client.listPrompts();
-  expect(prompts.map((p: AnyClient) => p.name)).toEqual(["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"]);
+  expect(prompts.map((p: AnyClient) => p.name)).toEqual(["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"]);
   const withArgs = await client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } });
   expect(withArgs.messages).toEqual([{ role: "user", content: { type: "text", text: "Prompt with arguments: arg1='hello', arg2='world'" } }]);
   const embedded = await client.getPrompt({ name: "test_prompt_with_embedded_resource", arguments: { resourceUri: "test://example-resource" } });
