@@ -215,7 +215,7 @@ export async function paramsDigest(params: unknown): Promise<string> {
     const { inputResponses: _r, requestState: _s, _meta: _m, ...rest } = params;
     salient = rest;
   }
-  return sha256Base64Url(canonicalJson(salient, 0));
+  return await sha256Base64Url(canonicalJson(salient, 0));
 }
 
 /** JSON with object keys sorted at every level; `undefined` members dropped as `JSON.stringify` does. */
