@@ -216,6 +216,7 @@ export class ServerDispatch {
       method: request.method,
       params: request.params,
       clientCapabilities: era.clientCapabilities,
+      principal: context.principal,
       get signal() {
         return context.signal;
       },

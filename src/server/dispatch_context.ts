@@ -55,4 +55,9 @@ export interface DispatchContext {
    * server-to-client request then fails at once.
    */
   request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+  /**
+   * Who sent this message, when the transport authenticated it (e.g. the OAuth `sub` of an HTTP
+   * request). A modern `requestState` is bound to it: state issued to one principal is refused for another.
+   */
+  readonly principal?: string;
 }
