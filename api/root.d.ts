@@ -307,6 +307,7 @@ export interface DispatchContext {
     readonly signal: AbortSignal;
     notify(method: string, params?: unknown): Promise<void>;
     request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+    readonly principal?: string;
 }
 
 // DrainOptions: type, from src/stream/newline_channel_options.ts
