@@ -268,6 +268,9 @@ abstract class BaseInput implements InputContext {
 
   protected abstract send(method: InputMethod, key: string, params: Record<string, unknown> | undefined): Promise<unknown>;
 
+  /** Throws when this request can never ask (checked before the capabilities, so the message names the real cause). */
+  protected precheck(_method: InputMethod): void {}
+
   #ask(method: InputMethod, kind: string, params: unknown, options: InputCallOptions | undefined): Promise<unknown> {
     const index = this.#calls++;
     try {
@@ -284,6 +287,7 @@ abstract class BaseInput implements InputContext {
       }
       if (this.#keys.has(key)) throw new TypeError(`Input key ${JSON.stringify(key)} is used twice in one ${this.request.method} handler`);
       this.#keys.add(key);
+      this.precheck(method);
       const required = missingCapabilities(method, params, this.request.clientCapabilities);
       if (required !== undefined) throw missingCapabilityError(method, required);
       return this.send(method, key, params as Record<string, unknown> | undefined);
@@ -395,14 +399,17 @@ class LegacyInput extends BaseInput {
     return value;
   }
 
-  protected async send(method: InputMethod, _key: string, params: Record<string, unknown> | undefined): Promise<unknown> {
-    const sendRequest = this.request.sendRequest;
-    if (sendRequest === undefined) {
+  protected override precheck(method: InputMethod): void {
+    if (this.request.sendRequest === undefined) {
       throw new JsonRpcError(
         ErrorCodes.InternalError,
         `Cannot send ${method} to the client: this legacy connection cannot carry server-to-client requests (stateless transport); use a session, or a 2026-07-28 client`,
       );
     }
+  }
+
+  protected async send(method: InputMethod, _key: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const sendRequest = this.request.sendRequest!;
     let outgoing = params;
     if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId !== "string") {
       // 2025-11-25 requires an elicitationId on URL mode; the modern era has none.

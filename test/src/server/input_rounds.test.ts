@@ -348,6 +348,9 @@ describe("InputRounds, legacy era", () => {
     const { rounds } = setup();
     const err = await rejection(rounds.run(legacy(undefined), greet), JsonRpcError);
     expect(err.message).toMatch(/cannot carry server-to-client requests/);
+    // Before the capability check: a stateless request never learned the client's capabilities.
+    const bare = await rejection(rounds.run(legacy(undefined, { clientCapabilities: {} }), greet), JsonRpcError);
+    expect(bare.message).toMatch(/cannot carry server-to-client requests/);
   });
 
   it("the request's own cancellation aborts the pending client request", async () => {
