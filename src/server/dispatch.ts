@@ -5,7 +5,7 @@
  * message). It knows no transport; it needs nothing from `JsonRpcConnection`.
  * @module
  */
-import { asError, ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { asError, ErrorCodes, isTransportError, JsonRpcError } from "../wire/errors.ts";
 import type { DiscoverResult } from "../wire/discover_result.ts";
 import { classifyMessage, errorResponse, errorResponseFor, type IncomingRequest } from "../wire/json_rpc_message.ts";
 import { decorateModernResult, isImplementation, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -49,6 +49,14 @@ export interface ServerDispatchInit {
 
 /** The message of a -32603 reply to an unexpected handler exception, unless `exposeInternalErrors`. */
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
+
+/**
+ * Codes of the library's own errors that a handler may let through unchanged (a client that did not
+ * answer `ctx.elicit` in time, a transport that cannot ask the client, a cancelled or closed request):
+ * their messages are the library's, about the protocol, and tell the client what went wrong, so they
+ * keep their message even without `exposeInternalErrors`. Every other exception is "Internal error".
+ */
+const LIBRARY_OUTCOMES: ReadonlySet<string> = new Set(["timeout", "protocol", "cancelled", "closed"]);
 
 /** Methods dispatch answers itself; `ContextServer.handle()` refuses them. */
 export const BUILT_IN_METHODS: ReadonlySet<string> = new Set(["initialize", "server/discover", "ping"]);
@@ -122,7 +130,8 @@ export class ServerDispatch {
     if (error instanceof JsonRpcError) return error;
     const full = asError(error);
     if (!context.signal.aborted) this.#s.report(full);
-    return new JsonRpcError(ErrorCodes.InternalError, this.#s.exposeInternalErrors ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE);
+    const expose = this.#s.exposeInternalErrors || (isTransportError(error) && LIBRARY_OUTCOMES.has(error.code));
+    return new JsonRpcError(ErrorCodes.InternalError, expose ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE);
   }
 
   #answer(request: IncomingRequest, context: DispatchContext): unknown {
