@@ -21,6 +21,8 @@ export interface ExchangeRequestOptions {
   onNotification?: RelatedNotificationHandler;
   /** The JSON-RPC id to send (a listen stream's subscription id is its request id). Default: the transport's own. */
   id?: string | number;
+  /** Safe to repeat: an HTTP transport re-issues it once (new id) when its response stream breaks before the reply. */
+  idempotent?: boolean;
 }
 
 /** What a client's feature code needs from a transport, one request at a time. */

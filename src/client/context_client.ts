@@ -29,10 +29,15 @@ import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
 import { ClientInputs, type ElicitHandler, type ElicitHandlerOptions, type ListRootsHandler, type SampleHandler, type SampleHandlerOptions } from "./client_inputs.ts";
 import type { Root } from "../wire/protocol/v2026_07_28.ts";
+import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
 export type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "./client_exchange.ts";
+export type { ExchangeConnectSettings, ExchangeSession, ExchangeTransport } from "./exchange_transport.ts";
+
+/** A stream session, or an exchange transport's (HTTP), which has no JSON-RPC connection underneath. */
+type ClientSession = NegotiatedSession | (Omit<ExchangeSession, "exchange"> & { live: { exchange: ExchangeSession["exchange"]; rpc?: undefined; transport?: undefined } });
 
 /** The bounds of the client's connection: every {@linkcode JsonRpcConnectionOptions} the client does not set itself. */
 export type ClientConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
@@ -93,6 +98,11 @@ export interface ClientRequestOptions {
   inputRequired?: "auto" | "manual";
   /** Retries `input_required` may cause before the request fails. Default: the `inputs`' `maxInputRounds` (10). */
   maxInputRounds?: number;
+  /**
+   * Marks the request safe to repeat: over HTTP, a response stream that breaks before the reply
+   * re-issues it once with a new id instead of rejecting. Default `false`.
+   */
+  idempotent?: boolean;
 }
 
 /** Answers one server-to-client request; the value becomes the result, a thrown `JsonRpcError` the error reply. */
@@ -134,7 +144,7 @@ export class ContextClient<
   readonly #handlers = new HandlerRegistry<ClientRequestHandler, ClientNotificationHandler>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #inputs: ClientInputs;
-  #session!: NegotiatedSession;
+  #session!: ClientSession;
   #era: Era | undefined;
   #closing: Promise<void> | undefined;
   #transportClosing: Promise<void> | undefined;
@@ -170,7 +180,7 @@ export class ContextClient<
     Requests extends MethodMap<Requests> = NoMethods,
     Notifications extends NotificationMap = NoMethods,
     ServerRequests extends MethodMap<ServerRequests> = NoMethods,
-  >(transport: ClientTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
+  >(transport: ClientTransport | ExchangeTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
     const era = options.era ?? "auto";
     if (era !== "auto" && era !== "modern" && era !== "legacy") {
       throw new InvalidOptionError(`Option era must be "auto", "modern" or "legacy", got ${JSON.stringify(era)}`);
@@ -182,11 +192,34 @@ export class ContextClient<
     const probeTimeout = numberOption("probeTimeout", options.probeTimeout, 5_000);
     const processStartupAllowance = numberOption("processStartupAllowance", options.processStartupAllowance, 10_000);
     const connectTimeout = numberOption("connectTimeout", options.connectTimeout, 30_000);
-    const source = isClientTransport(transport) ? transport : singleConnection(transport as TransportConnection);
     const cache = options.eraCache === null ? undefined : options.eraCache ?? defaultEraCache;
+    const time = options.timeProvider ?? systemTimeProvider;
+    if (isExchangeTransport(transport)) {
+      const cacheKey = options.cacheKey ?? transport.cacheKey;
+      const client = new ContextClient<Requests, Notifications, ServerRequests>(options, cache, cacheKey);
+      const session = await transport.connectExchange({
+        era,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        capabilities: client.#capabilities(),
+        time,
+        connectTimeout,
+        cache,
+        cacheKey,
+        report: (error) => client.#report(error),
+        onRequest: (request, context) => client.#dispatchRequest(request, context),
+        onNotification: (method, params) => {
+          client.#features.dispatchNotification(method, params);
+          return client.#handlers.notification(method)?.(params);
+        },
+      });
+      client.#session = { ...session, live: { exchange: session.exchange } };
+      client.#era = session.era;
+      client.#watchRoots();
+      return client;
+    }
+    const source = isClientTransport(transport) ? transport : singleConnection(transport as TransportConnection);
     const cacheKey = options.cacheKey ?? source.cacheKey;
     const client = new ContextClient<Requests, Notifications, ServerRequests>(options, cache, cacheKey);
-    const time = options.timeProvider ?? systemTimeProvider;
     const negotiator = new EraNegotiator({
       era,
       transport: source,
@@ -211,11 +244,8 @@ export class ContextClient<
       throw error;
     }
     client.#era = client.#session.era;
-    // Roots changed: a legacy server is told (the modern era has no such notification).
-    client.#inputs.onRootsChanged(() => {
-      if (client.#era === "legacy") client.notify("notifications/roots/list_changed").catch((error: unknown) => client.#report(asError(error)));
-    });
-    const { live } = client.#session;
+    client.#watchRoots();
+    const { live } = client.#session as NegotiatedSession;
     live.rpc.closed.then(() => client.#closeTransport(live.transport));
     return client;
   }
@@ -250,14 +280,17 @@ export class ContextClient<
     return { ...this.#session.info };
   }
 
-  /** The JSON-RPC connection underneath (for diagnostics and advanced use). */
+  /** The JSON-RPC connection underneath (for diagnostics and advanced use); an HTTP client has none and throws `ProtocolError`. */
   get connection(): JsonRpcConnection {
-    return this.#session.live.rpc;
+    const { rpc } = this.#session.live;
+    if (rpc === undefined) throw new ProtocolError("This client has no JsonRpcConnection: it talks through an exchange transport (HTTP)");
+    return rpc;
   }
 
   /** Resolves with how the connection ended, once it has. */
   get closed(): Promise<ConnectionCloseInfo> {
-    return this.#session.live.rpc.closed;
+    const session = this.#session;
+    return "closed" in session ? session.closed : session.live.rpc.closed;
   }
 
   /**
@@ -272,7 +305,7 @@ export class ContextClient<
   request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
   async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
     const { exchange } = this.#session.live;
-    const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id };
+    const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id, idempotent: options.idempotent };
     if (this.#era !== "modern") return exchange.request(method, params, sent);
     if (params !== undefined && !isPlainObject(params)) {
       throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
@@ -404,6 +437,10 @@ export class ContextClient<
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const { live } = this.#session;
+      if (live.rpc === undefined) {
+        await live.exchange.close();
+        return;
+      }
       await live.rpc.close();
       await this.#closeTransport(live.transport);
       await this.#settleBackground();
@@ -456,6 +493,13 @@ export class ContextClient<
     }
     if (request.method === "ping" && this.#era !== "modern") return {};
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+  }
+
+  /** Roots changed: a legacy server is told (the modern era has no such notification). */
+  #watchRoots(): void {
+    this.#inputs.onRootsChanged(() => {
+      if (this.#era === "legacy") this.notify("notifications/roots/list_changed").catch((error: unknown) => this.#report(asError(error)));
+    });
   }
 
   #report(error: Error): void {
