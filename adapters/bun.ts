@@ -22,6 +22,11 @@ export type { ProcessConnection, StderrMode } from "./process/process_connection
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export type { BunLike, BunSubprocessLike, FileSinkLike } from "./bun_like.ts";
 export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/bun.ts";
+// The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
+export { httpTransport, type HttpTransport, type HttpTransportOptions } from "../src/http/http_client_transport.ts";
+export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
+export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
+export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {

@@ -10,12 +10,13 @@ import { HttpStatusError } from "./http_client_errors.ts";
 import { classifyMessage } from "../wire/json_rpc_message.ts";
 import type { JsonRpcError } from "../wire/errors.ts";
 import { abortable } from "../stream/deferred.ts";
+import type { HeaderFields } from "./http_errors.ts";
 
 /** A `fetch` as the web defines it; pass undici's, an authenticated wrapper or a test double. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Headers added to every request: fixed, or computed per request (e.g. a fresh bearer token). */
-export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+export type HeadersSource = HeaderFields | (() => HeaderFields | Promise<HeaderFields>);
 
 /** Options of {@linkcode HttpEndpoint}. */
 export interface HttpEndpointOptions {
