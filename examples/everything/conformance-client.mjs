@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// The MCP conformance suite's client: `node examples/everything/conformance-client.mjs <url>`, with the
+// scenario in MCP_CONFORMANCE_SCENARIO, the requirement set in MCP_CONFORMANCE_PROTOCOL_VERSION and the
+// scenario's data (if any) in MCP_CONFORMANCE_CONTEXT (JSON). Built only on the public API:
+// ContextClient.connect(httpTransport(url)). What each scenario needs: testing/conformance/SCENARIOS.md §4.
+//
+//   npm run build && npm run conformance -- --leg client
+import { ContextClient } from "onemodelcontext";
+import { httpTransport } from "onemodelcontext/node";
+
+const url = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? "2026-07-28";
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+if (!url) {
+  console.error("usage: conformance-client.mjs <url>  (MCP_CONFORMANCE_SCENARIO names the scenario)");
+  process.exit(2);
+}
+
+/** A value of the JSON Schema `schema`: its default, else the first enum value, else a placeholder of its type. */
+function sample(schema) {
+  if (schema === null || typeof schema !== "object") return "test";
+  if ("default" in schema) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (type === "integer" || type === "number") return 1;
+  if (type === "boolean") return true;
+  if (type === "object") return {};
+  if (type === "array") return [];
+  return "test";
+}
+
+/** Arguments for a tool: every property of its input schema, sampled. */
+function argumentsFor(tool) {
+  const properties = tool.inputSchema?.properties ?? {};
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)]));
+}
+
+/** Accepts an elicitation with every field of its requested schema filled (defaults first). */
+function acceptElicitation(params) {
+  const properties = params?.requestedSchema?.properties ?? {};
+  return { action: "accept", content: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)])) };
+}
+
+const legacySet = version.startsWith("2025") || version.startsWith("2024");
+const client = await ContextClient.connect(httpTransport(url), {
+  era: legacySet ? "legacy" : "auto",
+  eraCache: null,
+  clientInfo: { name: "onemodelcontext-conformance-client", version: "0.1.0" },
+  capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } },
+  onReport: (error) => console.error(`report: ${error.message}`),
+});
+client.handle("roots/list", () => ({ roots: [] }));
+client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "This is a test response from the client" }, model: "test-model", stopReason: "endTurn" }));
+client.handle("elicitation/create", (params) => acceptElicitation(params));
+
+const call = (name, args = {}) => client.request("tools/call", { name, arguments: args });
+const listTools = async () => (await client.request("tools/list", {})).tools ?? [];
+
+const scenarios = {
+  async initialize() {
+    await listTools();
+  },
+  async "elicitation-sep1034-client-defaults"() {
+    await listTools();
+    await call("test_client_elicitation_defaults");
+  },
+  async "sse-retry"() {
+    await listTools();
+    await call("test_reconnection");
+  },
+  async "request-metadata"() {
+    const tools = await listTools();
+    if (tools[0]) await call(tools[0].name, argumentsFor(tools[0]));
+  },
+  async "sep-2322-client-request-state"() {
+    await listTools();
+    // The unrelated call goes out while the first call waits for its input (before its retry).
+    let unrelatedDone = false;
+    client.handle("elicitation/create", async (params) => {
+      if (!unrelatedDone) {
+        unrelatedDone = true;
+        await client.callTool("test_mrtr_unrelated", {});
+      }
+      return acceptElicitation(params);
+    });
+    await client.callTool("test_mrtr_echo_state", {});
+    await client.callTool("test_mrtr_no_state", {});
+    await client.callTool("test_mrtr_no_result_type", {});
+  },
+  async "http-standard-headers"() {
+    for (const tool of await listTools()) await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+    const { resources = [] } = await client.request("resources/list", {});
+    for (const resource of resources) await client.request("resources/read", { uri: resource.uri }).catch((e) => console.error(`${resource.uri}: ${e.message}`));
+    const { prompts = [] } = await client.request("prompts/list", {});
+    for (const prompt of prompts) await client.request("prompts/get", { name: prompt.name, arguments: {} }).catch((e) => console.error(`${prompt.name}: ${e.message}`));
+  },
+  async "http-custom-headers"() {
+    await listTools();
+    for (const { name, arguments: args } of context.toolCalls ?? []) await call(name, args ?? {});
+  },
+  async "http-invalid-tool-headers"() {
+    // Tools with invalid x-mcp-header annotations are already dropped (with a warning) from the list.
+    for (const tool of await listTools()) await call(tool.name, argumentsFor(tool));
+  },
+  async "json-schema-2020-12-preservation"() {
+    const tools = await listTools();
+    const target = tools.find((t) => t.name === "json_schema_2020_12_tool");
+    await call("json_schema_echo", { schema: target?.inputSchema ?? {} });
+  },
+};
+
+try {
+  const run = scenarios[scenario] ?? (async () => {
+    for (const tool of await listTools()) await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+  });
+  await run();
+  await client.close();
+  process.exit(0);
+} catch (error) {
+  console.error(`conformance-client (${scenario}): ${error?.stack ?? error}`);
+  await client.close().catch(() => {});
+  process.exit(1);
+}
