@@ -361,6 +361,12 @@ export class LegacyHttpClientSession implements ClientExchange {
           await response.body?.cancel();
           return;
         }
+        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+          // Refused for good (no GET stream here, or a session the next POST will find gone): no retry.
+          await response.body?.cancel();
+          this.#o.report(new HttpStatusError("GET (the server message stream); not reconnecting", response.status, ""));
+          return;
+        }
         if (!response.ok) {
           await response.body?.cancel();
           throw new HttpStatusError("GET (the server message stream)", response.status, "");

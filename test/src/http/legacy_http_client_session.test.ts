@@ -254,6 +254,20 @@ describe("legacy HTTP session: the GET stream", () => {
     await client.close();
   });
 
+  it("a 4xx other than 405 on GET (404, 400) is reported once and not retried; 429 is retried", async () => {
+    for (const [status, expected] of [[404, 1], [400, 1], [429, 2]] as const) {
+      const time = new FakeTimeProvider();
+      const server = legacyServer({ get: () => new Response("no", { status }) });
+      const { client, reports } = await connect(server.fake, { timeProvider: time });
+      await flushMicrotasks();
+      await time.advance(1_000);
+      await flushMicrotasks();
+      expect(gets(server.fake), String(status)).toHaveLength(expected);
+      expect(reports.some((e) => e.message.includes(`HTTP ${status}`))).toBe(true);
+      await client.close();
+    }
+  });
+
   it("listen: false opens no GET stream", async () => {
     const server = legacyServer();
     const { client } = await connect(server.fake, {}, { listen: false });
