@@ -13,6 +13,8 @@ export default defineConfig({
   worker: { format: "es" },
   test: {
     include: ["test/browser/**/*.test.ts"],
+    // Our HTTP server in Node for the HTTP client's browser test (test/browser/http_client.test.ts).
+    globalSetup: ["test/browser/http_client_setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     browser: {
