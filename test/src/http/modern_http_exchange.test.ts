@@ -273,3 +273,29 @@ describe("modern HTTP exchange: cancellation, timeouts, close", () => {
     await expect(client.closed).resolves.toEqual({ reason: "closed" });
   });
 });
+
+describe("modern HTTP exchange: the client around it", () => {
+  it("has no JsonRpcConnection (connection throws ProtocolError); notify posts one message and accepts 202", async () => {
+    const fake = modern((req) => (req.body.id === undefined ? new Response(null, { status: 202 }) : echo(req, 0)));
+    const { client } = await connect(fake);
+    expect(() => client.connection).toThrow(/no JsonRpcConnection/);
+    await client.notify("notifications/something", { a: 1 });
+    expect(last(fake).body).toEqual({ jsonrpc: "2.0", method: "notifications/something", params: { a: 1 } });
+    expect(last(fake).headers.get("mcp-method")).toBe("notifications/something");
+  });
+
+  it("sends the caller's id, and a subscriptions/listen request has no timeout", async () => {
+    const time = new FakeTimeProvider();
+    const stream = sse();
+    const fake = modern((req) => (req.body.method === "subscriptions/listen" ? stream.response : echo(req, 0)));
+    const { client } = await connect(fake, { timeProvider: time }, { requestTimeout: 1_000, maxTotalTimeout: 2_000 });
+    await client.request("tools/list", {}, { id: "mine-1" });
+    expect(last(fake).body.id).toBe("mine-1");
+    let settled = false;
+    const listening = client.request("subscriptions/listen", { notifications: {} }, { id: "sub-1" }).finally(() => (settled = true));
+    await time.advance(10_000);
+    expect(settled).toBe(false);
+    stream.push(frame({ jsonrpc: "2.0", id: "sub-1", result: { ended: true } }));
+    await expect(listening).resolves.toEqual({ ended: true });
+  });
+});
