@@ -81,7 +81,10 @@ export interface HttpServer extends AsyncDisposable {
 export declare class HttpStatusError extends ProtocolError {
     readonly status: number;
     readonly body: string;
-    constructor(method: string, status: number, body: string);
+    constructor(what: string, answer: {
+        status: number;
+        body?: string;
+    });
 }
 
 // HttpTransport: type, from src/http/http_client_transport.ts
@@ -121,7 +124,7 @@ export interface ProcessTransport extends ClientTransport {
     open(): Promise<ProcessConnection>;
 }
 
-// ReconnectOptions: type, from src/http/legacy_http_client_session.ts
+// ReconnectOptions: type, from src/http/server_message_stream.ts
 export interface ReconnectOptions {
     initialDelay?: number;
     maxDelay?: number;

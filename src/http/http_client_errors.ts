@@ -15,10 +15,12 @@ export class HttpStatusError extends ProtocolError {
   readonly status: number;
   /** The start of the body (at most 200 characters), when there was one. */
   readonly body: string;
-  constructor(method: string, status: number, body: string) {
-    super(`The server answered ${method} with HTTP ${status}${body ? `: ${body.slice(0, 200)}` : " and no JSON-RPC error"}`);
-    this.status = status;
-    this.body = body.slice(0, 200);
+  /** `what` names the request the server answered (a method, or `DELETE (ending the session)`). */
+  constructor(what: string, answer: { status: number; body?: string }) {
+    const body = (answer.body ?? "").slice(0, 200);
+    super(`The server answered ${what} with HTTP ${answer.status}${body ? `: ${body}` : " and no JSON-RPC error"}`);
+    this.status = answer.status;
+    this.body = body;
   }
 }
 

@@ -257,7 +257,7 @@ class HttpEraProbe {
         detail: `server/discover was answered HTTP ${status} without a JSON-RPC error${text ? `: ${JSON.stringify(text.slice(0, 100))}` : ""}`,
       };
     }
-    const cause = error ?? new HttpStatusError("server/discover", status, text);
+    const cause = error ?? new HttpStatusError("server/discover", { status, body: text });
     throw new NegotiationFailedError(`The server/discover probe to ${this.#endpoint.url} was answered HTTP ${status}: ${cause.message}`, { cause });
   }
 

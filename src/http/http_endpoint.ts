@@ -123,5 +123,5 @@ export async function errorOfStatus(response: Response, method: string): Promise
   } catch {
     // Not JSON: the status and the text tell the caller what happened.
   }
-  return new HttpStatusError(method, response.status, text);
+  return new HttpStatusError(method, { status: response.status, body: text });
 }

@@ -19,18 +19,9 @@ import { McpHeaders } from "./mcp_request_headers.ts";
 import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint } from "./http_endpoint.ts";
 import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
+import { backoffDelay, listenForServerMessages, type ReconnectOptions } from "./server_message_stream.ts";
 
-/** How the GET stream and resumed response streams reconnect. */
-export interface ReconnectOptions {
-  /** First wait, in ms, when the server sent no `retry:`. Default 1 000. */
-  initialDelay?: number;
-  /** Longest wait, in ms. Default 30 000. */
-  maxDelay?: number;
-  /** Each failed attempt multiplies the wait by this. Default 1.5. */
-  factor?: number;
-  /** Failed attempts in a row before giving up (reported through `onReport`). Default 10. */
-  maxAttempts?: number;
-}
+export type { ReconnectOptions } from "./server_message_stream.ts";
 
 /** Options of {@linkcode LegacyHttpClientSession}. */
 export interface LegacyHttpSessionOptions {
@@ -147,7 +138,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         await response.body?.cancel();
         // 405: the server does not let clients end sessions; 404: it already forgot this one.
         if (!response.ok && response.status !== 405 && response.status !== 404) {
-          this.#o.report(new HttpStatusError("DELETE (ending the session)", response.status, ""));
+          this.#o.report(new HttpStatusError("DELETE (ending the session)", { status: response.status }));
         }
       } catch (error) {
         this.#o.report(new ProtocolError(`Ending the session with DELETE failed: ${asError(error).message}`, { cause: error }));
@@ -171,7 +162,17 @@ export class LegacyHttpClientSession implements ClientExchange {
     this.#generation++;
     this.#listening.abort(new ClosedError("The session was re-initialized"));
     this.#listening = new AbortController();
-    if (this.#o.listen) void this.#listen(this.#generation, this.#listening.signal);
+    if (this.#o.listen) {
+      void listenForServerMessages({
+        endpoint: this.#o.endpoint,
+        time: this.#o.time,
+        reconnect: this.#o.reconnect,
+        headers: () => this.#sessionHeaders(),
+        onMessage: (message) => this.#dispatch(message, undefined, undefined),
+        report: this.#o.report,
+        signal: this.#listening.signal,
+      });
+    }
     return result;
   }
 
@@ -218,7 +219,7 @@ export class LegacyHttpClientSession implements ClientExchange {
     };
     const onAbort = (): void => stop(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const deadline = new RequestDeadline(this.#o.time, `Request ${method}`, this.#o.timeouts, stop);
+    const deadline = new RequestDeadline(this.#o.time, { ...this.#o.timeouts, what: `Request ${method}`, onExpire: stop });
     const progress = (): void => deadline.restart();
     void this.#drive(id, message, entry, controller.signal, progress, onResponse).catch((error) => {
       if (!entry.settled) this.#settle(entry, undefined, controller.signal.aborted ? controller.signal.reason : error);
@@ -256,14 +257,14 @@ export class LegacyHttpClientSession implements ClientExchange {
       // The stream ended before the reply: resume it through GET when the server gave it an event id.
       if (outcome.lastEventId === "" || attempts >= this.#o.reconnect.maxAttempts) throw new StreamBrokenError(entry.method, id);
       attempts++;
-      await delay(this.#o.time, outcome.retry ?? this.#backoff(attempts), signal);
+      await delay(this.#o.time, outcome.retry ?? backoffDelay(this.#o.reconnect, attempts), signal);
       const resumed = await this.#o.endpoint.send("GET", {
         headers: { Accept: "text/event-stream", ...this.#sessionHeaders(), [McpHeaders.lastEventId]: outcome.lastEventId },
         signal,
       });
       if (!resumed.ok) {
         await resumed.body?.cancel();
-        throw new StreamBrokenError(entry.method, id, { cause: new HttpStatusError("GET (resuming the response stream)", resumed.status, "") });
+        throw new StreamBrokenError(entry.method, id, { cause: new HttpStatusError("GET (resuming the response stream)", { status: resumed.status }) });
       }
       const next = await this.#readStream(resumed, entry, id, signal, progress);
       outcome = { ...next, lastEventId: next.lastEventId || outcome.lastEventId, retry: next.retry ?? outcome.retry };
@@ -345,62 +346,8 @@ export class LegacyHttpClientSession implements ClientExchange {
     }
   }
 
-  // ---- the GET stream ----
-
-  async #listen(generation: number, signal: AbortSignal): Promise<void> {
-    let lastEventId = "";
-    let retry: number | undefined;
-    let failures = 0;
-    while (!signal.aborted && generation === this.#generation) {
-      try {
-        const headers: Record<string, string> = { Accept: "text/event-stream", ...this.#sessionHeaders() };
-        if (lastEventId !== "") headers[McpHeaders.lastEventId] = lastEventId;
-        const response = await this.#o.endpoint.send("GET", { headers, signal });
-        if (response.status === 405) {
-          // The server offers no GET stream: server messages come only on response streams.
-          await response.body?.cancel();
-          return;
-        }
-        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-          // Refused for good (no GET stream here, or a session the next POST will find gone): no retry.
-          await response.body?.cancel();
-          this.#o.report(new HttpStatusError("GET (the server message stream); not reconnecting", response.status, ""));
-          return;
-        }
-        if (!response.ok) {
-          await response.body?.cancel();
-          throw new HttpStatusError("GET (the server message stream)", response.status, "");
-        }
-        failures = 0;
-        const outcome = await this.#o.endpoint.read(response, (value) => {
-          this.#dispatch(value, undefined, undefined);
-          return false;
-        }, signal);
-        if (outcome.lastEventId !== "") lastEventId = outcome.lastEventId;
-        if (outcome.retry !== undefined) retry = outcome.retry;
-      } catch (error) {
-        if (signal.aborted) return;
-        failures++;
-        if (failures >= this.#o.reconnect.maxAttempts) {
-          this.#o.report(new ProtocolError(`The GET stream failed ${failures} times in a row; giving up on it: ${asError(error).message}`, { cause: error }));
-          return;
-        }
-        this.#o.report(new ProtocolError(`The GET stream failed (attempt ${failures}); reconnecting: ${asError(error).message}`, { cause: error }));
-      }
-      try {
-        await delay(this.#o.time, failures === 0 ? retry ?? this.#o.reconnect.initialDelay : Math.max(retry ?? 0, this.#backoff(failures)), signal);
-      } catch {
-        return; // Aborted: the session closed or re-initialized.
-      }
-    }
-  }
-
   // ---- helpers ----
 
-  #backoff(attempt: number): number {
-    const { initialDelay, maxDelay, factor } = this.#o.reconnect;
-    return Math.min(initialDelay * factor ** (attempt - 1), maxDelay);
-  }
 
   #sessionHeaders(): Record<string, string> {
     const headers: Record<string, string> = {};

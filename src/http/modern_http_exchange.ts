@@ -153,7 +153,7 @@ export class ModernHttpExchange implements ClientExchange {
     signal?.addEventListener("abort", onAbort, { once: true });
     // A listen stream is meant to stay open: only the caller's signal ends it.
     const timeouts = method === "subscriptions/listen" ? UNBOUNDED : this.#o.timeouts;
-    const deadline = new RequestDeadline(this.#o.time, `Request ${method}`, timeouts, (error) => controller.abort(error));
+    const deadline = new RequestDeadline(this.#o.time, { ...timeouts, what: `Request ${method}`, onExpire: (error) => controller.abort(error) });
     this.#inflight.add(controller);
     try {
       let response: Response;

@@ -6,7 +6,7 @@
 import { TimeoutError } from "../wire/errors.ts";
 import type { TimeProvider, TimerHandle } from "../stream/time_provider.ts";
 
-/** Options of {@linkcode RequestDeadline}. */
+/** The two bounds of {@linkcode RequestDeadline}. */
 export interface RequestDeadlineOptions {
   /** Milliseconds of silence (no progress) allowed. `Infinity` turns it off. */
   timeout: number;
@@ -23,10 +23,12 @@ export class RequestDeadline {
   #quiet: TimerHandle | undefined;
   #total: TimerHandle | undefined;
 
-  constructor(time: TimeProvider, what: string, options: RequestDeadlineOptions, expire: (error: TimeoutError) => void) {
+  /** `what` names the request in the error; `onExpire` gets the {@linkcode TimeoutError} once. */
+  constructor(time: TimeProvider, options: RequestDeadlineOptions & { what: string; onExpire: (error: TimeoutError) => void }) {
     this.#time = time;
     this.#options = options;
-    this.#expire = expire;
+    this.#expire = options.onExpire;
+    const what = options.what;
     this.#what = what;
     this.#arm();
     if (Number.isFinite(options.maxTotalTimeout)) {
