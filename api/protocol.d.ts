@@ -225,6 +225,7 @@ export interface IncomingRequest {
     id: RequestId;
     method: string;
     params: unknown;
+    idLiteral?: string;
 }
 
 // InputCallOptions: type, from src/server/input_rounds.ts
@@ -250,9 +251,15 @@ export interface InputContext {
 export type InputLine = {
     kind: "line";
     text: string;
+    bytes: number;
 } | {
     kind: "error";
-    error: MessageTooLargeError | InvalidUtf8Error;
+    error: MessageTooLargeError;
+    head: MessageHead;
+} | {
+    kind: "error";
+    error: InvalidUtf8Error;
+    head?: undefined;
 };
 
 // InputMethod: type, from src/server/input_capabilities.ts

@@ -474,6 +474,7 @@ export interface IncomingRequest {
     id: RequestId;
     method: string;
     params: unknown;
+    idLiteral?: string;
 }
 
 // InputCallOptions: type, from src/server/input_rounds.ts
@@ -568,6 +569,8 @@ export interface JsonRpcConnectionOptions {
     endOfStreamTimeout?: number;
     shutdownTimeout?: number;
     maxConcurrentRequests?: number;
+    maxInFlightBytes?: number;
+    acceptsBatch?: () => boolean;
     maxQueuedInputBytes?: number;
     timeProvider?: TimeProvider;
     channel?: NewlineChannelOptions;
@@ -645,7 +648,9 @@ export declare class MessageTooLargeError extends TransportError {
     readonly code: "message_too_large";
     readonly name: "MessageTooLargeError";
     readonly limitBytes: number;
-    constructor(limitBytes: number, options?: TransportErrorOptions);
+    readonly sizeBytes: number | undefined;
+    readonly requestId: string | number | undefined;
+    constructor(limitBytes: number, options?: MessageTooLargeErrorOptions);
     static [Symbol.hasInstance](value: unknown): value is MessageTooLargeError;
 }
 

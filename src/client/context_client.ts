@@ -30,6 +30,7 @@ import type { RequestId } from "../wire/protocol/mod.ts";
 import { ClientInputs, type ElicitHandler, type ElicitHandlerOptions, type ListRootsHandler, type SampleHandler, type SampleHandlerOptions } from "./client_inputs.ts";
 import type { Root } from "../wire/protocol/v2026_07_28.ts";
 import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
+import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
@@ -492,7 +493,7 @@ export class ContextClient<
       return this.#inputs.answer(request.method, request.params, { era: "legacy", key: String(context.id), signal: context.signal });
     }
     if (request.method === "ping" && this.#era !== "modern") return {};
-    throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+    throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
   }
 
   /** Roots changed: a legacy server is told (the modern era has no such notification). */

@@ -17,10 +17,27 @@ export interface JsonRpcConnectionOptions {
    * while handlers are still running. Default 5 000 ms.
    */
   shutdownTimeout?: number;
-  /** Handlers running at once; at the limit requests wait (in the input backlog, then in the pipe). Default 256. */
+  /**
+   * Handlers running at once; at the limit requests wait (in the input backlog, then in the pipe).
+   * Notification handlers that return a promise count too, until it settles: a flood of notifications
+   * to an async handler waits the same way. Default 256.
+   */
   maxConcurrentRequests?: number;
   /**
-   * Input read ahead of dispatch, in UTF-16 code units plus a small per-message overhead. While
+   * Bytes of input held at once: messages waiting in the input backlog plus the messages whose
+   * handlers are running (requests, notifications, batches), each counted as its line's UTF-8 length.
+   * Reading stops at the bound until a handler finishes; one larger message is still read into an idle
+   * connection (nothing queued, nothing running). Default 64 MiB.
+   */
+  maxInFlightBytes?: number;
+  /**
+   * Asked for every JSON-RPC batch (an array line): true to serve it (each element handled, the
+   * replies sent as one array, none for an all-notification batch), else it gets one -32600. A server
+   * sets it for sessions that negotiated 2025-03-26, the one version with batches. Default: never.
+   */
+  acceptsBatch?: () => boolean;
+  /**
+   * Input read ahead of dispatch, in UTF-8 bytes plus a small per-message overhead. While
    * output is full or handlers are at the limit, reading stops once this much waits, so memory stays
    * bounded and the peer's pipe fills; the read-ahead lets EOF behind a few waiting messages be seen.
    * One larger message still enters an empty backlog. Default 64 KiB.

@@ -4,8 +4,9 @@
  */
 import { wakeUp } from "../stream/deferred.ts";
 import type { InputLine } from "../stream/line_splitter.ts";
-import { ErrorCodes, ParseError, ProtocolError } from "../wire/errors.ts";
-import { type ClassifiedMessage, classifyMessage, errorResponse, type IncomingRequest, idKey } from "../wire/json_rpc_message.ts";
+import { ErrorCodes, type MessageTooLargeError, ParseError, ProtocolError } from "../wire/errors.ts";
+import { type ClassifiedMessage, classifyMessage, errorResponse, type IncomingRequest, idKey, MAX_ID_LENGTH, type RequestId } from "../wire/json_rpc_message.ts";
+import { scanMessageHead } from "../wire/scan_message_head.ts";
 
 /** What one waiting input message costs in the backlog's accounting, besides its text. */
 export const ENTRY_OVERHEAD_BYTES = 64;
@@ -16,27 +17,52 @@ export interface BacklogEntry {
   request?: IncomingRequest;
   key?: string;
   notification?: { method: string; params: unknown };
+  /** A JSON-RPC batch (only where `acceptsBatch` allows it): its elements, classified. */
+  batch?: ClassifiedMessage[];
   /** An error reply the connection owes for a bad line. */
   reply?: Record<string, unknown>;
 }
 
-/** What takes effect as soon as it is read: a reply to one of our calls, or `notifications/cancelled`. */
-export type Immediate = Extract<ClassifiedMessage, { kind: "result" | "error" | "notification" }>;
+/**
+ * What takes effect as soon as it is read: a reply to one of our calls, `notifications/cancelled`, or
+ * an oversize line whose head says it was a reply (`id` when the head held it).
+ */
+export type Immediate =
+  | Extract<ClassifiedMessage, { kind: "result" | "error" | "notification" }>
+  | { kind: "oversize_reply"; id: RequestId | undefined; error: MessageTooLargeError };
+
+/** Options of {@linkcode InputBacklog}. */
+export interface InputBacklogOptions {
+  /**
+   * Bound over queued input plus the params of running handlers, in UTF-8 bytes of their lines
+   * (`maxInFlightBytes`). Default 64 MiB.
+   */
+  maxInFlightBytes?: number;
+  /** True when a JSON-RPC batch is served now (else it gets one -32600). Default: never. */
+  acceptsBatch?: () => boolean;
+}
 
 /**
- * A FIFO of {@linkcode BacklogEntry}s counted in UTF-16 code units plus {@linkcode ENTRY_OVERHEAD_BYTES}
- * each. It is `full` at `max`, except that one larger message still enters an empty backlog; the
- * reader stops while it is full, so the peer's pipe fills instead of our memory.
+ * A FIFO of {@linkcode BacklogEntry}s counted in UTF-8 bytes of their lines plus
+ * {@linkcode ENTRY_OVERHEAD_BYTES} each. It is `full` at `max` (the read-ahead), or when the queued
+ * bytes plus those of running handlers (`running`, see {@linkcode InputBacklog.hold}) reach
+ * `maxInFlightBytes`; in both cases one larger message still enters when there is nothing to wait
+ * for. The reader stops while it is full, so the peer's pipe fills instead of our memory.
  */
 export class InputBacklog {
   readonly max: number;
-  /** Fired on every push, shift and drop. */
+  readonly maxInFlightBytes: number;
+  /** Fired on every push, shift, drop and release. */
   readonly changed = wakeUp();
   readonly #entries: BacklogEntry[] = [];
+  readonly #acceptsBatch: () => boolean;
   #bytes = 0;
+  #running = 0;
 
-  constructor(max: number) {
+  constructor(max: number, options: InputBacklogOptions = {}) {
     this.max = max;
+    this.maxInFlightBytes = options.maxInFlightBytes ?? 64 * 1024 * 1024;
+    this.#acceptsBatch = options.acceptsBatch ?? (() => false);
   }
 
   get length(): number {
@@ -47,14 +73,33 @@ export class InputBacklog {
     return this.#bytes;
   }
 
+  /** Bytes of messages handed to handlers that have not finished. */
+  get running(): number {
+    return this.#running;
+  }
+
   /** True when the reader must wait before reading more. */
   get full(): boolean {
-    return this.#bytes > 0 && this.#bytes >= this.max;
+    if (this.#bytes > 0 && this.#bytes >= this.max) return true;
+    const inFlight = this.#bytes + this.#running;
+    return inFlight > 0 && inFlight >= this.maxInFlightBytes;
   }
 
   /** The oldest entry, left in place. */
   get head(): BacklogEntry | undefined {
     return this.#entries[0];
+  }
+
+  /** A dispatched message's bytes stay counted while its handler runs. */
+  hold(bytes: number): void {
+    this.#running += bytes;
+  }
+
+  /** A handler finished: its message's bytes no longer count. */
+  release(bytes: number): void {
+    if (bytes === 0) return;
+    this.#running -= bytes;
+    this.changed.fire();
   }
 
   /**
@@ -65,18 +110,34 @@ export class InputBacklog {
   admit(item: InputLine, answerInvalid: boolean, report: (error: Error) => void): Immediate | undefined {
     if (item.kind === "error") {
       report(item.error);
+      const head = item.head;
+      if (head && !head.hasMethod && (head.hasResult || head.hasError)) {
+        return { kind: "oversize_reply", id: idFromLiteral(head.idLiteral), error: item.error };
+      }
       const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
-      if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, code, item.error.message) });
+      // An oversize request whose head held its id gets an answer its caller can match.
+      const id = head?.hasMethod ? idFromLiteral(head.idLiteral) : undefined;
+      if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(id, code, item.error.message) });
       return undefined;
     }
-    let message: ClassifiedMessage;
+    let value: unknown;
     try {
-      message = classifyMessage(JSON.parse(item.text));
+      value = JSON.parse(item.text);
     } catch (cause) {
       report(new ParseError(item.text, { cause }));
       if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON") });
       return undefined;
     }
+    if (Array.isArray(value) && this.#acceptsBatch()) {
+      if (value.length === 0) {
+        report(new ProtocolError("Invalid JSON-RPC message: an empty batch"));
+        if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.InvalidRequest, "Invalid request: an empty batch") });
+        return undefined;
+      }
+      this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, batch: value.map(classifyMessage) });
+      return undefined;
+    }
+    const message: ClassifiedMessage = classifyMessage(value);
     switch (message.kind) {
       case "result":
       case "error":
@@ -87,11 +148,24 @@ export class InputBacklog {
         return undefined;
       case "notification":
         if (message.method === "notifications/cancelled") return message;
-        this.push({ bytes: item.text.length + ENTRY_OVERHEAD_BYTES, notification: { method: message.method, params: message.params } });
+        this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, notification: { method: message.method, params: message.params } });
         return undefined;
-      case "request":
-        this.push({ bytes: item.text.length + ENTRY_OVERHEAD_BYTES, request: message.request, key: idKey(message.request.id) });
+      case "request": {
+        const request = message.request;
+        if (typeof request.id === "number" && !Number.isSafeInteger(request.id)) {
+          // JSON.parse rounded the id (or it is a fraction): keep the text the peer wrote, to echo it.
+          const literal = scanMessageHead(item.text).idLiteral;
+          if (literal !== undefined && literal.length > MAX_ID_LENGTH) {
+            const reason = `A request id must be at most ${MAX_ID_LENGTH} characters, got ${literal.length}`;
+            report(new ProtocolError(`Invalid JSON-RPC message: ${reason}`));
+            if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.InvalidRequest, `Invalid request: ${reason}`) });
+            return undefined;
+          }
+          if (literal !== undefined && literal !== String(request.id)) request.idLiteral = literal;
+        }
+        this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, request, key: idKey(request.id) });
         return undefined;
+      }
     }
   }
 
@@ -123,5 +197,16 @@ export class InputBacklog {
     }
     if (dropped.length > 0) this.changed.fire();
     return dropped;
+  }
+}
+
+/** The id a head's literal stands for; `undefined` when absent or not a usable id. */
+function idFromLiteral(literal: string | undefined): RequestId | undefined {
+  if (literal === undefined || literal.length > MAX_ID_LENGTH) return undefined;
+  try {
+    const id: unknown = JSON.parse(literal);
+    return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  } catch {
+    return undefined;
   }
 }

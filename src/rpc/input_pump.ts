@@ -8,7 +8,7 @@ import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { asError, ClosedError } from "../wire/errors.ts";
 import type { ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
-import type { InputBacklog } from "./input_backlog.ts";
+import type { Immediate, InputBacklog } from "./input_backlog.ts";
 import type { Reply } from "./pending_calls.ts";
 
 /** What the loops need from the connection. */
@@ -21,8 +21,10 @@ export interface PumpHost {
   report(error: Error): void;
   /** A reply to one of our calls, as soon as it is read. */
   settle(reply: Reply): void;
-  /** A notification, in order (or at once for `notifications/cancelled`). */
-  notification(method: string, params: unknown): void;
+  /** A notification, in order (or at once for `notifications/cancelled`); `bytes` count until its handler ends. */
+  notification(method: string, params: unknown, bytes?: number): void;
+  /** An oversize line that was a reply: its call fails (or, without a readable id, every call and the connection). */
+  oversizeReply(reply: Extract<Immediate, { kind: "oversize_reply" }>): void;
   sendOwnError(reply: Record<string, unknown>): Promise<void>;
   /** A send failed or output may have broken: the connection checks. */
   sendFailed(): void;
@@ -50,6 +52,7 @@ export async function readInput(host: PumpHost): Promise<void> {
       const now = backlog.admit(item, host.answerInvalid, host.report);
       if (now === undefined) continue;
       if (now.kind === "notification") host.notification(now.method, now.params);
+      else if (now.kind === "oversize_reply") host.oversizeReply(now);
       else host.settle(now);
     }
   } catch (error) {
@@ -63,7 +66,8 @@ export async function readInput(host: PumpHost): Promise<void> {
 
 /**
  * Dispatches the backlog in input order: each entry waits while the output queue is full, and a
- * request also waits for a free slot (`maxConcurrentRequests`); nothing is rejected for either.
+ * request or a notification also waits for a free slot (`maxConcurrentRequests`); nothing is
+ * rejected for either.
  */
 export async function dispatchInput(host: PumpHost): Promise<void> {
   const { lifecycle: life, backlog, channel, slots } = host;
@@ -80,15 +84,18 @@ export async function dispatchInput(host: PumpHost): Promise<void> {
     host.sendFailed();
     if (backlog.head !== entry) continue; // cancelled or dropped meanwhile
     if (!life.dispatching) return;
-    if (entry.request && slots.full) {
+    if ((entry.request || entry.notification) && slots.full) {
       await slots.freed.wait(); // fired when a handler ends and when the backlog loses entries
       continue;
     }
+    // A dispatched message's bytes count against maxInFlightBytes until its handler ends.
+    if (!entry.reply) backlog.hold(entry.bytes);
     backlog.shift();
     try {
       if (entry.reply) await host.sendOwnError(entry.reply);
-      else if (entry.notification) host.notification(entry.notification.method, entry.notification.params);
-      else if (entry.request) await slots.dispatch(entry.request, entry.key!);
+      else if (entry.notification) host.notification(entry.notification.method, entry.notification.params, entry.bytes);
+      else if (entry.request) await slots.dispatch(entry.request, entry.key!, entry.bytes);
+      else if (entry.batch) void slots.dispatchBatch(entry.batch, entry.bytes).catch((error: unknown) => host.report(asError(error)));
     } catch (error) {
       host.report(asError(error)); // e.g. a throwing isBarrier: the loop goes on
     }

@@ -7,15 +7,16 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
-import { asError, ClosedError, WriteFailedError } from "../wire/errors.ts";
+import { asError, ClosedError, MessageTooLargeError, WriteFailedError } from "../wire/errors.ts";
 import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
+import type { JsonText } from "../wire/json_text.ts";
 import { NewlineChannel } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 import type { JsonRpcConnectionOptions } from "./connection_options.ts";
 import { type ConnectionCloseInfo, ConnectionLifecycle } from "./connection_state.ts";
 import { HandlerSlots, type NotificationHandler, type RequestContext, type RequestHandler, type SlotHost } from "./handler_slots.ts";
-import { type BacklogEntry, InputBacklog } from "./input_backlog.ts";
+import { type BacklogEntry, type Immediate, InputBacklog } from "./input_backlog.ts";
 import { dispatchInput, type PumpHost, readInput } from "./input_pump.ts";
 import { Linger, type LingerHost, type LingerReason } from "./linger.ts";
 import { type CallHost, PendingCalls } from "./pending_calls.ts";
@@ -57,7 +58,11 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#endOfStreamTimeout = numberOption("endOfStreamTimeout", options.endOfStreamTimeout, 5_000);
     const shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     const maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
-    this.#backlog = new InputBacklog(integerOption("maxQueuedInputBytes", options.maxQueuedInputBytes, 64 * 1024, 1));
+    const acceptsBatch = options.acceptsBatch;
+    this.#backlog = new InputBacklog(integerOption("maxQueuedInputBytes", options.maxQueuedInputBytes, 64 * 1024, 1), {
+      maxInFlightBytes: integerOption("maxInFlightBytes", options.maxInFlightBytes, 64 * 1024 * 1024, 1),
+      acceptsBatch: acceptsBatch ? () => acceptsBatch() === true : undefined,
+    });
     this.#transport = transport;
     this.#report = (error) => {
       try {
@@ -92,7 +97,9 @@ export class JsonRpcConnection implements AsyncDisposable {
       sendFailed: () => this.#checkOutputFault(),
       cancelled: (id, reason) => this.#sendCancelled(id, reason),
       settle: (reply) => this.#calls.settle(reply),
-      notification: (method, params) => this.#slots.notification(method, params),
+      notification: (method, params, bytes) => this.#slots.notification(method, params, bytes),
+      release: (bytes) => this.#backlog.release(bytes),
+      oversizeReply: (reply) => this.#onOversizeReply(reply),
       dropFromBacklog: (match) => this.#dropFromBacklog(match),
       endError: (fallback) => this.#endError(fallback),
       fault: (error) => this.#fault(error),
@@ -130,7 +137,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     return this;
   }
 
-  /** Handlers running now. */
+  /** Handlers running now: request handlers, and notification handlers whose promise has not settled. */
   get activeHandlers(): number {
     return this.#slots.active;
   }
@@ -206,14 +213,29 @@ export class JsonRpcConnection implements AsyncDisposable {
     return dropped;
   }
 
+  /**
+   * A reply too large to read: the call it answers fails with the size and the limit. Without a
+   * readable id nobody can tell which call it answered, so every pending call fails and the
+   * connection closes with that error, rather than leave one waiting forever.
+   */
+  #onOversizeReply(reply: Extract<Immediate, { kind: "oversize_reply" }>): void {
+    const { limitBytes, sizeBytes } = reply.error;
+    if (reply.id !== undefined) {
+      this.#calls.fail(reply.id, new MessageTooLargeError(limitBytes, { sizeBytes, requestId: reply.id }));
+      return;
+    }
+    if (this.#calls.size === 0) return; // reported already; nothing waits for it
+    this.#fault(new MessageTooLargeError(limitBytes, { sizeBytes, cause: reply.error }));
+  }
+
   /** Every message the connection writes goes through here. */
-  #send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+  #send(message: Record<string, unknown> | JsonText, signal?: AbortSignal): Promise<void> {
     // Into an empty queue nothing was pending: the no-progress deadline starts now.
     if (this.channel.queuedOutputBytes === 0 && !this.channel.outputFull) this.#linger.progress();
     return this.channel.send(message, signal);
   }
 
-  async #sendOwnError(reply: Record<string, unknown>): Promise<void> {
+  async #sendOwnError(reply: Record<string, unknown> | JsonText): Promise<void> {
     try {
       await this.#send(reply);
     } catch {

@@ -79,7 +79,7 @@ export class Linger {
     try {
       if (grace > 0 && !this.#quiet) await settlesWithin(time, this.#untilQuiet(), grace);
       this.#stopAdmitting(reason, grace);
-      if (host.slots.active > 0) {
+      if (host.slots.busy > 0) {
         host.slots.abortAll(reason === "eof"
           ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
           : new ClosedError("The connection was closed by its owner"));
@@ -87,7 +87,7 @@ export class Linger {
       }
       if (!host.lifecycle.move("draining")) return; // closed meanwhile (a fault or a stalled reader)
       const drain = await host.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining() });
-      if (host.slots.active > 0) host.slots.abortAll(host.endError());
+      if (host.slots.busy > 0) host.slots.abortAll(host.endError());
       host.finish({ reason, drain, error: drain === "failed" ? host.channel.failure : undefined });
     } catch (error) {
       host.finish({ reason, error: error instanceof Error ? error : new Error(String(error)) });
@@ -96,7 +96,7 @@ export class Linger {
 
   /** True when no handler runs and nothing waits in the input backlog. */
   get #quiet(): boolean {
-    return this.#host.slots.active === 0 && this.#host.backlog.length === 0;
+    return this.#host.slots.busy === 0 && this.#host.backlog.length === 0;
   }
 
   /** Resolves once the connection is quiet or closed; wakes on every freed slot and backlog drop. */

@@ -5,6 +5,7 @@
  */
 import { type JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
+import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 /** What {@linkcode PendingCalls} needs from the connection. */
 export interface CallHost {
@@ -102,19 +103,29 @@ export class PendingCalls {
   /** Hands a reply to its call; a reply nobody waits for is reported (unless it answers a cancelled call). */
   settle(reply: Reply): void {
     if (reply.kind === "error" && reply.id === undefined) {
-      this.#host.report(new ProtocolError(`Error response without an id: ${reply.error.code} ${reply.error.message}`, { cause: reply.error }));
+      this.#host.report(new ProtocolError(`Error response without an id: ${reply.error.code} ${quotePeerText(reply.error.message)}`, { cause: reply.error }));
       return;
     }
     const key = idKey(reply.id!);
     const call = this.#calls.get(key);
     if (!call) {
       if (this.#cancelled.delete(key)) return; // a late reply to a call we cancelled
-      this.#host.report(new ProtocolError(`Reply to unknown request id ${JSON.stringify(reply.id)}: dropped`));
+      this.#host.report(new ProtocolError(`Reply to unknown request id ${quotePeerText(reply.id)}: dropped`));
       return;
     }
     this.#calls.delete(key);
     if (reply.kind === "result") call.resolve(reply.result);
     else call.reject(reply.error);
+  }
+
+  /** Rejects the call `id` with `error` (a reply that could not be read); false when no call waits for it. */
+  fail(id: RequestId, error: Error): boolean {
+    const key = idKey(id);
+    const call = this.#calls.get(key);
+    if (!call) return this.#cancelled.delete(key) && false;
+    this.#calls.delete(key);
+    call.reject(error);
+    return true;
   }
 
   /** Rejects every call now with `error`. */

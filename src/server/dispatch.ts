@@ -16,6 +16,7 @@ import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 import { acceptsInputRequests } from "./input_capabilities.ts";
 import type { InputRoundRequest, InputRounds } from "./input_rounds.ts";
+import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 /**
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
@@ -103,7 +104,7 @@ export class ServerDispatch {
         return errorResponse(classified.id, ErrorCodes.InvalidRequest, `Invalid request: ${classified.reason}`);
       case "result":
       case "error":
-        this.#s.report(new JsonRpcError(ErrorCodes.InvalidRequest, `A response (id ${JSON.stringify(classified.id)}) reached dispatch: replies to server-to-client requests belong to the transport that sent them`));
+        this.#s.report(new JsonRpcError(ErrorCodes.InvalidRequest, `A response (id ${quotePeerText(classified.id)}) reached dispatch: replies to server-to-client requests belong to the transport that sent them`));
         return undefined;
     }
   }
@@ -171,7 +172,7 @@ export class ServerDispatch {
         if (legacy === undefined) {
           if (this.#s.unenvelopedRequests === "reject" || this.#s.versions.legacy.length === 0) {
             throw invalidParams(
-              `Request ${method} arrived before initialize and without the modern _meta envelope: send initialize first (legacy) or params._meta["io.modelcontextprotocol/protocolVersion"] (modern)`,
+              `Request ${quotePeerText(method)} arrived before initialize and without the modern _meta envelope: send initialize first (legacy) or params._meta["io.modelcontextprotocol/protocolVersion"] (modern)`,
             );
           }
           legacy = { protocolVersion: this.#s.versions.legacy[0], clientInfo: undefined, clientCapabilities: {} };
@@ -218,7 +219,7 @@ export class ServerDispatch {
 
   #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {
     const handler = this.#s.handlers.request(request.method);
-    if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+    if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
     const send = context.request;
     const input: InputRoundRequest = {
       era: era.era,

@@ -33,6 +33,8 @@ export class StreamDispatchContext implements DispatchContext {
     const connection: JsonRpcConnection = new JsonRpcConnection(transport, {
       ...options,
       isBarrier: (request) => request.method === "initialize",
+      // 2025-03-26 is the one version with JSON-RPC batches: served on sessions that negotiated it.
+      acceptsBatch: () => session.legacy?.protocolVersion === "2025-03-26",
       onRequest: (request, rpc) => dispatch.answer(request, new StreamDispatchContext(session, rpc, connection)),
       onNotification: (method, params) => dispatch.notification(method, params, session),
     });

@@ -9,11 +9,20 @@
  * @module
  */
 import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
+import { type MessageHead, scanMessageHead } from "../wire/scan_message_head.ts";
 
-/** One event of the input: a line's text, or a typed error that stands in for a discarded line. */
+/**
+ * One event of the input: a line's text with its size in UTF-8 bytes, or a typed error that stands in
+ * for a discarded line. An oversize line's error comes with what its first {@linkcode HEAD_BYTES}
+ * bytes say (its id, whether it is a reply), so the request it answers can fail instead of waiting.
+ */
 export type InputLine =
-  | { kind: "line"; text: string }
-  | { kind: "error"; error: MessageTooLargeError | InvalidUtf8Error };
+  | { kind: "line"; text: string; bytes: number }
+  | { kind: "error"; error: MessageTooLargeError; head: MessageHead }
+  | { kind: "error"; error: InvalidUtf8Error; head?: undefined };
+
+/** How much of an oversize line is kept to read its id from: the first 4 KiB. */
+export const HEAD_BYTES = 4096;
 
 /** Options of {@linkcode splitLines} and {@linkcode LineSplitter}. */
 export interface LineSplitterOptions {
@@ -50,10 +59,22 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
     let discarding = false;
     let batch: InputLine[] = [];
 
-    const tooLarge = (): void => {
+    const headDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    /** Discards the current line, whose bytes so far are `parts` and then `chunk[start, end)`. */
+    const tooLarge = (chunk: Uint8Array, start: number, end: number): void => {
       discarding = true;
+      const pieces = [...parts, chunk.subarray(start, end)];
       parts = [];
-      batch.push({ kind: "error", error: new MessageTooLargeError(max) });
+      const headBytes = new Uint8Array(Math.min(HEAD_BYTES, lineBytes));
+      let at = 0;
+      for (const piece of pieces) {
+        if (at >= headBytes.byteLength) break;
+        const take = piece.subarray(0, headBytes.byteLength - at);
+        headBytes.set(take, at);
+        at += take.byteLength;
+      }
+      const head = scanMessageHead(headDecoder.decode(headBytes));
+      batch.push({ kind: "error", error: new MessageTooLargeError(max, { sizeBytes: lineBytes }), head });
     };
 
     /** Checks the bound on `chunk[start, end)` joining the current line; false once it is oversize. */
@@ -63,7 +84,7 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
       lineBytes += end - start;
       // One byte over is still fine while it is a `\r` that a `\n` may end.
       if (lineBytes > max + 1 || (lineBytes === max + 1 && chunk[end - 1] !== CR)) {
-        tooLarge();
+        tooLarge(chunk, start, end);
         return false;
       }
       return true;
@@ -90,7 +111,7 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
     const emitLine = (bytes: Uint8Array): void => {
       let n = bytes.byteLength;
       if (n > 0 && bytes[n - 1] === CR) n--;
-      if (n > max) return tooLarge(); // cannot happen: `fits` allows the extra byte only for a `\r`
+      if (n > max) return tooLarge(bytes, 0, 0); // cannot happen: `fits` allows the extra byte only for a `\r`
       if (n === 0) return;
       let text: string;
       try {
@@ -100,7 +121,7 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
         batch.push({ kind: "error", error: new InvalidUtf8Error() });
         return;
       }
-      if (!isBlank(text)) batch.push({ kind: "line", text });
+      if (!isBlank(text)) batch.push({ kind: "line", text, bytes: n });
     };
 
     const emitBatch = (controller: TransformStreamDefaultController<InputLine[]>): void => {

@@ -4,13 +4,14 @@
  * written one block at a time.
  * @module
  */
+import { JsonText } from "../wire/json_text.ts";
 
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 
 /** One message as a UTF-8 line; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
 export function encodeLine(message: unknown): Uint8Array {
-  const json: string | undefined = JSON.stringify(message);
+  const json: string | undefined = message instanceof JsonText ? message.text : JSON.stringify(message);
   if (typeof json !== "string") {
     throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
   }

@@ -22,6 +22,8 @@
  * @module
  */
 
+import { quotePeerText } from "./quote_peer_text.ts";
+
 /** The stable codes of {@linkcode TransportError}: one subclass each. */
 export type TransportErrorCode =
   | "closed"
@@ -136,16 +138,35 @@ export class OutputFullError extends TransportError {
   }
 }
 
-/** An input line was longer than `maxMessageBytes`; it was discarded without being buffered whole. */
+/** What {@linkcode MessageTooLargeError} accepts besides the limit. */
+export interface MessageTooLargeErrorOptions extends TransportErrorOptions {
+  /** The size of the discarded line in UTF-8 bytes, when it was counted to its end. */
+  sizeBytes?: number;
+  /** The id of the request the discarded line answered, when it could be read from the line's head or tail. */
+  requestId?: string | number;
+}
+
+/**
+ * An input line was longer than `maxMessageBytes`; it was discarded without being buffered whole.
+ * When the line was a reply, the request it answered rejects with this error (`requestId` set).
+ */
 export class MessageTooLargeError extends TransportError {
   declare readonly code: "message_too_large";
   declare readonly name: "MessageTooLargeError";
   /** The `maxMessageBytes` bound the line exceeded. */
   readonly limitBytes: number;
-  constructor(limitBytes: number, options?: TransportErrorOptions) {
-    super("message_too_large", `Message exceeds maxMessageBytes (${limitBytes} bytes): the line was discarded`, options);
+  /** The line's size in UTF-8 bytes (without its newline), when known. */
+  readonly sizeBytes: number | undefined;
+  /** The id of the request the line answered, when known. */
+  readonly requestId: string | number | undefined;
+  constructor(limitBytes: number, options?: MessageTooLargeErrorOptions) {
+    const size = options?.sizeBytes === undefined ? "Message" : `Message of ${options.sizeBytes} bytes`;
+    const reply = options?.requestId === undefined ? "" : ` (the reply to request ${quotePeerText(options.requestId)})`;
+    super("message_too_large", `${size}${reply} exceeds maxMessageBytes (${limitBytes} bytes): the line was discarded`, options);
     this.name = "MessageTooLargeError";
     this.limitBytes = limitBytes;
+    this.sizeBytes = options?.sizeBytes;
+    this.requestId = options?.requestId;
     mark(this, "message_too_large");
   }
   static override [Symbol.hasInstance](value: unknown): value is MessageTooLargeError {
@@ -160,7 +181,7 @@ export class ParseError extends TransportError {
   /** The first 200 characters of the line. */
   readonly line: string;
   constructor(line: string, options?: TransportErrorOptions) {
-    super("parse", `Invalid JSON on input: ${JSON.stringify(line.slice(0, 200))}`, options);
+    super("parse", `Invalid JSON on input: ${quotePeerText(line, 200)}`, options);
     this.name = "ParseError";
     this.line = line.slice(0, 200);
     mark(this, "parse");

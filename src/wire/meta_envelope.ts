@@ -5,6 +5,7 @@
  * @module
  */
 import { type Capabilities, type Implementation, MetaKeys } from "./protocol_versions.ts";
+import { quotePeerText } from "./quote_peer_text.ts";
 
 /** The MCP logging levels, least severe first. */
 export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
@@ -194,6 +195,6 @@ function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 60));
+  if (typeof value === "string") return quotePeerText(value, 60);
   return typeof value;
 }

@@ -5,6 +5,10 @@
  */
 import { ErrorCodes, InvalidOptionError, JsonRpcError } from "./errors.ts";
 import { eraOf, LEGACY_VERSIONS, MODERN_VERSIONS } from "./protocol_versions.ts";
+import { quotePeerText } from "./quote_peer_text.ts";
+
+/** The longest requested version echoed in `data.requested`. */
+const MAX_ECHOED_VERSION = 256;
 
 /** The versions a server speaks, split by era, each list newest first. */
 export class ServerVersions {
@@ -55,8 +59,9 @@ export class ServerVersions {
     const supported = [...this.advertised];
     return new JsonRpcError(
       ErrorCodes.UnsupportedProtocolVersion,
-      `Unsupported protocol version ${JSON.stringify(requested)}${where ? ` in ${where}` : ""}: this server supports ${supported.join(", ")}`,
-      { supported, requested },
+      `Unsupported protocol version ${quotePeerText(requested)}${where ? ` in ${where}` : ""}: this server supports ${supported.join(", ")}`,
+      // Echoed for the client to compare, but never more than a bounded prefix of what it sent.
+      { supported, requested: requested.length > MAX_ECHOED_VERSION ? requested.slice(0, MAX_ECHOED_VERSION) : requested },
     );
   }
 }

@@ -20,10 +20,10 @@ export function newlineChannelSuite(api: TestApi, runtime: string): void {
     const right = new NewlineChannel(b);
     await left.send({ jsonrpc: "2.0", id: 1, method: "ping" });
     await left.send({ text: "wörld ✓ 🎉" });
-    assertEquals(await right.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
-    assertEquals(await right.read(), { kind: "line", text: '{"text":"wörld ✓ 🎉"}' });
+    assertEquals(await right.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}', bytes: 40 });
+    assertEquals(await right.read(), { kind: "line", text: '{"text":"wörld ✓ 🎉"}', bytes: 26 });
     await right.send({ jsonrpc: "2.0", id: 1, result: {} });
-    assertEquals(await left.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    assertEquals(await left.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"result":{}}', bytes: 36 });
     await left.close();
     assertStrictEquals(await right.read(), undefined);
     await right.close();
@@ -53,7 +53,7 @@ export function newlineChannelSuite(api: TestApi, runtime: string): void {
     const writer = a.writable.getWriter();
     await writer.write(bytes.slice(0, cut));
     await writer.write(bytes.slice(cut));
-    assertEquals(await right.read(), { kind: "line", text: '{"emoji":"🎉"}' });
+    assertEquals(await right.read(), { kind: "line", text: '{"emoji":"🎉"}', bytes: 16 });
     await writer.close();
     assertStrictEquals(await right.read(), undefined);
     await right.close();
@@ -67,7 +67,7 @@ export function newlineChannelSuite(api: TestApi, runtime: string): void {
     const first = await right.read();
     assert(first?.kind === "error", `Expected an error, got ${JSON.stringify(first)}`);
     assertStrictEquals(first.error.code, "message_too_large");
-    assertEquals(await right.read(), { kind: "line", text: '{"next":true}' });
+    assertEquals(await right.read(), { kind: "line", text: '{"next":true}', bytes: 13 });
     await writer.close();
     assertStrictEquals(await right.read(), undefined);
     await right.close();

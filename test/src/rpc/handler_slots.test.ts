@@ -10,15 +10,17 @@ function setup(max = 2, fallbacks: SlotFallbacks = {}, options: { outputClosed?:
   const dropped: string[] = [];
   const host: SlotHost = {
     send: (message) => {
-      sent.push(message);
-      return options.send ? options.send(message) : Promise.resolve();
+      sent.push(message as Record<string, unknown>);
+      return options.send ? options.send(message as Record<string, unknown>) : Promise.resolve();
     },
-    sendOwnError: async (reply) => void sent.push(reply),
+    sendOwnError: async (reply) => void sent.push(reply as Record<string, unknown>),
     get outputClosed() {
       return options.outputClosed ?? false;
     },
     sendFailed: () => {},
     dropFromBacklog: (match) => dropped.push(String(match({ bytes: 0, key: "n:5" }))),
+    release: () => {},
+    settle: () => {},
     report: (error) => reports.push(error),
   };
   return { slots: new HandlerSlots(max, host, fallbacks), sent, reports, dropped };
@@ -61,7 +63,7 @@ describe("HandlerSlots", () => {
       { jsonrpc: "2.0", id: 1, result: { a: 1 } },
       { jsonrpc: "2.0", id: 2, result: {} },
       { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Bad params" } },
-      { jsonrpc: "2.0", id: 4, error: { code: -32601, message: "Method not found: missing" } },
+      { jsonrpc: "2.0", id: 4, error: { code: -32601, message: "Method not found: \"missing\"" } },
     ]);
     expect(reports).toEqual([]);
   });

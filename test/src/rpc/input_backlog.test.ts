@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ENTRY_OVERHEAD_BYTES, InputBacklog } from "../../../src/rpc/input_backlog.ts";
 import { InvalidUtf8Error, MessageTooLargeError } from "../../../src/wire/errors.ts";
 
-const line = (value: unknown) => ({ kind: "line" as const, text: JSON.stringify(value) });
+const line = (value: unknown) => ({ kind: "line" as const, text: JSON.stringify(value), bytes: new TextEncoder().encode(JSON.stringify(value)).byteLength });
 
 describe("InputBacklog bound (maxQueuedInputBytes)", () => {
   it("is full once its bytes reach the bound, and not one entry earlier", () => {
@@ -74,10 +74,10 @@ describe("InputBacklog.admit", () => {
   it("reports bad input and queues the error reply it is owed, in input order", () => {
     const backlog = new InputBacklog(1_000_000);
     const reports: Error[] = [];
-    backlog.admit({ kind: "line", text: "{nope" }, true, (e) => reports.push(e));
+    backlog.admit({ kind: "line", text: "{nope", bytes: 5 }, true, (e) => reports.push(e));
     backlog.admit(line([1, 2]), true, (e) => reports.push(e));
     backlog.admit({ kind: "error", error: new InvalidUtf8Error() }, true, (e) => reports.push(e));
-    backlog.admit({ kind: "error", error: new MessageTooLargeError(10) }, true, (e) => reports.push(e));
+    backlog.admit({ kind: "error", error: new MessageTooLargeError(10), head: { hasMethod: false, hasResult: false, hasError: false } }, true, (e) => reports.push(e));
     expect(reports).toHaveLength(4);
     const codes = [];
     while (backlog.head) codes.push((backlog.shift()!.reply!.error as { code: number }).code);
@@ -87,7 +87,7 @@ describe("InputBacklog.admit", () => {
   it("only reports bad input when answerInvalid is false", () => {
     const backlog = new InputBacklog(1_000_000);
     const reports: Error[] = [];
-    backlog.admit({ kind: "line", text: "banner" }, false, (e) => reports.push(e));
+    backlog.admit({ kind: "line", text: "banner", bytes: 6 }, false, (e) => reports.push(e));
     backlog.admit(line({ jsonrpc: "1.0" }), false, (e) => reports.push(e));
     expect(reports).toHaveLength(2);
     expect(backlog.length).toBe(0);

@@ -33,10 +33,12 @@ function setup(options: { maxBacklog?: number; maxConcurrent?: number; readable?
     },
     report: () => {},
     settle: (reply) => settled.push(reply),
-    notification: (method, params) => {
+    notification: (method, params, bytes) => {
       notes.push(method);
-      slots.notification(method, params);
+      slots.notification(method, params, bytes);
     },
+    release: (bytes) => backlog.release(bytes),
+    oversizeReply: () => {},
     send: (message, signal) => channel.send(message, signal),
     sendOwnError: (reply) => channel.send(reply).catch(() => {}),
     sendFailed: () => {},

@@ -268,7 +268,7 @@ describe("JsonRpcConnection messages both ways", () => {
     await server.close();
   });
 
-  it("answers an oversize line with an error reply without id and serves the next line", async () => {
+  it("answers an oversize request with an error reply carrying the id from its head, and serves the next line", async () => {
     const { server, peer, reports } = serverAndPeer({ channel: { maxMessageBytes: 1024 } });
     server.handle("m", (p) => p).start();
     await peer.send({ jsonrpc: "2.0", id: 1, method: "m", params: "x".repeat(5000) });
@@ -276,7 +276,7 @@ describe("JsonRpcConnection messages both ways", () => {
     const replies = await peer.waitFor(2);
     expect(replies[0].error.code).toBe(-32600);
     expect(replies[0].error.message).toMatch(/maxMessageBytes/);
-    expect("id" in replies[0]).toBe(false);
+    expect(replies[0].id).toBe(1);
     expect(replies[1]).toEqual({ jsonrpc: "2.0", id: 2, result: "y".repeat(900) });
     expect(reports.map((r) => (r as TransportError).code)).toEqual(["message_too_large"]);
     await server.close();

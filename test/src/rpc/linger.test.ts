@@ -32,6 +32,8 @@ function setup(options: { autoComplete?: boolean } = {}) {
     sendFailed: () => {},
     report: () => {},
     dropFromBacklog: (match) => backlog.drop(match),
+    release: (bytes) => backlog.release(bytes),
+    settle: () => {},
     endError: (fallback) => fallback ?? new ClosedError("ended"),
     cutOff: (error, info) => {
       cutOff.push(error);

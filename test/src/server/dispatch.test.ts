@@ -198,7 +198,7 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("answers an unknown method with -32601 and an invalid message with -32600", async () => {
     const { server: s } = server({ unenvelopedRequests: "legacy" });
     const { ctx } = context();
-    expect(((await s.dispatch(request(1, "nope"), ctx)) as Json).error).toEqual({ code: -32601, message: "Method not found: nope" });
+    expect(((await s.dispatch(request(1, "nope"), ctx)) as Json).error).toEqual({ code: -32601, message: "Method not found: \"nope\"" });
     expect(((await s.dispatch({ jsonrpc: "1.0", id: 7, method: "x" }, ctx)) as Json)).toMatchObject({ id: 7, error: { code: -32600 } });
   });
 

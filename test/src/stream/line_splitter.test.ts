@@ -193,7 +193,7 @@ describe("splitLines maxMessageBytes", () => {
     const source = manualReadable();
     const reader = splitLines(source.readable, { maxMessageBytes: max }).getReader();
     source.push(utf8("[1]\n"));
-    expect(await reader.read()).toEqual({ done: false, value: { kind: "line", text: "[1]" } });
+    expect(await reader.read()).toEqual({ done: false, value: { kind: "line", text: "[1]", bytes: 3 } });
     source.push(utf8("a".repeat(max)));
     source.push(utf8("b"));
     const early = await reader.read();
@@ -202,7 +202,7 @@ describe("splitLines maxMessageBytes", () => {
     expect(((early.value as { error: MessageTooLargeError }).error).limitBytes).toBe(max);
     source.push(utf8("c".repeat(10 * max)));
     source.push(utf8("d\n[2]\n"));
-    expect(await reader.read()).toEqual({ done: false, value: { kind: "line", text: "[2]" } });
+    expect(await reader.read()).toEqual({ done: false, value: { kind: "line", text: "[2]", bytes: 3 } });
     source.end();
     expect((await reader.read()).done).toBe(true);
   });
@@ -258,12 +258,12 @@ describe("LineReader", () => {
     const source = manualReadable();
     const reader = new LineReader(source.readable, { maxMessageBytes: 8 });
     source.push(utf8('[1]\n[2]\n"too long!"\n'));
-    expect(await reader.read()).toEqual({ kind: "line", text: "[1]" });
-    expect(await reader.read()).toEqual({ kind: "line", text: "[2]" });
+    expect(await reader.read()).toEqual({ kind: "line", text: "[1]", bytes: 3 });
+    expect(await reader.read()).toEqual({ kind: "line", text: "[2]", bytes: 3 });
     expect((await reader.read())?.kind).toBe("error");
     source.push(utf8("[3]"));
     source.end();
-    expect(await reader.read()).toEqual({ kind: "line", text: "[3]" });
+    expect(await reader.read()).toEqual({ kind: "line", text: "[3]", bytes: 3 });
     expect(await reader.read()).toBeUndefined();
   });
 

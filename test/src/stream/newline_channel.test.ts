@@ -281,8 +281,8 @@ describe("NewlineChannel input", () => {
     const right = new NewlineChannel(b);
     await left.send({ hello: "wörld" });
     await left.send([1, 2]);
-    expect(await right.read()).toEqual({ kind: "line", text: '{"hello":"wörld"}' });
-    expect(await right.read()).toEqual({ kind: "line", text: "[1,2]" });
+    expect(await right.read()).toEqual({ kind: "line", text: '{"hello":"wörld"}', bytes: 18 });
+    expect(await right.read()).toEqual({ kind: "line", text: "[1,2]", bytes: 5 });
     expect(await left.close()).toBe("drained");
     expect(await right.read()).toBeUndefined();
     await right.close();
@@ -296,7 +296,7 @@ describe("NewlineChannel input", () => {
     const sending = left.send(big);
     const got = await right.read();
     await sending;
-    expect(got).toEqual({ kind: "line", text: JSON.stringify(big) });
+    expect(got).toEqual({ kind: "line", text: JSON.stringify(big), bytes: new TextEncoder().encode(JSON.stringify(big)).byteLength });
     await left.close();
     await right.close();
   });
@@ -305,7 +305,7 @@ describe("NewlineChannel input", () => {
     const { channel, input } = recordedChannel({ maxMessageBytes: 8 });
     input.push(utf8("123456789\n[1]\n"));
     expect((await channel.read())?.kind).toBe("error");
-    expect(await channel.read()).toEqual({ kind: "line", text: "[1]" });
+    expect(await channel.read()).toEqual({ kind: "line", text: "[1]", bytes: 3 });
   });
 });
 
