@@ -140,7 +140,7 @@ export class OutputFullError extends TransportError {
 
 /** What {@linkcode MessageTooLargeError} accepts besides the limit. */
 export interface MessageTooLargeErrorOptions extends TransportErrorOptions {
-  /** The size of the discarded line in UTF-8 bytes, when it was counted to its end. */
+  /** Bytes of the line read when the limit was crossed: a lower bound of its size. */
   sizeBytes?: number;
   /** The id of the request the discarded line answered, when it could be read from the line's head or tail. */
   requestId?: string | number;
@@ -155,12 +155,12 @@ export class MessageTooLargeError extends TransportError {
   declare readonly name: "MessageTooLargeError";
   /** The `maxMessageBytes` bound the line exceeded. */
   readonly limitBytes: number;
-  /** The line's size in UTF-8 bytes (without its newline), when known. */
+  /** Bytes of the line read when the limit was crossed (a lower bound of its size), when known. */
   readonly sizeBytes: number | undefined;
   /** The id of the request the line answered, when known. */
   readonly requestId: string | number | undefined;
   constructor(limitBytes: number, options?: MessageTooLargeErrorOptions) {
-    const size = options?.sizeBytes === undefined ? "Message" : `Message of ${options.sizeBytes} bytes`;
+    const size = options?.sizeBytes === undefined ? "Message" : `Message of at least ${options.sizeBytes} bytes`;
     const reply = options?.requestId === undefined ? "" : ` (the reply to request ${quotePeerText(options.requestId)})`;
     super("message_too_large", `${size}${reply} exceeds maxMessageBytes (${limitBytes} bytes): the line was discarded`, options);
     this.name = "MessageTooLargeError";

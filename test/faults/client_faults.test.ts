@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { spawnProcess } from "../../adapters/node.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { ProcessExitedError } from "../../src/wire/errors.ts";
+import { MessageTooLargeError, ProcessExitedError } from "../../src/wire/errors.ts";
 import { ROOT } from "../fixtures/ours/build_dist.ts";
 import { MiB, record } from "./target.ts";
 
@@ -73,6 +73,32 @@ describe("ContextClient under hostile servers", () => {
     const growth = peak - before.rss;
     record("server sends 1 GB without a newline → client", "client RSS growth (incl. uncollected garbage)", `${(growth / MiB).toFixed(1)} MiB`, "16 MiB limit + chunk + GC slack < 96 MiB");
     expect(growth).toBeLessThan(96 * MiB);
+  });
+
+  it("a 20 MB reply over the client's maxMessageBytes: that request rejects with size and limit, and the connection stays usable", async () => {
+    const reports: Error[] = [];
+    const client = await connect("huge-reply", { onReport: (e) => reports.push(e) });
+    const started = performance.now();
+    const error = await call(client, 1).then(() => undefined, (e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(MessageTooLargeError);
+    const tooLarge = error as MessageTooLargeError;
+    expect(tooLarge.limitBytes).toBe(16 * MiB);
+    expect(tooLarge.sizeBytes).toBeGreaterThan(16 * MiB);
+    expect(tooLarge.message).toMatch(/16777216 bytes/);
+    expect(reports.some((e) => (e as { code?: string }).code === "message_too_large")).toBe(true);
+    record("server answers with a 20 MB reply → client (16 MiB limit)", "that request", `rejected after ${elapsed.toFixed(0)} ms: ${tooLarge.message}`, "typed error, never a hang");
+    await expect(call(client, 2)).rejects.toBeInstanceOf(MessageTooLargeError);
+  });
+
+  it("a 20 MB reply whose id comes after the result: every pending request fails with that error and the connection closes", async () => {
+    const client = await connect("huge-reply", {}, { FAULT_ID_LAST: "1" });
+    const results = await Promise.allSettled([call(client, 1), call(client, 2)]);
+    for (const r of results) {
+      expect(r.status).toBe("rejected");
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(MessageTooLargeError);
+    }
+    record("server answers with a 20 MB reply, id after the result → client", "pending requests", "all rejected with MessageTooLargeError; connection closed", "never a hang");
   });
 
   it("garbage of every kind from the server: each reported once, replies still matched", async () => {
