@@ -6,6 +6,7 @@
 import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
 import { type ParsedDiscoverResult, parseDiscoverResult } from "../wire/discover_result.ts";
 import { isImplementation, isPlainObject } from "../wire/meta_envelope.ts";
+import { quotePeerText } from "../wire/quote_peer_text.ts";
 import {
   type Capabilities,
   eraOf,
@@ -117,7 +118,7 @@ export function classifyProbeResult(result: unknown): ProbeVerdict {
  * the single corrective re-probe has been spent: a second -32022 then counts as an ordinary error.
  */
 export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): ProbeVerdict {
-  const what = `${error.code} ${JSON.stringify(error.message)}`;
+  const what = `${error.code} ${quotePeerText(error.message)}`;
   if (error.code === ErrorCodes.UnsupportedProtocolVersion) {
     const data = isPlainObject(error.data) ? error.data : {};
     const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
@@ -189,7 +190,7 @@ export function newestLegacy(versions: readonly string[]): string {
 /** `-32603 "message" (data: …)`, for error messages. */
 export function describeRpcError(error: JsonRpcError): string {
   const data = error.data === undefined ? undefined : JSON.stringify(error.data);
-  return `${error.code} ${JSON.stringify(error.message)}${data ? ` (data: ${data.slice(0, 200)})` : ""}`;
+  return `${error.code} ${quotePeerText(error.message)}${data ? ` (data: ${quotePeerText(data, 200)})` : ""}`;
 }
 
 /** An error's message, or the value as a string. */
