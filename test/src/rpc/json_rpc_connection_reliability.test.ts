@@ -378,6 +378,7 @@ describe("JSON-RPC batches (12.10)", () => {
         `{"jsonrpc":"2.0","id":"two","method":"missing"},{"nope":1},{"jsonrpc":"2.0","id":3,"method":"echo","params":"c"}]\n`,
     );
     const lines = await peer.waitFor(1);
+    // deno-lint-ignore no-explicit-any
     const replies = JSON.parse(lines[0]!) as Array<Record<string, any>>;
     expect(Array.isArray(replies)).toBe(true);
     expect(replies).toHaveLength(4);
