@@ -12,6 +12,7 @@ import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
  */
 export type HeaderFields = Headers | Record<string, string> | Array<[string, string]>;
 import { errorResponse, isRequestId, type RequestId } from "../wire/json_rpc_message.ts";
+import { quotePeerText } from "../wire/quote_peer_text.ts";
 import { HEADER_MISMATCH } from "./mcp_request_headers.ts";
 
 /** One row of {@linkcode HTTP_ERRORS}. */
@@ -126,7 +127,7 @@ export function invalidRequest(id: unknown, message: string): Response {
 
 /** 404/-32601 for `method` (including `initialize` and `ping` on a modern-only server). */
 export function methodNotFound(id: unknown, method: string): Response {
-  return httpError("methodNotFound", id, { message: `Method not found: ${method}` });
+  return httpError("methodNotFound", id, { message: `Method not found: ${quotePeerText(method)}` });
 }
 
 /** 405 with `Allow` (default `POST`), e.g. GET or DELETE on a modern-only endpoint. */

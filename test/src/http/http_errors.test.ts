@@ -95,7 +95,7 @@ describe("the named answers", () => {
   });
 
   it("404/-32601 names the method", async () => {
-    expect(await read(methodNotFound(9, "initialize"))).toMatchObject({ status: 404, body: { id: 9, error: { code: -32601, message: "Method not found: initialize" } } });
+    expect(await read(methodNotFound(9, "initialize"))).toMatchObject({ status: 404, body: { id: 9, error: { code: -32601, message: 'Method not found: "initialize"' } } });
   });
 
   it("405 carries Allow: POST by default, or the given methods", async () => {
