@@ -1,0 +1,29 @@
+/**
+ * `onemodelcontext/redis`: the listen bus over Redis pub/sub, for servers run as several replicas.
+ * Typed structurally: bring your own `redis` (v4 and later) or `ioredis` clients; this entry imports neither.
+ *
+ * @example
+ * ```ts
+ * import Redis from "ioredis";
+ * import { RedisListenBus } from "onemodelcontext/redis";
+ *
+ * const bus = await RedisListenBus.open({ publisher: new Redis(), subscriber: new Redis() });
+ * bus.subscribe((event) => console.log(event.type, event.origin));
+ * ```
+ * @module
+ */
+export {
+  type IoredisSubscriber,
+  type NodeRedisSubscriber,
+  type RedisListenBusOptions,
+  RedisListenBus,
+  type RedisPublisher,
+} from "./redis_listen_bus.ts";
+export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "../server/listen_bus.ts";
+export {
+  decodeListenMessage,
+  DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
+  encodeListenMessage,
+  LISTEN_MESSAGE_VERSION,
+  ListenMessageTooLargeError,
+} from "../server/listen_event_codec.ts";
