@@ -1,0 +1,18 @@
+import type { RunningNginx, RunningReplica } from "./deploy_kit.mjs";
+
+export interface Deployment {
+  url: string;
+  nginx: RunningNginx;
+  replicas: RunningReplica[];
+  stateKey: string;
+  stop(): Promise<void>;
+}
+export function deploy(options?: {
+  replicas?: number;
+  port?: number;
+  sessions?: boolean;
+  prefix?: string;
+  command?: string[];
+  stateKey?: string;
+  log?: (text: string) => void;
+}): Promise<Deployment>;
