@@ -18,8 +18,8 @@ export interface RedisPublisher {
 
 /** An event emitter, as both clients are: the bus listens for `ready` (and `message` on ioredis). */
 interface RedisEvents {
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: (...args: string[]) => void): unknown;
+  removeListener(event: string, listener: (...args: string[]) => void): unknown;
 }
 
 /**
