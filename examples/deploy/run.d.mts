@@ -14,5 +14,8 @@ export function deploy(options?: {
   prefix?: string;
   command?: string[];
   stateKey?: string;
+  /** Added to each replica's environment. */
+  env?: Record<string, string>;
+  upstreamKeepaliveTimeoutSeconds?: number;
   log?: (text: string) => void;
 }): Promise<Deployment>;

@@ -1,0 +1,164 @@
+/**
+ * examples/deploy/run.mjs with three stand-in replicas behind a real nginx (Debian's, in the
+ * foreground with its own prefix directory), the replicas sharing events through a real redis-server:
+ * round robin with upstream keep-alive, an SSE stream that arrives incrementally, the legacy session
+ * pin, the listen bus across processes, and a replica SIGTERMed under load with no failed request.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningNginx, startNginx } from "../../examples/deploy/deploy_kit.mjs";
+import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
+import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
+
+const STAND_IN = join(ROOT, "test/scaleout/fixtures/stand_in_replica.mjs");
+const NAMES = ["r1", "r2", "r3"];
+
+let redis: RedisServer;
+let deployment: Deployment;
+let pinned: RunningNginx | undefined;
+let logs = "";
+
+/** fetch with a bound, so that a hang fails the test with the URL instead of timing it out. */
+function get(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(10_000) });
+}
+
+/** Reads SSE `data:` payloads from a response body, one JSON value per call. */
+function sseReader(response: Response): { read: () => Promise<Record<string, unknown>>; cancel: () => Promise<void> } {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const read = async () => {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        if (data) return JSON.parse(data) as Record<string, unknown>;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`The stream ended; unread: ${JSON.stringify(buffer)}`);
+      buffer += value;
+    }
+  };
+  return { read, cancel: () => reader.cancel() };
+}
+
+function replicaUrl(name: string): string {
+  const replica = deployment.replicas.find((r) => r.name === name);
+  if (!replica) throw new Error(`No replica ${name}`);
+  return `http://127.0.0.1:${replica.port}`;
+}
+
+beforeAll(async () => {
+  ensureDist(); // the stand-in replicas import dist/
+  redis = await startRedisServer();
+  deployment = await deploy({
+    replicas: 3,
+    command: [process.execPath, STAND_IN],
+    env: { REDIS_PORT: String(redis.port), DRAIN_IDLE_MS: "1500" }, // above the 1 s upstream keepalive_timeout
+    prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-")),
+    upstreamKeepaliveTimeoutSeconds: 1,
+    log: (text) => (logs += text),
+  });
+});
+
+afterAll(async () => {
+  await pinned?.stop();
+  await deployment?.nginx.stop();
+  await deployment?.stop();
+  await redis?.kill();
+});
+
+describe("three replicas behind nginx", () => {
+  it("answers requests round robin, over upstream connections kept alive", async () => {
+    const answers: { replica: string; connectionRequests: number }[] = [];
+    for (let i = 0; i < 9; i++) answers.push(await (await get(`${deployment.url}/id`)).json());
+    const counts = Object.fromEntries(NAMES.map((name) => [name, answers.filter((a) => a.replica === name).length]));
+    expect(counts).toEqual({ r1: 3, r2: 3, r3: 3 });
+    expect(Math.max(...answers.map((a) => a.connectionRequests))).toBeGreaterThan(1);
+  });
+
+  it("passes an SSE stream through as it is written (proxy_buffering off)", async () => {
+    const gate = crypto.randomUUID();
+    const response = await get(`${deployment.url}/sse?gate=${gate}`);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const { read } = sseReader(response);
+    const first = await read(); // arrives while the replica still holds the rest of the stream
+    expect(first.part).toBe("first");
+    const released = await get(`${replicaUrl(first.replica as string)}/release?gate=${gate}`, { method: "POST" });
+    expect(released.status).toBe(200);
+    expect(await read()).toEqual({ replica: first.replica, part: "second" });
+  });
+
+  it("carries a list change published on one replica to a listen stream held on another, through Redis", async () => {
+    const response = await get(`${deployment.url}/listen`);
+    const { read, cancel } = sseReader(response);
+    const { hello } = (await read()) as { hello: string };
+    const publisher = NAMES.find((name) => name !== hello)!;
+    expect((await get(`${replicaUrl(publisher)}/publish?list=tools`, { method: "POST" })).status).toBe(200);
+    expect(await read()).toEqual({ type: "list_changed", list: "tools", origin: publisher, at: hello });
+    await cancel();
+  });
+
+  it("loses legacy sessions under round robin, and keeps each on its replica with the session pin", async () => {
+    const check = async (base: string) => {
+      let misses = 0;
+      for (let i = 0; i < 3; i++) {
+        const created = await get(`${base}/session`, { method: "POST" });
+        const id = created.headers.get("mcp-session-id")!;
+        const owner = ((await created.json()) as { replica: string }).replica;
+        expect(id.startsWith(`${owner}.`)).toBe(true);
+        for (let j = 0; j < 3; j++) {
+          const reply = await get(`${base}/session`, { headers: { "Mcp-Session-Id": id } });
+          const body = (await reply.json()) as { replica: string };
+          if (reply.status === 404) misses++;
+          else expect(body.replica).toBe(owner);
+        }
+      }
+      return misses;
+    };
+    expect(await check(deployment.url)).toBeGreaterThan(0);
+    pinned = await startNginx({ prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-pin-")), replicas: deployment.replicas, sessions: true, upstreamKeepaliveTimeoutSeconds: 1 });
+    expect(await check(pinned.url)).toBe(0);
+    await pinned.stop();
+  });
+
+  it("fails no request when a replica is SIGTERMed under load, and the replica exits 0", async () => {
+    const total = 600;
+    const workers = 16;
+    let started = 0;
+    let ok = 0;
+    const failures: string[] = [];
+    const after: string[] = [];
+    let terminated: Promise<unknown> | undefined;
+    const r2 = deployment.replicas.find((r) => r.name === "r2")!;
+    const worker = async () => {
+      while (started < total) {
+        const n = started++;
+        try {
+          const reply = await get(`${deployment.url}/id?delay=10`, { method: n % 2 ? "POST" : "GET", body: n % 2 ? "{}" : undefined });
+          const text = await reply.text();
+          if (reply.status !== 200) {
+            failures.push(`${n}: HTTP ${reply.status} ${text.slice(0, 80)}`);
+            continue;
+          }
+          ok++;
+          if (terminated) after.push((JSON.parse(text) as { replica: string }).replica);
+        } catch (error) {
+          failures.push(`${n}: ${String(error)}`);
+        }
+        if (n === 60) terminated = r2.stop("SIGTERM");
+      }
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+    expect(failures).toEqual([]);
+    expect(ok).toBe(total);
+    expect(await terminated).toEqual({ code: 0, signal: null });
+    expect(after.filter((name) => name !== "r2").length).toBeGreaterThan(100);
+  });
+});
