@@ -156,8 +156,6 @@ export type { Duplex } from "./stream/duplex.ts";
 
 // The listen bus: list-changed and resource-updated events across replicas (Redis: onemodelcontext/redis).
 export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "./server/listen_bus.ts";
-export { InProcessListenBus, type InProcessListenBusOptions } from "./server/in_process_listen_bus.ts";
-export { listenBusEvents, type ListenBusEventsOptions } from "./server/listen_bus_events.ts";
 
 // The clock every timeout goes through.
 export { systemTimeProvider, type TimeProvider, type TimerHandle } from "./stream/time_provider.ts";
