@@ -4,6 +4,7 @@
  * round robin with upstream keep-alive, an SSE stream that arrives incrementally, the legacy session
  * pin, the listen bus across processes, and a replica SIGTERMed under load with no failed request.
  */
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -160,5 +161,38 @@ describe("three replicas behind nginx", () => {
     expect(ok).toBe(total);
     expect(await terminated).toEqual({ code: 0, signal: null });
     expect(after.filter((name) => name !== "r2").length).toBeGreaterThan(100);
+  });
+});
+
+describe("node examples/deploy/run.mjs", () => {
+  it("serves through nginx until SIGTERM, then stops nginx and every replica and exits 0", async () => {
+    const child = spawn(process.execPath, [join(ROOT, "examples/deploy/run.mjs"), "--replicas", "2", "--", process.execPath, STAND_IN], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DRAIN_IDLE_MS: "1500" },
+    });
+    let output = "";
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+        const match = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stdout);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`run.mjs exited (${code}) before serving: ${stdout}${output}`)));
+    });
+    const replicas = new Set<string>();
+    for (let i = 0; i < 4; i++) replicas.add(((await (await get(`${url}/id`, { headers: { Connection: "close" } })).json()) as { replica: string }).replica);
+    expect([...replicas].sort()).toEqual(["r1", "r2"]);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await expect(get(`${url}/id`)).rejects.toThrow();
+  });
+
+  it("refuses an unknown option with exit code 2, naming it", () => {
+    const result = spawnSync(process.execPath, [join(ROOT, "examples/deploy/run.mjs"), "--replica", "2"], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Unknown option "--replica"');
   });
 });
