@@ -11,7 +11,8 @@ export interface NginxConfigOptions {
   prefix: string;
   port: number;
   replicas: ReplicaAddress[];
-  sessions?: boolean;
+  /** true: the prefix pin; "hash": `hash $http_mcp_session_id consistent` (loses sessions, for comparison). */
+  sessions?: boolean | "hash";
   readTimeoutSeconds?: number;
   upstreamKeepaliveTimeoutSeconds?: number;
 }

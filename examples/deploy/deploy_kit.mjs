@@ -46,7 +46,8 @@ export async function waitForPort(port, { timeoutMs = 10_000, what = `port ${por
 /**
  * The nginx configuration for `replicas` (`[{ name, port }]`) behind 127.0.0.1:`port`, from
  * nginx.conf.template. `sessions: true` adds the legacy session pin: a request whose Mcp-Session-Id
- * starts with `<name>.` goes to that replica; everything else round robin.
+ * starts with `<name>.` goes to that replica; everything else round robin. `sessions: "hash"` renders
+ * `hash $http_mcp_session_id consistent` instead, the pin that does not work (kept to show why).
  */
 export function renderNginxConfig({ prefix, port, replicas, sessions = false, readTimeoutSeconds = 3600, upstreamKeepaliveTimeoutSeconds = 4 }) {
   const server = (r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2s;`;
@@ -54,8 +55,9 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
     PREFIX: prefix,
     LISTEN: `127.0.0.1:${port}`,
     SERVERS: replicas.map(server).join("\n"),
-    SESSION_ROUTES: sessions ? replicas.map((r) => `    ~^${r.name}\\. mcp_${r.name};`).join("\n") : "",
-    REPLICA_UPSTREAMS: sessions
+    BALANCE: sessions === "hash" ? "    hash $http_mcp_session_id consistent;" : "",
+    SESSION_ROUTES: sessions === true ? replicas.map((r) => `    ~^${r.name}\\. mcp_${r.name};`).join("\n") : "",
+    REPLICA_UPSTREAMS: sessions === true
       ? replicas.map((r) => `  upstream mcp_${r.name} {\n    server 127.0.0.1:${r.port};\n    keepalive 8;\n    keepalive_timeout ${upstreamKeepaliveTimeoutSeconds}s;\n  }`).join("\n")
       : "",
     READ_TIMEOUT: String(readTimeoutSeconds),

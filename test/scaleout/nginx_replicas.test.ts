@@ -106,14 +106,17 @@ describe("three replicas behind nginx", () => {
     await cancel();
   });
 
-  it("loses legacy sessions under round robin, and keeps each on its replica with the session pin", async () => {
-    const check = async (base: string) => {
+  it("loses legacy sessions under round robin and under a hash of Mcp-Session-Id, and keeps each on its replica with the prefix pin", async () => {
+    /** Opens `sessions` sessions through `base`, then sends three requests in each: who owns them, and how many missed. */
+    const check = async (base: string, sessions = 3) => {
       let misses = 0;
-      for (let i = 0; i < 3; i++) {
+      const owners = new Set<string>();
+      for (let i = 0; i < sessions; i++) {
         const created = await get(`${base}/session`, { method: "POST" });
         const id = created.headers.get("mcp-session-id")!;
         const owner = ((await created.json()) as { replica: string }).replica;
         expect(id.startsWith(`${owner}.`)).toBe(true);
+        owners.add(owner);
         for (let j = 0; j < 3; j++) {
           const reply = await get(`${base}/session`, { headers: { "Mcp-Session-Id": id } });
           const body = (await reply.json()) as { replica: string };
@@ -121,11 +124,16 @@ describe("three replicas behind nginx", () => {
           else expect(body.replica).toBe(owner);
         }
       }
-      return misses;
+      return { misses, owners: owners.size };
     };
-    expect(await check(deployment.url)).toBeGreaterThan(0);
+    expect((await check(deployment.url)).misses).toBeGreaterThan(0);
+    // hash $http_mcp_session_id: initialize carries no id (an empty key: nginx falls back to round robin),
+    // and the id minted there hashes to whichever replica its hash picks, the owner or not.
+    pinned = await startNginx({ prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-hash-")), replicas: deployment.replicas, sessions: "hash", upstreamKeepaliveTimeoutSeconds: 1 });
+    expect((await check(pinned.url, 6)).misses).toBeGreaterThan(0);
+    await pinned.stop();
     pinned = await startNginx({ prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-pin-")), replicas: deployment.replicas, sessions: true, upstreamKeepaliveTimeoutSeconds: 1 });
-    expect(await check(pinned.url)).toBe(0);
+    expect(await check(pinned.url)).toEqual({ misses: 0, owners: 3 });
     await pinned.stop();
   });
 
