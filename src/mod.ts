@@ -155,7 +155,7 @@ export {
 export type { Duplex } from "./stream/duplex.ts";
 
 // The listen bus: list-changed and resource-updated events across replicas (Redis: onemodelcontext/redis).
-export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "./server/listen_bus.ts";
+export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "./server/features/listen_bus.ts";
 
 // The clock every timeout goes through.
 export { systemTimeProvider, type TimeProvider, type TimerHandle } from "./stream/time_provider.ts";

@@ -19,11 +19,11 @@ export {
   RedisListenBus,
   type RedisPublisher,
 } from "./redis_listen_bus.ts";
-export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "../server/listen_bus.ts";
+export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "../server/features/listen_bus.ts";
 export {
   decodeListenMessage,
   DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
   encodeListenMessage,
   LISTEN_MESSAGE_VERSION,
   ListenMessageTooLargeError,
-} from "../server/listen_event_codec.ts";
+} from "../server/features/listen_event_codec.ts";

@@ -1,10 +1,10 @@
 /** InProcessListenBus, the listen-bus message codec, and the bounded coalescing listenBusEvents. */
 import { describe, expect, it } from "vitest";
-import { InProcessListenBus } from "../../../src/server/in_process_listen_bus.ts";
-import type { ListenBusEvent, ListenEvent } from "../../../src/server/listen_bus.ts";
-import { listenBusEvents } from "../../../src/server/listen_bus_events.ts";
-import { decodeListenMessage, encodeListenMessage, ListenMessageTooLargeError } from "../../../src/server/listen_event_codec.ts";
-import { ClosedError, InvalidOptionError, MessageTooLargeError, ProtocolError } from "../../../src/wire/errors.ts";
+import { InProcessListenBus } from "../../../../src/server/features/in_process_listen_bus.ts";
+import type { ListenBusEvent, ListenEvent } from "../../../../src/server/features/listen_bus.ts";
+import { listenBusEvents } from "../../../../src/server/features/listen_bus_events.ts";
+import { decodeListenMessage, encodeListenMessage, ListenMessageTooLargeError } from "../../../../src/server/features/listen_event_codec.ts";
+import { ClosedError, InvalidOptionError, MessageTooLargeError, ProtocolError } from "../../../../src/wire/errors.ts";
 
 const tools: ListenEvent = { type: "list_changed", list: "tools" };
 
