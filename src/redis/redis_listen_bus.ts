@@ -184,7 +184,10 @@ export class RedisListenBus implements ListenBus {
     return this.#local.subscribe(handler);
   }
 
-  /** Unsubscribes from the channel and stops delivering; the clients stay open (they are yours). */
+  /**
+   * Stops delivering and unsubscribes from the channel; the clients stay open (they are yours). Never
+   * rejects: an unsubscribe that fails, or takes longer than `publishTimeout` (Redis down), is reported.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
@@ -192,7 +195,14 @@ export class RedisListenBus implements ListenBus {
       await this.#local.close();
       const unsubscribe = this.#unsubscribe;
       this.#unsubscribe = undefined;
-      await unsubscribe?.();
+      if (!unsubscribe) return;
+      try {
+        await withTimeout(this.#time, Promise.resolve().then(unsubscribe), this.#publishTimeout, {
+          error: () => new TimeoutError(`Unsubscribing from Redis channel ${JSON.stringify(this.channel)} timed out after ${this.#publishTimeout} ms`, this.#publishTimeout),
+        });
+      } catch (error) {
+        this.#report(error instanceof Error ? error : new Error(String(error)));
+      }
     })();
     return this.#closing;
   }

@@ -106,4 +106,31 @@ describe("RedisListenBus", () => {
     expect(seen).toHaveLength(1);
     await expect(bus.publish({ type: "list_changed", list: "tools" })).rejects.toBeInstanceOf(ClosedError);
   });
+
+  it("resolves close and reports an unsubscribe that fails", async () => {
+    const subscriber = new FakeIoredis();
+    subscriber.unsubscribe = () => Promise.reject(new Error("Connection is closed."));
+    const reports: Error[] = [];
+    const bus = await RedisListenBus.open({ publisher: instant, subscriber, onReport: (e) => reports.push(e) });
+    await bus.close();
+    expect(reports.map((e) => e.message)).toEqual(["Connection is closed."]);
+  });
+
+  it("resolves close after publishTimeout when unsubscribe never settles, not before", async () => {
+    const time = new FakeTimeProvider();
+    const subscriber = new FakeIoredis();
+    subscriber.unsubscribe = () => new Promise(() => {});
+    const reports: Error[] = [];
+    const bus = await RedisListenBus.open({ publisher: instant, subscriber, publishTimeout: 500, timeProvider: time, onReport: (e) => reports.push(e) });
+    let closed = false;
+    void bus.close().then(() => (closed = true));
+    await flushMicrotasks();
+    time.advance(499);
+    await flushMicrotasks();
+    expect(closed).toBe(false);
+    time.advance(1);
+    await flushMicrotasks();
+    expect(closed).toBe(true);
+    expect(reports[0]).toBeInstanceOf(TimeoutError);
+  });
 });
