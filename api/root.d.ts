@@ -993,6 +993,7 @@ export interface ServerFeaturesOptions {
         cacheScope?: CacheScope;
     };
     validator?: SchemaValidator;
+    listenBus?: ListenBus;
 }
 
 // ServerNotificationHandler: type, from src/server/dispatch.ts

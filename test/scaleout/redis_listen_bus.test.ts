@@ -8,6 +8,9 @@ import type { ListenBusEvent } from "../../src/server/features/listen_bus.ts";
 import { ProtocolError } from "../../src/wire/errors.ts";
 import { ioredisShape, MiniRedis, nodeRedisShape } from "./fixtures/mini_redis.mjs";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
+import { ServerFeatures } from "../../src/server/features/server_features.ts";
+import { MetaKeys } from "../../src/wire/protocol_versions.ts";
+import { FakeHost, modernContext } from "../src/server/features/helpers.ts";
 
 let redis: RedisServer;
 const clients: MiniRedis[] = [];
@@ -135,5 +138,29 @@ describe("RedisListenBus on a real redis-server", () => {
     expect(await publisher.publish(channel, JSON.stringify({ v: 1, origin: "x", event: { type: "list_changed", list: "tools" } }))).toBe(0); // nobody subscribed any more
     expect(subscriber.isOpen).toBe(true);
     expect(seen).toEqual([]);
+  });
+
+  it("carries a tool registered on one server to a listen stream held by another server", async () => {
+    const channel = "test:features";
+    const server = async (replicaId: string) => {
+      const bus = await RedisListenBus.open({ publisher: nodeRedisShape(await client()), subscriber: ioredisShape(await client()), channel, replicaId });
+      buses.push(bus);
+      const host = new FakeHost();
+      const features = new ServerFeatures(host, { listenBus: bus });
+      features.tool("base", {}, () => "x");
+      return { bus, host, features };
+    };
+    const a = await server("a");
+    const b = await server("b");
+    const stream = modernContext({ requestId: "listen-1" });
+    void b.host.call("subscriptions/listen", { notifications: { toolsListChanged: true } }, stream);
+    const arrived = next(b.bus, (e) => e.origin === "a" && e.type === "list_changed");
+    a.features.tool("added", {}, () => "x");
+    await arrived;
+    expect(stream.sent.map((m) => m.method)).toContain("notifications/subscriptions/acknowledged");
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the notifier sends in a microtask
+    expect(stream.sent.at(-1)).toEqual({ method: "notifications/tools/list_changed", params: { _meta: { [MetaKeys.subscriptionId]: "listen-1" } } });
+    expect(a.host.reports).toEqual([]);
+    expect(b.host.reports).toEqual([]);
   });
 });

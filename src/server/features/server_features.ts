@@ -14,7 +14,8 @@ import { integerOption, numberOption } from "../../stream/options.ts";
 import { ChangeNotifier } from "./change_notifier.ts";
 import { Completions } from "./completions.ts";
 import type { FeatureHost } from "./feature_host.ts";
-import { ListenStreams } from "./listen_streams.ts";
+import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
+import { type ListKind, ListenStreams } from "./listen_streams.ts";
 import { LogLevels } from "./log_levels.ts";
 import { DEFAULT_PAGE_SIZE } from "./pagination.ts";
 import { type PromptArguments, type PromptConfig, type PromptHandler, PromptRegistry, type RegisteredPrompt } from "./prompt_registry.ts";
@@ -39,6 +40,16 @@ export interface ServerFeaturesOptions {
   listCache?: { ttlMs?: number; cacheScope?: CacheScope };
   /** Validates plain JSON Schemas of tools and prompts. Default: the shared `JsonSchemaValidator` (2020-12). */
   validator?: SchemaValidator;
+  /**
+   * Shares list changes and resource updates with the other replicas of this server, so a listen
+   * stream (or legacy session) held by any replica hears a change made on another: `RedisListenBus`
+   * from `onemodelcontext/redis`. Changes go out through the bus and come back from it, this
+   * replica's included; registrations made in one synchronous run are one event per list, and a
+   * replica that starts announces its lists to the others (a rolling update may change them). After a
+   * `resync` (the bus may have missed events), every list this server has is announced as changed.
+   * Default: none, changes stay in this server.
+   */
+  listenBus?: ListenBus;
 }
 
 type Group = "base" | "tools" | "resources" | "prompts" | "completions";
@@ -54,6 +65,8 @@ export class ServerFeatures {
   readonly #notifier: ChangeNotifier;
   readonly #completions: Completions;
   readonly #installed = new Set<Group>();
+  readonly #bus: ListenBus | undefined;
+  readonly #unpublished = new Set<ListKind>();
 
   constructor(host: FeatureHost, options: ServerFeaturesOptions = {}) {
     this.#host = host;
@@ -68,6 +81,8 @@ export class ServerFeatures {
     const validator = options.validator;
     this.#streams = new ListenStreams((kind) => this.#honours(kind), (error) => host.report(error));
     this.#notifier = new ChangeNotifier(host, this.#streams);
+    this.#bus = options.listenBus;
+    this.#bus?.subscribe((event) => this.#fromBus(event));
     this.#tools = new ToolRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("tools") });
     this.#resources = new ResourceRegistry(this.#levels, { pageSize, listExtras, onChange: () => this.#changed("resources") });
     this.#prompts = new PromptRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("prompts") });
@@ -105,7 +120,8 @@ export class ServerFeatures {
 
   /** Tells subscribers (legacy `resources/subscribe`, modern listen streams) that resource `uri` changed. */
   resourceUpdated(uri: string): void {
-    this.#notifier.resourceUpdated(uri);
+    if (this.#bus) this.#publish({ type: "resource_updated", uri });
+    else this.#notifier.resourceUpdated(uri);
   }
 
   /** Open `subscriptions/listen` streams. */
@@ -128,8 +144,27 @@ export class ServerFeatures {
     return this.#installed.has(kind === "resourceSubscriptions" ? "resources" : kind);
   }
 
-  #changed(kind: "tools" | "prompts" | "resources"): void {
-    this.#notifier.listChanged(kind);
+  #changed(kind: ListKind): void {
+    if (!this.#bus) return this.#notifier.listChanged(kind);
+    // Registrations made in one synchronous run go out as one event per list.
+    if (this.#unpublished.size === 0) {
+      queueMicrotask(() => {
+        const kinds = [...this.#unpublished];
+        this.#unpublished.clear();
+        for (const list of kinds) this.#publish({ type: "list_changed", list });
+      });
+    }
+    this.#unpublished.add(kind);
+  }
+
+  #publish(event: Parameters<ListenBus["publish"]>[0]): void {
+    this.#bus!.publish(event).catch((error: unknown) => this.#host.report(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  #fromBus(event: ListenBusEvent): void {
+    if (event.type === "list_changed") this.#notifier.listChanged(event.list);
+    else if (event.type === "resource_updated") this.#notifier.resourceUpdated(event.uri);
+    else for (const kind of ["tools", "prompts", "resources"] as const) if (this.#installed.has(kind)) this.#notifier.listChanged(kind);
   }
 
   #install(group: Group): void {
