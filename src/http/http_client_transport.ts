@@ -78,10 +78,10 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   try {
     parsed = new URL(url);
   } catch {
-    throw new InvalidOptionError(`httpTransport needs an absolute http(s) URL, got ${JSON.stringify(String(url))}`);
+    throw new InvalidOptionError(`The httpTransport URL must be an absolute http(s) URL, got ${JSON.stringify(String(url))}`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new InvalidOptionError(`httpTransport needs an http: or https: URL, got ${JSON.stringify(parsed.protocol)}`);
+    throw new InvalidOptionError(`The httpTransport URL must be http: or https:, got ${JSON.stringify(parsed.protocol)}`);
   }
   if (options.fetch !== undefined && typeof options.fetch !== "function") throw new InvalidOptionError("Option fetch must be a function");
   const timeouts = {
@@ -312,7 +312,7 @@ class HttpEraProbe {
       if (error instanceof JsonRpcError) {
         throw new NegotiationFailedError(`Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`, { cause: error });
       }
-      throw new NegotiationFailedError(`initialize with ${this.#endpoint.url} failed: ${asError(error).message}`, { cause: error });
+      throw new NegotiationFailedError(`Initialize with ${this.#endpoint.url} failed: ${asError(error).message}`, { cause: error });
     } finally {
       this.#signal.removeEventListener("abort", abandon);
     }

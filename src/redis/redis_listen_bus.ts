@@ -108,17 +108,17 @@ export class RedisListenBus implements ListenBus {
 
   private constructor(options: RedisListenBusOptions) {
     const { publisher, subscriber } = options;
-    if (typeof publisher?.publish !== "function") throw new InvalidOptionError("publisher must be a Redis client with publish(channel, message)");
+    if (typeof publisher?.publish !== "function") throw new InvalidOptionError("Option publisher must be a Redis client with publish(channel, message)");
     if (!isNodeRedis(subscriber) && !isIoredis(subscriber)) {
-      throw new InvalidOptionError("subscriber must be a node-redis client (isOpen, subscribe(channel, listener)) or an ioredis client (status, subscribe(channel), message events)");
+      throw new InvalidOptionError("Option subscriber must be a node-redis client (isOpen, subscribe(channel, listener)) or an ioredis client (status, subscribe(channel), message events)");
     }
     const channel = options.channel ?? "onemodelcontext:listen";
-    if (typeof channel !== "string" || channel.length === 0) throw new InvalidOptionError(`channel must be a non-empty string, got ${JSON.stringify(channel)}`);
+    if (typeof channel !== "string" || channel.length === 0) throw new InvalidOptionError(`Option channel must be a non-empty string, got ${JSON.stringify(channel)}`);
     const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_LISTEN_MESSAGE_BYTES;
-    if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 64) throw new InvalidOptionError(`maxMessageBytes must be an integer of at least 64, got ${String(maxMessageBytes)}`);
+    if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 64) throw new InvalidOptionError(`Option maxMessageBytes must be an integer of at least 64, got ${String(maxMessageBytes)}`);
     const publishTimeout = options.publishTimeout ?? 5_000;
     if (typeof publishTimeout !== "number" || Number.isNaN(publishTimeout) || publishTimeout <= 0) {
-      throw new InvalidOptionError(`publishTimeout must be a positive number of milliseconds, got ${String(publishTimeout)}`);
+      throw new InvalidOptionError(`Option publishTimeout must be a positive number of milliseconds, got ${String(publishTimeout)}`);
     }
     this.#onReport = options.onReport;
     this.#local = new InProcessListenBus({ replicaId: options.replicaId, onReport: (error) => this.#report(error) });
