@@ -1,0 +1,42 @@
+/**
+ * The errors of the authorization layer: one class, {@linkcode AuthError}, with a stable literal `code`.
+ * @module
+ */
+
+/** The stable codes of {@linkcode AuthError}. */
+export type AuthErrorCode =
+  /** No Protected Resource Metadata could be found or it was invalid. */
+  | "resource_metadata"
+  /** The Protected Resource Metadata names another resource than the server the client called. */
+  | "resource_mismatch"
+  /** No authorization server metadata could be found, or its `issuer` differs from the identifier. */
+  | "server_metadata"
+  /** The authorization server does not advertise PKCE with S256: the flow is refused. */
+  | "pkce_unsupported"
+  /** No way to obtain a client identity (no pre-registration, CIMD or registration endpoint), or it failed. */
+  | "registration"
+  /** The authorization response was refused (`iss` or `state` mismatch, missing `iss`, or an `error`). */
+  | "authorization_response"
+  /** The user must finish the authorization in a browser; call `finishAuthorization(callbackUrl)`. */
+  | "authorization_pending"
+  /** The token endpoint refused a grant. */
+  | "token"
+  /** The server kept answering 401 or 403 after as many authorizations as allowed. */
+  | "unauthorized"
+  /** An option was missing or invalid. */
+  | "invalid_option";
+
+/** What the constructor accepts besides the code and message. */
+export interface AuthErrorOptions {
+  cause?: unknown;
+}
+
+/** An authorization failure; `code` is stable and safe to branch on, `cause` carries the underlying error. */
+export class AuthError extends Error {
+  readonly code: AuthErrorCode;
+  constructor(code: AuthErrorCode, message: string, options?: AuthErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.name = "AuthError";
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A {@linkcode TokenVerifier} for JWT access tokens (RFC 9068), on `jose`. Import it from its own
+ * module: `jose` is loaded only by applications that use it.
+ * @module
+ */
+import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWK, type JWTVerifyGetKey, type KeyObject } from "jose";
+import type { AccessTokenInfo, TokenVerifier } from "./require_bearer.ts";
+
+/** Options of {@linkcode jwtVerifier}. */
+export interface JwtVerifierOptions {
+  /** The authorization server's JWKS URL (fetched and cached by `jose`). One of `jwksUrl` and `key`. */
+  jwksUrl?: string | URL;
+  /** A verification key (or a `jose` key resolver). */
+  key?: CryptoKey | KeyObject | JWK | Uint8Array | JWTVerifyGetKey;
+  /** The expected `iss`. */
+  issuer: string;
+  /** The expected `aud`: this server's canonical URL (RFC 8707). Tokens for another audience are refused. */
+  audience: string | string[];
+  /** Allowed algorithms. Default: `jose`'s (those of the key). */
+  algorithms?: string[];
+  /** Seconds of clock tolerance for `exp`/`nbf`. Default 0. */
+  clockTolerance?: number;
+}
+
+/**
+ * A verifier that accepts a JWT signed by the issuer's key, with the expected `iss` and `aud`, not
+ * expired; its scopes come from `scope` (space-separated) or `scp` (array).
+ *
+ * @example
+ * ```ts
+ * const verify = jwtVerifier({ jwksUrl: "https://auth.example.com/jwks", issuer: "https://auth.example.com", audience: "https://mcp.example.com/mcp" });
+ * ```
+ */
+export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  if ((options.jwksUrl === undefined) === (options.key === undefined)) {
+    throw new TypeError("jwtVerifier needs exactly one of jwksUrl and key");
+  }
+  const key = options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : options.key;
+  const verifyOptions = {
+    issuer: options.issuer,
+    audience: options.audience,
+    ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
+    ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
+  };
+  return async (token) => {
+    let payload: Record<string, unknown>;
+    try {
+      // `key` is either a resolver or a key; jose accepts both through the same overloaded call.
+      payload = (await jwtVerify(token, key as JWTVerifyGetKey, verifyOptions)).payload;
+    } catch (error) {
+      // A token that fails verification is invalid (401); a JWKS that cannot be fetched is a server fault.
+      if (error instanceof errors.JOSEError && error.code !== "ERR_JWKS_TIMEOUT" && error.code !== "ERR_JWKS_INVALID") return undefined;
+      throw error;
+    }
+    const info: AccessTokenInfo = { scopes: scopesOf(payload), claims: payload };
+    if (typeof payload.sub === "string") info.subject = payload.sub;
+    const clientId = payload.client_id ?? payload.azp;
+    if (typeof clientId === "string") info.clientId = clientId;
+    if (typeof payload.exp === "number") info.expiresAt = payload.exp;
+    return info;
+  };
+}
+
+function scopesOf(payload: Record<string, unknown>): string[] {
+  if (typeof payload.scope === "string") return payload.scope.split(" ").filter((s) => s !== "");
+  if (Array.isArray(payload.scp)) return payload.scp.filter((s): s is string => typeof s === "string");
+  if (typeof payload.scp === "string") return payload.scp.split(" ").filter((s) => s !== "");
+  return [];
+}

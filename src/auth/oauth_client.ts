@@ -1,0 +1,449 @@
+/**
+ * The OAuth 2.1 client of the MCP authorization specification (revisions 2025-11-25 and 2026-07-28),
+ * on `oauth4webapi` for the OAuth mechanics.
+ * @module
+ */
+import * as oauth from "oauth4webapi";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+import { discoverAuthorizationServer } from "./discover_authorization_server.ts";
+import { discoverProtectedResource, type ProtectedResource } from "./discover_protected_resource.ts";
+import { AuthError } from "./errors.ts";
+import { canonicalServerUrl, isLoopbackHost, type FetchLike } from "./fetch_like.ts";
+import { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from "./oauth_store.ts";
+import type { BearerChallenge } from "./www_authenticate.ts";
+
+/** Credentials obtained outside the protocol (pre-registration). */
+export interface PreRegisteredClient {
+  clientId: string;
+  clientSecret?: string;
+  /** `client_secret_basic`, `client_secret_post` or `none`; default: chosen from the server's metadata. */
+  tokenEndpointAuthMethod?: string;
+  /** The issuer these credentials belong to; when set, another issuer is refused (code `registration`). */
+  issuer?: string;
+}
+
+/** Options of {@linkcode OAuthClient}. */
+export interface OAuthClientOptions {
+  /** `authorization_code` (default: a user authorizes in a browser) or `client_credentials` (machine to machine). */
+  grantType?: "authorization_code" | "client_credentials";
+  /** The redirect URI (authorization code grant); registered through DCR and listed in a CIMD document. */
+  redirectUri?: string;
+  /**
+   * Sends the user agent to the authorization URL. Return the callback URL when the flow ends in this
+   * process (a loopback listener, a popup); return nothing when the page navigates away, then call
+   * {@linkcode OAuthClient.finishAuthorization} with the callback URL once back.
+   */
+  redirectTo?: (authorizationUrl: URL) => Promise<URL | string | void> | URL | string | void;
+  /** Pre-registered credentials: used first when given. */
+  client?: PreRegisteredClient;
+  /** An HTTPS URL serving this client's Client ID Metadata Document; used when the server advertises CIMD support. */
+  clientMetadataUrl?: string;
+  /** Client metadata for Dynamic Client Registration (RFC 7591); `client_name` defaults to "onemodelcontext". */
+  clientMetadata?: Record<string, unknown>;
+  /** Scopes to request instead of the specification's selection (challenge `scope`, else `scopes_supported`). */
+  scope?: string;
+  /** Add `offline_access` when the authorization server lists it in `scopes_supported`. Default true. */
+  offlineAccess?: boolean;
+  /** Picks the authorization server among the resource's `authorization_servers`. Default: the first. */
+  selectAuthorizationServer?: (servers: readonly string[]) => string;
+  /** Where tokens and registrations live. Default: a new {@linkcode InMemoryOAuthStore}. */
+  store?: OAuthStore;
+  /** The `fetch` for discovery, registration and token requests. Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** The clock for token expiry. Default: the system clock. */
+  time?: TimeProvider;
+  /** Refresh this long before the access token expires, in ms. Default 30 000. */
+  refreshSkew?: number;
+  /**
+   * Whether plain-HTTP authorization server endpoints are allowed: `"loopback"` (default: only for
+   * localhost and 127.0.0.0/8, as tests and local servers need), `true` or `false`.
+   */
+  allowInsecureRequests?: boolean | "loopback";
+  /** Authorizations allowed for one server without a successful response in between. Default 3. */
+  maxAuthorizations?: number;
+}
+
+/** Why {@linkcode OAuthClient.authorize} runs. */
+export interface AuthorizeOptions {
+  /** The challenge of the 401 or 403 that asked for it. */
+  challenge?: BearerChallenge | undefined;
+  /** A 403 `insufficient_scope`: request the union of the previous and the challenged scopes. */
+  stepUp?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+const DEFAULT_REFRESH_SKEW = 30_000;
+const DEFAULT_MAX_AUTHORIZATIONS = 3;
+
+/**
+ * Obtains and keeps access tokens for MCP servers: discovery (RFC 9728, RFC 8414 / OpenID), client
+ * identity (pre-registration, then Client ID Metadata Document, then Dynamic Client Registration),
+ * PKCE S256, resource indicators (RFC 8707), `iss` validation (RFC 9207), scope selection and
+ * step-up, refresh and `client_credentials`. Usually driven by {@linkcode withOAuth}.
+ *
+ * @example
+ * ```ts
+ * const oauth = new OAuthClient({ redirectUri: "http://127.0.0.1:8765/callback", redirectTo: openAndWait });
+ * const authFetch = withOAuth(fetch, oauth);
+ * ```
+ */
+export class OAuthClient {
+  #options: OAuthClientOptions;
+  #store: OAuthStore;
+  #fetch: FetchLike;
+  #time: TimeProvider;
+  #servers = new Map<string, oauth.AuthorizationServer>();
+  #inflight = new Map<string, Promise<void>>();
+  #attempts = new Map<string, number>();
+
+  constructor(options: OAuthClientOptions = {}) {
+    if ((options.grantType ?? "authorization_code") === "authorization_code" && options.redirectUri !== undefined) {
+      try {
+        new URL(options.redirectUri);
+      } catch (cause) {
+        throw new AuthError("invalid_option", `redirectUri ${JSON.stringify(options.redirectUri)} is not a URL`, { cause });
+      }
+    }
+    this.#options = options;
+    this.#store = options.store ?? new InMemoryOAuthStore();
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#time = options.time ?? systemTimeProvider;
+  }
+
+  /** The store holding tokens and registrations. */
+  get store(): OAuthStore {
+    return this.#store;
+  }
+
+  /**
+   * The `Authorization` header value for `serverUrl`, refreshing an expired token first when a
+   * refresh token is held; undefined when no usable token is held.
+   */
+  async authorizationHeader(serverUrl: string | URL): Promise<string | undefined> {
+    const key = canonicalServerUrl(serverUrl);
+    const pending = this.#inflight.get(key);
+    if (pending !== undefined) await pending.catch(() => {}); // its failure belongs to the request that started it
+    let tokens = await this.#store.getTokens(key);
+    if (tokens === undefined) return undefined;
+    if (tokens.expiresAt !== undefined && this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW)) {
+      tokens = tokens.refreshToken === undefined ? undefined : await this.#refresh(key, tokens);
+      if (tokens === undefined) return undefined;
+    }
+    return `Bearer ${tokens.accessToken}`;
+  }
+
+  /**
+   * Runs the authorization for `serverUrl` after a 401 (or a 403 `insufficient_scope` with
+   * `stepUp`). Concurrent calls for one server share one run. Rejects with {@linkcode AuthError}
+   * (code `unauthorized`) once `maxAuthorizations` ran without a successful response in between.
+   */
+  authorize(serverUrl: string | URL, options: AuthorizeOptions = {}): Promise<void> {
+    const key = canonicalServerUrl(serverUrl);
+    const running = this.#inflight.get(key);
+    if (running !== undefined) return running;
+    const attempts = this.#attempts.get(key) ?? 0;
+    const max = this.#options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
+    if (attempts >= max) {
+      const what = options.stepUp ? `403 insufficient_scope (scope ${JSON.stringify(options.challenge?.scope ?? "")})` : "401";
+      return Promise.reject(new AuthError("unauthorized", `The server ${key} still answered ${what} after ${attempts} authorizations`));
+    }
+    this.#attempts.set(key, attempts + 1);
+    const run = this.#authorize(key, options).finally(() => this.#inflight.delete(key));
+    this.#inflight.set(key, run);
+    return run;
+  }
+
+  /** Records a response other than 401/403 from `serverUrl`: the authorization count starts again. */
+  succeeded(serverUrl: string | URL): void {
+    this.#attempts.delete(canonicalServerUrl(serverUrl));
+  }
+
+  /**
+   * Finishes a redirect: validates the authorization response (`state`, then `iss` per RFC 9207,
+   * compared as plain strings), exchanges the code with the PKCE verifier and the `resource`
+   * parameter, and stores the tokens. Rejects with code `authorization_response` or `token`.
+   */
+  async finishAuthorization(callbackUrl: string | URL): Promise<void> {
+    const url = new URL(callbackUrl);
+    const state = url.searchParams.get("state");
+    const pending = state === null ? undefined : await this.#store.takePending(state);
+    if (pending === undefined) {
+      throw new AuthError("authorization_response", `The authorization response carries an unknown state ${JSON.stringify(state)}`);
+    }
+    const as = await this.#serverMetadata(pending.issuer);
+    const stored = await this.#clientFor(as);
+    const client: oauth.Client = { client_id: stored.clientId };
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(as, client, url, pending.state);
+    } catch (error) {
+      // On an issuer mismatch the response's error fields are not acted on (RFC 9207 §2.4).
+      const detail = error instanceof oauth.AuthorizationResponseError ? `the server answered error ${JSON.stringify(error.error)}` : (error as Error).message;
+      throw new AuthError("authorization_response", `The authorization response was refused: ${detail}`, { cause: error });
+    }
+    const tokens = await this.#tokenRequest(as, stored, "authorization_code", async (http) => {
+      const response = await oauth.authorizationCodeGrantRequest(as, client, this.#clientAuth(stored, as), params, pending.redirectUri, pending.codeVerifier, {
+        ...http,
+        additionalParameters: { resource: pending.resource },
+      });
+      return oauth.processAuthorizationCodeResponse(as, client, response);
+    });
+    await this.#saveTokens(pending.serverUrl, tokens, { issuer: as.issuer, clientId: stored.clientId, resource: pending.resource, scope: pending.scope });
+  }
+
+  async #authorize(serverUrl: string, options: AuthorizeOptions): Promise<void> {
+    const resource = await discoverProtectedResource(new URL(serverUrl), { fetch: this.#fetch, challenge: options.challenge, signal: options.signal });
+    const select = this.#options.selectAuthorizationServer ?? ((servers) => servers[0] as string);
+    const issuer = select(resource.authorizationServers);
+    const as = await discoverAuthorizationServer(issuer, { fetch: this.#fetch, signal: options.signal });
+    this.#servers.set(as.issuer, as);
+
+    const previous = await this.#store.getTokens(serverUrl);
+    if (previous !== undefined && previous.issuer !== as.issuer) {
+      await this.#store.deleteTokens(serverUrl); // tokens of another authorization server are never sent again
+    } else if (previous?.refreshToken !== undefined && !options.stepUp) {
+      if ((await this.#refresh(serverUrl, previous)) !== undefined) return;
+    }
+    const scope = this.#selectScope(resource, as, options, previous?.issuer === as.issuer ? previous?.scope : undefined);
+
+    if ((this.#options.grantType ?? "authorization_code") === "client_credentials") {
+      const stored = await this.#clientFor(as);
+      const client: oauth.Client = { client_id: stored.clientId };
+      const parameters: Record<string, string> = { resource: resource.resource };
+      if (scope !== undefined) parameters.scope = scope;
+      const tokens = await this.#tokenRequest(as, stored, "client_credentials", async (http) => {
+        const response = await oauth.clientCredentialsGrantRequest(as, client, this.#clientAuth(stored, as), parameters, http);
+        return oauth.processClientCredentialsResponse(as, client, response);
+      });
+      const context: TokenContext = { issuer: as.issuer, clientId: stored.clientId, resource: resource.resource };
+      if (scope !== undefined) context.scope = scope;
+      await this.#saveTokens(serverUrl, tokens, context);
+      return;
+    }
+
+    const methods = as.code_challenge_methods_supported;
+    if (!Array.isArray(methods) || !methods.includes("S256")) {
+      throw new AuthError(
+        "pkce_unsupported",
+        `The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported ${JSON.stringify(methods)}): refusing to authorize`,
+      );
+    }
+    if (as.authorization_endpoint === undefined) {
+      throw new AuthError("server_metadata", `The authorization server ${as.issuer} has no authorization_endpoint`);
+    }
+    const { redirectUri, redirectTo } = this.#options;
+    if (redirectUri === undefined || redirectTo === undefined) {
+      throw new AuthError("invalid_option", "The authorization code grant needs redirectUri and redirectTo");
+    }
+    const stored = await this.#clientFor(as);
+    const codeVerifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint);
+    url.searchParams.set("response_type", "code");
+    url.searchParams.set("client_id", stored.clientId);
+    url.searchParams.set("redirect_uri", redirectUri);
+    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
+    url.searchParams.set("code_challenge_method", "S256");
+    url.searchParams.set("state", state);
+    if (scope !== undefined) url.searchParams.set("scope", scope);
+    url.searchParams.set("resource", resource.resource);
+    const pending: PendingAuthorization = { serverUrl, resource: resource.resource, issuer: as.issuer, codeVerifier, state, redirectUri };
+    if (scope !== undefined) pending.scope = scope;
+    await this.#store.savePending(state, pending);
+    const callback = await redirectTo(url);
+    if (callback === undefined || callback === null) {
+      throw new AuthError("authorization_pending", `Authorization for ${serverUrl} continues in the browser: call finishAuthorization(callbackUrl) when it returns`);
+    }
+    await this.finishAuthorization(callback);
+  }
+
+  /** Scope selection: option, else the challenge's `scope`, else `scopes_supported`; step-up unions; `offline_access`. */
+  #selectScope(resource: ProtectedResource, as: oauth.AuthorizationServer, options: AuthorizeOptions, previous: string | undefined): string | undefined {
+    let scopes: string[] | undefined;
+    if (this.#options.scope !== undefined) scopes = split(this.#options.scope);
+    else if (options.challenge?.scope !== undefined) scopes = split(options.challenge.scope);
+    else if (Array.isArray(resource.metadata.scopes_supported)) scopes = [...resource.metadata.scopes_supported];
+    if (options.stepUp && previous !== undefined) scopes = [...split(previous), ...(scopes ?? [])];
+    if (scopes === undefined || scopes.length === 0) return undefined;
+    const wantsRefresh = (this.#options.grantType ?? "authorization_code") === "authorization_code" && this.#options.offlineAccess !== false;
+    if (wantsRefresh && as.scopes_supported?.includes("offline_access")) scopes.push("offline_access");
+    return [...new Set(scopes)].join(" ");
+  }
+
+  /** The client identity at `as`: pre-registered, then stored, then CIMD, then Dynamic Client Registration. */
+  async #clientFor(as: oauth.AuthorizationServer): Promise<StoredClient> {
+    const pre = this.#options.client;
+    if (pre !== undefined) {
+      if (pre.issuer !== undefined && pre.issuer !== as.issuer) {
+        throw new AuthError("registration", `The pre-registered client is for ${pre.issuer}, but the server's authorization server is ${as.issuer}`);
+      }
+      const client: StoredClient = { clientId: pre.clientId };
+      if (pre.clientSecret !== undefined) client.clientSecret = pre.clientSecret;
+      if (pre.tokenEndpointAuthMethod !== undefined) client.tokenEndpointAuthMethod = pre.tokenEndpointAuthMethod;
+      return client;
+    }
+    const stored = await this.#store.getClient(as.issuer);
+    if (stored !== undefined) return stored;
+    const cimd = this.#options.clientMetadataUrl;
+    if (cimd !== undefined && as.client_id_metadata_document_supported === true) {
+      return { clientId: cimd, tokenEndpointAuthMethod: "none" };
+    }
+    if (as.registration_endpoint === undefined) {
+      throw new AuthError(
+        "registration",
+        `No client identity for ${as.issuer}: no pre-registered client, ${cimd === undefined ? "no clientMetadataUrl" : "no CIMD support"}, and no registration_endpoint`,
+      );
+    }
+    const clientCredentials = this.#options.grantType === "client_credentials";
+    const metadata: Record<string, unknown> = {
+      client_name: "onemodelcontext",
+      grant_types: clientCredentials ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      ...(clientCredentials ? {} : { response_types: ["code"], redirect_uris: [this.#options.redirectUri], application_type: applicationType(this.#options.redirectUri) }),
+      ...this.#options.clientMetadata,
+    };
+    let registered: oauth.OmitSymbolProperties<oauth.Client>;
+    try {
+      const response = await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.OmitSymbolProperties<oauth.Client>>, this.#http(as));
+      registered = await oauth.processDynamicClientRegistrationResponse(response);
+    } catch (cause) {
+      throw new AuthError("registration", `Dynamic Client Registration at ${as.registration_endpoint} failed: ${(cause as Error).message}`, { cause });
+    }
+    const client: StoredClient = { clientId: registered.client_id };
+    if (typeof registered.client_secret === "string") client.clientSecret = registered.client_secret;
+    if (typeof registered.token_endpoint_auth_method === "string") client.tokenEndpointAuthMethod = registered.token_endpoint_auth_method;
+    await this.#store.saveClient(as.issuer, client);
+    return client;
+  }
+
+  /** Token-endpoint authentication: the registered method, else from the server's advertised methods. */
+  #clientAuth(client: StoredClient, as: oauth.AuthorizationServer): oauth.ClientAuth {
+    const secret = client.clientSecret;
+    let method = client.tokenEndpointAuthMethod;
+    if (method === undefined) {
+      const supported = as.token_endpoint_auth_methods_supported;
+      if (secret === undefined) method = "none";
+      else if (supported === undefined || supported.includes("client_secret_basic")) method = "client_secret_basic";
+      else if (supported.includes("client_secret_post")) method = "client_secret_post";
+      else method = "none";
+    }
+    switch (method) {
+      case "client_secret_basic":
+      case "client_secret_post":
+        if (secret === undefined) throw new AuthError("registration", `Token endpoint authentication ${method} needs a client secret, and the client has none`);
+        return method === "client_secret_basic" ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
+      case "none":
+        return oauth.None();
+      default:
+        throw new AuthError("registration", `Token endpoint authentication ${JSON.stringify(method)} is not supported`);
+    }
+  }
+
+  async #refresh(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
+    const refreshToken = tokens.refreshToken;
+    if (refreshToken === undefined) return undefined;
+    try {
+      const as = await this.#serverMetadata(tokens.issuer);
+      const stored = await this.#clientFor(as);
+      if (stored.clientId !== tokens.clientId) throw new AuthError("token", `The refresh token belongs to client ${tokens.clientId}, not ${stored.clientId}`);
+      const client: oauth.Client = { client_id: stored.clientId };
+      const additionalParameters: Record<string, string> = {};
+      if (tokens.resource !== undefined) additionalParameters.resource = tokens.resource;
+      const result = await this.#tokenRequest(as, stored, "refresh_token", async (http) => {
+        const response = await oauth.refreshTokenGrantRequest(as, client, this.#clientAuth(stored, as), refreshToken, { ...http, additionalParameters });
+        return oauth.processRefreshTokenResponse(as, client, response);
+      });
+      const context: TokenContext = { issuer: tokens.issuer, clientId: tokens.clientId, refreshToken };
+      if (tokens.resource !== undefined) context.resource = tokens.resource;
+      if (tokens.scope !== undefined) context.scope = tokens.scope;
+      return await this.#saveTokens(serverUrl, result, context);
+    } catch (error) {
+      if (!(error instanceof AuthError) || error.code !== "token") throw error;
+      await this.#store.deleteTokens(serverUrl); // a refused refresh token is dropped; a new authorization follows
+      return undefined;
+    }
+  }
+
+  async #tokenRequest(
+    as: oauth.AuthorizationServer,
+    _client: StoredClient,
+    grant: string,
+    run: (http: HttpOptions) => Promise<oauth.TokenEndpointResponse>,
+  ): Promise<oauth.TokenEndpointResponse> {
+    let response: oauth.TokenEndpointResponse;
+    try {
+      response = await run(this.#http(as));
+    } catch (cause) {
+      if (cause instanceof AuthError) throw cause;
+      const detail = cause instanceof oauth.ResponseBodyError ? `${cause.error}${cause.error_description ? ` (${cause.error_description})` : ""}` : (cause as Error).message;
+      throw new AuthError("token", `The ${grant} token request to ${as.token_endpoint} failed: ${detail}`, { cause });
+    }
+    if (response.token_type !== "bearer") {
+      throw new AuthError("token", `The token endpoint ${as.token_endpoint} issued a ${JSON.stringify(response.token_type)} token; only Bearer is supported`);
+    }
+    return response;
+  }
+
+  async #saveTokens(serverUrl: string, response: oauth.TokenEndpointResponse, context: TokenContext): Promise<StoredTokens> {
+    const tokens: StoredTokens = { accessToken: response.access_token, tokenType: "Bearer", issuer: context.issuer, clientId: context.clientId };
+    const refreshToken = response.refresh_token ?? context.refreshToken;
+    if (refreshToken !== undefined) tokens.refreshToken = refreshToken;
+    if (typeof response.expires_in === "number") tokens.expiresAt = this.#time.now() + response.expires_in * 1000;
+    const scope = context.scope ?? response.scope;
+    if (scope !== undefined) tokens.scope = scope;
+    if (context.resource !== undefined) tokens.resource = context.resource;
+    await this.#store.saveTokens(serverUrl, tokens);
+    return tokens;
+  }
+
+  async #serverMetadata(issuer: string): Promise<oauth.AuthorizationServer> {
+    let as = this.#servers.get(issuer);
+    if (as === undefined) {
+      as = await discoverAuthorizationServer(issuer, { fetch: this.#fetch });
+      this.#servers.set(issuer, as);
+    }
+    return as;
+  }
+
+  #http(as: oauth.AuthorizationServer): HttpOptions {
+    const allow = this.#options.allowInsecureRequests ?? "loopback";
+    const insecure = allow === "loopback" ? isLoopbackHost(new URL(as.issuer).hostname) : allow;
+    return { [oauth.customFetch]: this.#fetch as never, [oauth.allowInsecureRequests]: insecure };
+  }
+}
+
+interface HttpOptions {
+  [oauth.customFetch]: never;
+  [oauth.allowInsecureRequests]: boolean;
+}
+
+interface TokenContext {
+  issuer: string;
+  clientId: string;
+  resource?: string;
+  scope?: string;
+  refreshToken?: string;
+}
+
+/**
+ * `client_secret_basic` with the `application/x-www-form-urlencoded` serializer (RFC 6749 §2.3.1):
+ * `oauth4webapi`'s encoder also escapes `-`, `.`, `_` and `*`, which servers that compare the
+ * credentials without decoding them refuse.
+ */
+function clientSecretBasic(secret: string): oauth.ClientAuth {
+  const encode = (value: string): string => new URLSearchParams([["", value]]).toString().slice(1);
+  return (_as, client, _body, headers) => {
+    headers.set("authorization", `Basic ${btoa(`${encode(client.client_id)}:${encode(secret)}`)}`);
+  };
+}
+
+function split(scope: string): string[] {
+  return scope.split(" ").filter((s) => s !== "");
+}
+
+/** `native` for loopback, localhost and custom-scheme redirect URIs; `web` otherwise (SEP-837). */
+function applicationType(redirectUri: string | undefined): "native" | "web" {
+  if (redirectUri === undefined) return "native";
+  const url = new URL(redirectUri);
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "native";
+  return isLoopbackHost(url.hostname) ? "native" : "web";
+}

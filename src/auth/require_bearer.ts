@@ -1,0 +1,188 @@
+/**
+ * Bearer-token protection for a fetch handler: the MCP server as an OAuth 2.1 resource server.
+ * @module
+ */
+import { readJsonBody } from "../http/read_json_body.ts";
+import { formatBearerChallenge } from "./www_authenticate.ts";
+
+/** What a verifier learned from a valid access token. */
+export interface AccessTokenInfo {
+  /** The scopes the token grants. */
+  scopes: readonly string[];
+  /** The resource owner (`sub`). */
+  subject?: string;
+  clientId?: string;
+  /** Expiry, seconds since the epoch (informational: the verifier must refuse expired tokens). */
+  expiresAt?: number;
+  /** Every claim, for JWTs. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Checks an access token: returns what it grants, or undefined when it is invalid, expired, or not
+ * issued for this server (its audience must be this resource, RFC 8707). May throw: the request then
+ * fails with 500 and the error reaches the handler's caller, never a 200.
+ */
+export type TokenVerifier = (token: string, request: Request) => AccessTokenInfo | undefined | Promise<AccessTokenInfo | undefined>;
+
+/** One JSON-RPC call, as {@linkcode RequireBearerOptions.scopesFor} sees it. */
+export interface ScopedCall {
+  method: string;
+  /** `params.name` (tools/call, prompts/get) or `params.uri` (resources/read). */
+  name?: string;
+}
+
+/** The Protected Resource Metadata document (RFC 9728 §2); other members are passed through. */
+export interface ProtectedResourceMetadata {
+  /** The server's canonical URL (RFC 8707), e.g. `https://mcp.example.com/mcp`. */
+  resource: string;
+  /** At least one authorization server issuer. */
+  authorization_servers: string[];
+  scopes_supported?: string[];
+  bearer_methods_supported?: string[];
+  resource_name?: string;
+  [member: string]: unknown;
+}
+
+/** Options of {@linkcode requireBearer}. */
+export interface RequireBearerOptions {
+  /** Validates a token; see {@linkcode TokenVerifier}. */
+  verify: TokenVerifier;
+  /**
+   * The Protected Resource Metadata: served without a token at `resourceMetadataUrl`'s path (GET,
+   * `Access-Control-Allow-Origin: *`). Leave it out when another route serves the document.
+   */
+  metadata?: ProtectedResourceMetadata;
+  /**
+   * The URL of the metadata document, put in every challenge. Default, with `metadata`:
+   * `<origin>/.well-known/oauth-protected-resource<path of metadata.resource>`.
+   */
+  resourceMetadataUrl?: string;
+  /** Scopes every request needs. Default none. */
+  scopes?: readonly string[];
+  /**
+   * More scopes for one call (per-tool requirements): called with each JSON-RPC request of a POST
+   * body. A token lacking any of them gets 403 `insufficient_scope` naming every scope the call needs.
+   */
+  scopesFor?: (call: ScopedCall) => readonly string[] | undefined;
+  /** Cap on the body read for `scopesFor`. Default 4 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** A fetch handler. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+const authInfo = new WeakMap<Request, AccessTokenInfo>();
+
+/** The token information {@linkcode requireBearer} attached to `request`, for the handler behind it. */
+export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
+  return authInfo.get(request);
+}
+
+/**
+ * Puts a bearer-token check in front of `handler`:
+ * - no `Authorization: Bearer` → 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"`;
+ * - a token the verifier refuses → 401 with `error="invalid_token"`;
+ * - a token without the required scopes (`scopes`, plus `scopesFor` of the calls in the body) → 403
+ *   with `error="insufficient_scope"` and `scope` naming every scope needed;
+ * - otherwise the handler runs, and {@linkcode getAuthInfo} returns the token's information.
+ * Tokens in the query string are never read. With `metadata`, the metadata document is served too.
+ *
+ * @example
+ * ```ts
+ * const handler = requireBearer(createHttpHandler(server), {
+ *   verify: jwtVerifier({ jwksUrl, issuer, audience: "https://mcp.example.com/mcp" }),
+ *   metadata: { resource: "https://mcp.example.com/mcp", authorization_servers: [issuer], scopes_supported: ["mcp"] },
+ *   scopes: ["mcp"],
+ * });
+ * ```
+ */
+export function requireBearer(handler: FetchHandler, options: RequireBearerOptions): (request: Request) => Promise<Response> {
+  const metadataUrl = options.resourceMetadataUrl ?? (options.metadata === undefined ? undefined : defaultMetadataUrl(options.metadata.resource));
+  const metadataPath = metadataUrl === undefined ? undefined : new URL(metadataUrl).pathname;
+  const baseScopes = [...(options.scopes ?? [])];
+  const challengeScope = baseScopes.length === 0 ? options.metadata?.scopes_supported?.join(" ") : baseScopes.join(" ");
+
+  return async (request) => {
+    const url = new URL(request.url);
+    if (options.metadata !== undefined && metadataPath !== undefined && url.pathname === metadataPath) {
+      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: metadataCors() });
+      if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
+      return Response.json(options.metadata, { headers: { ...metadataCors(), "cache-control": "max-age=3600" } });
+    }
+    const token = bearerToken(request.headers.get("authorization"));
+    if (token === undefined) {
+      return challenge(401, { scope: challengeScope, resourceMetadata: metadataUrl }, "Authorization required");
+    }
+    const info = await options.verify(token, request);
+    if (info === undefined) {
+      return challenge(401, { error: "invalid_token", errorDescription: "The access token is invalid or expired", scope: challengeScope, resourceMetadata: metadataUrl }, "Invalid access token");
+    }
+    let needed = baseScopes;
+    if (options.scopesFor !== undefined && request.method === "POST") {
+      const calls = await readCalls(request, options.maxBodyBytes);
+      const extra = calls.flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
+      if (extra.length > 0) needed = [...new Set([...baseScopes, ...extra])];
+    }
+    const granted = new Set(info.scopes);
+    if (!needed.every((scope) => granted.has(scope))) {
+      return challenge(
+        403,
+        { error: "insufficient_scope", errorDescription: `This request needs scope ${JSON.stringify(needed.join(" "))}`, scope: needed.join(" "), resourceMetadata: metadataUrl },
+        "Insufficient scope",
+      );
+    }
+    authInfo.set(request, info);
+    return handler(request);
+  };
+}
+
+/** `<origin>/.well-known/oauth-protected-resource<path>` for a resource identifier (RFC 9728 §3.1). */
+export function defaultMetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname.replace(/\/+$/, "");
+  return new URL(`/.well-known/oauth-protected-resource${path}`, url.origin).href;
+}
+
+function bearerToken(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return match === null ? undefined : match[1];
+}
+
+function challenge(status: 401 | 403, params: Parameters<typeof formatBearerChallenge>[0], message: string): Response {
+  const error = params.error ?? "invalid_request";
+  return Response.json(
+    { error, error_description: params.errorDescription ?? message },
+    { status, headers: { "www-authenticate": formatBearerChallenge(params), "access-control-expose-headers": "WWW-Authenticate" } },
+  );
+}
+
+function metadataCors(): Record<string, string> {
+  return { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, HEAD, OPTIONS", "access-control-allow-headers": "*" };
+}
+
+/** The JSON-RPC requests of a POST body, read from a clone (the handler reads the original). Unreadable → none. */
+async function readCalls(request: Request, maxBodyBytes: number | undefined): Promise<ScopedCall[]> {
+  let value: unknown;
+  try {
+    const options = maxBodyBytes === undefined ? {} : { maxBodyBytes };
+    value = (await readJsonBody(request.clone(), options)).value;
+  } catch {
+    return []; // the handler reads the body again and answers the parse or size error itself
+  }
+  const calls: ScopedCall[] = [];
+  for (const message of Array.isArray(value) ? value : [value]) {
+    if (typeof message !== "object" || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    if (typeof method !== "string") continue;
+    const call: ScopedCall = { method };
+    if (typeof params === "object" && params !== null) {
+      const { name, uri } = params as { name?: unknown; uri?: unknown };
+      if (typeof name === "string") call.name = name;
+      else if (typeof uri === "string") call.name = uri;
+    }
+    calls.push(call);
+  }
+  return calls;
+}
