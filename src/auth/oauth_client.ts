@@ -304,7 +304,14 @@ export class OAuthClient {
     let registered: oauth.OmitSymbolProperties<oauth.Client>;
     try {
       const response = await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.OmitSymbolProperties<oauth.Client>>, this.#http(as));
-      registered = await oauth.processDynamicClientRegistrationResponse(response);
+      registered = await oauth.processDynamicClientRegistrationResponse(response).catch((error: unknown) => {
+        // RFC 7591 requires client_secret_expires_at with a secret; many servers leave it out (it then never expires).
+        const body = (error as { cause?: { body?: { client_id?: unknown; client_secret_expires_at?: unknown } } }).cause?.body;
+        if (error instanceof oauth.OperationProcessingError && typeof body?.client_id === "string" && body.client_secret_expires_at === undefined) {
+          return body as oauth.OmitSymbolProperties<oauth.Client>;
+        }
+        throw error;
+      });
     } catch (cause) {
       throw new AuthError("registration", `Dynamic Client Registration at ${as.registration_endpoint} failed: ${(cause as Error).message}`, { cause });
     }

@@ -87,6 +87,7 @@ export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
  *   with `error="insufficient_scope"` and `scope` naming every scope needed;
  * - otherwise the handler runs, and {@linkcode getAuthInfo} returns the token's information.
  * Tokens in the query string are never read. With `metadata`, the metadata document is served too.
+ * `OPTIONS` requests (CORS preflights) go to the handler unchecked.
  *
  * @example
  * ```ts
@@ -110,6 +111,7 @@ export function requireBearer(handler: FetchHandler, options: RequireBearerOptio
       if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
       return Response.json(options.metadata, { headers: { ...metadataCors(), "cache-control": "max-age=3600" } });
     }
+    if (request.method === "OPTIONS") return handler(request); // CORS preflights carry no credentials
     const token = bearerToken(request.headers.get("authorization"));
     if (token === undefined) {
       return challenge(401, { scope: challengeScope, resourceMetadata: metadataUrl }, "Authorization required");

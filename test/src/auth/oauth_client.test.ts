@@ -185,6 +185,12 @@ describe("withOAuth: client identity", () => {
     expect(as.authorizations[0]?.get("client_id")).toMatch(/^dcr-/);
   });
 
+  it("accepts a registration response with a secret but without client_secret_expires_at (it never expires)", async () => {
+    const { as, call } = setup({ as: { registerAs: { omitSecretExpiry: true } } });
+    expect((await call()).status).toBe(200);
+    expect(as.tokenRequests[0]?.authorization).toMatch(/^Basic /);
+  });
+
   it("fails with code registration when no identity can be had", async () => {
     const { as, call } = setup({ as: { registration: false } });
     expect((await rejection(call())).code).toBe("registration");

@@ -35,7 +35,7 @@ export interface AuthServerOptions {
   /** Pre-registered clients: id → secret (undefined for public). */
   clients?: Record<string, string | undefined>;
   /** What DCR answers: the `token_endpoint_auth_method` and whether a secret is issued. */
-  registerAs?: { method?: string; secret?: boolean };
+  registerAs?: { method?: string; secret?: boolean; omitSecretExpiry?: boolean };
   /** Scopes never granted, even when requested. */
   withhold?: string[];
 }
@@ -209,7 +209,8 @@ export class AuthServerFixture {
     const secret = withSecret ? `secret-${this.#seq}` : undefined;
     const method = this.options.registerAs?.method ?? (withSecret ? "client_secret_basic" : "none");
     this.#clients.set(clientId, { secret, method, redirectUris: body.redirect_uris as string[] | undefined });
-    return Response.json({ ...body, client_id: clientId, ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }), token_endpoint_auth_method: method }, { status: 201 });
+    return Response.json({ ...body, client_id: clientId, ...(secret === undefined ? {} : { client_secret: secret }),
+        ...(secret === undefined || this.options.registerAs?.omitSecretExpiry ? {} : { client_secret_expires_at: 0 }), token_endpoint_auth_method: method }, { status: 201 });
   }
 
   /** A verifier for {@linkcode requireBearer}: known token, audience = `resource`. */

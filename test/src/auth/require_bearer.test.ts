@@ -73,6 +73,11 @@ describe("requireBearer", () => {
     expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 7, method: "tools/list" });
   });
 
+  it("lets a CORS preflight through to the handler without a token", async () => {
+    const response = await protect()(new Request(RESOURCE, { method: "OPTIONS", headers: { origin: "https://app.example.com" } }));
+    expect(await response.text()).toBe("handled");
+  });
+
   it("serves the Protected Resource Metadata without a token, at the RFC 9728 path of the resource", async () => {
     const response = await protect()(new Request(PRM_URL));
     expect(response.status).toBe(200);

@@ -1,0 +1,38 @@
+// The OAuth side of the conformance client for the suite's `auth/*` scenarios (issue 19): a `fetch`
+// for the HTTP client transport that runs the authorization flow on 401/403.
+//
+// The suite's mock authorization server approves at once and redirects to our redirect URI, so the
+// "browser" is a fetch of the authorization URL that reads the redirect's Location (nothing listens
+// on the redirect URI). Pre-registered credentials come from MCP_CONFORMANCE_CONTEXT; the Client ID
+// Metadata Document URL is the one the suite expects.
+
+/** The CIMD URL the `auth/basic-cimd` scenario expects as `client_id`. */
+export const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+const REDIRECT_URI = "http://localhost:3000/callback";
+
+/**
+ * `withOAuth(fetch, …)` configured for `scenario`.
+ * @param {string} scenario MCP_CONFORMANCE_SCENARIO
+ * @param {Record<string, unknown> | undefined} context parsed MCP_CONFORMANCE_CONTEXT
+ * @param {{ withOAuth: Function, fetch?: typeof fetch }} deps
+ */
+export function conformanceAuthFetch(scenario, context, { withOAuth, fetch = globalThis.fetch }) {
+  const options = {
+    redirectUri: REDIRECT_URI,
+    clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
+    clientMetadata: { client_name: "onemodelcontext-conformance-client" },
+    redirectTo: async (url) => {
+      const response = await fetch(url, { redirect: "manual" });
+      const location = response.headers.get("location");
+      await response.body?.cancel();
+      if (location === null) throw new Error(`The authorization endpoint ${url.origin}${url.pathname} answered ${response.status} without a redirect`);
+      return new URL(location, url);
+    },
+  };
+  if (typeof context?.client_id === "string") {
+    options.client = { clientId: context.client_id };
+    if (typeof context.client_secret === "string") options.client.clientSecret = context.client_secret;
+  }
+  if (scenario.startsWith("auth/client-credentials")) options.grantType = "client_credentials";
+  return withOAuth(fetch, options);
+}
