@@ -11,12 +11,12 @@ export const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/c
 const REDIRECT_URI = "http://localhost:3000/callback";
 
 /**
- * `withOAuth(fetch, …)` configured for `scenario`.
+ * `withOAuth(fetch, …)` configured for `scenario` (async: a PEM key in the context is imported first).
  * @param {string} scenario MCP_CONFORMANCE_SCENARIO
  * @param {Record<string, unknown> | undefined} context parsed MCP_CONFORMANCE_CONTEXT
  * @param {{ withOAuth: Function, fetch?: typeof fetch }} deps
  */
-export function conformanceAuthFetch(scenario, context, { withOAuth, fetch = globalThis.fetch }) {
+export async function conformanceAuthFetch(scenario, context, { withOAuth, fetch = globalThis.fetch }) {
   const options = {
     redirectUri: REDIRECT_URI,
     clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
@@ -32,7 +32,15 @@ export function conformanceAuthFetch(scenario, context, { withOAuth, fetch = glo
   if (typeof context?.client_id === "string") {
     options.client = { clientId: context.client_id };
     if (typeof context.client_secret === "string") options.client.clientSecret = context.client_secret;
+    if (typeof context.private_key_pem === "string") options.client.privateKey = await importPrivateKey(context.private_key_pem, context.signing_algorithm);
   }
   if (scenario.startsWith("auth/client-credentials")) options.grantType = "client_credentials";
   return withOAuth(fetch, options);
+}
+
+/** Imports a PKCS#8 PEM signing key for `private_key_jwt` (ES256 or RS256). */
+async function importPrivateKey(pem, algorithm = "ES256") {
+  const der = Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")), (c) => c.charCodeAt(0));
+  const params = algorithm === "RS256" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
+  return crypto.subtle.importKey("pkcs8", der, params, false, ["sign"]);
 }

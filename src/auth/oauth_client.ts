@@ -16,7 +16,12 @@ import type { BearerChallenge } from "./www_authenticate.ts";
 export interface PreRegisteredClient {
   clientId: string;
   clientSecret?: string;
-  /** `client_secret_basic`, `client_secret_post` or `none`; default: chosen from the server's metadata. */
+  /** A private key for `private_key_jwt` (RFC 7523): a signing `CryptoKey`, optionally with its `kid`. */
+  privateKey?: CryptoKey | { key: CryptoKey; kid?: string };
+  /**
+   * `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none`; default: `private_key_jwt`
+   * with a `privateKey`, else chosen from the server's metadata.
+   */
   tokenEndpointAuthMethod?: string;
   /** The issuer these credentials belong to; when set, another issuer is refused (code `registration`). */
   issuer?: string;
@@ -279,7 +284,8 @@ export class OAuthClient {
       }
       const client: StoredClient = { clientId: pre.clientId };
       if (pre.clientSecret !== undefined) client.clientSecret = pre.clientSecret;
-      if (pre.tokenEndpointAuthMethod !== undefined) client.tokenEndpointAuthMethod = pre.tokenEndpointAuthMethod;
+      const method = pre.tokenEndpointAuthMethod ?? (pre.privateKey === undefined ? undefined : "private_key_jwt");
+      if (method !== undefined) client.tokenEndpointAuthMethod = method;
       return client;
     }
     const stored = await this.#store.getClient(as.issuer);
@@ -340,6 +346,11 @@ export class OAuthClient {
         return method === "client_secret_basic" ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
       case "none":
         return oauth.None();
+      case "private_key_jwt": {
+        const key = this.#options.client?.privateKey;
+        if (key === undefined) throw new AuthError("registration", "Token endpoint authentication private_key_jwt needs client.privateKey");
+        return oauth.PrivateKeyJwt(key);
+      }
       default:
         throw new AuthError("registration", `Token endpoint authentication ${JSON.stringify(method)} is not supported`);
     }

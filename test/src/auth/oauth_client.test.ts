@@ -331,6 +331,19 @@ describe("withOAuth: client credentials", () => {
   });
 });
 
+describe("withOAuth: client credentials with private_key_jwt", () => {
+  it("signs a client assertion for the issuer with the pre-registered key", async () => {
+    const { publicKey, privateKey } = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
+    const { as, call } = setup({
+      as: { jwtClients: { "jwt-client": publicKey } },
+      client: { grantType: "client_credentials", client: { clientId: "jwt-client", privateKey } },
+    });
+    expect((await call()).status).toBe(200);
+    expect(as.tokenRequests[0]?.params).toMatchObject({ grant_type: "client_credentials", client_id: "jwt-client" });
+    expect(as.tokenRequests[0]?.params.client_assertion).toBeTruthy();
+  });
+});
+
 describe("withOAuth: browser redirect", () => {
   it("rejects with authorization_pending when the page leaves, and finishAuthorization completes it later", async () => {
     let authorizationUrl: URL | undefined;

@@ -3,6 +3,7 @@
  * handlers, a fetch that routes by origin to them (no sockets), and `serveHandler` to put a handler on
  * a real 127.0.0.1 port.
  */
+import { jwtVerify } from "jose";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { requireBearer, type AccessTokenInfo, type ProtectedResourceMetadata, type RequireBearerOptions } from "../../../src/auth/mod.ts";
@@ -36,6 +37,8 @@ export interface AuthServerOptions {
   clients?: Record<string, string | undefined>;
   /** What DCR answers: the `token_endpoint_auth_method` and whether a secret is issued. */
   registerAs?: { method?: string; secret?: boolean; omitSecretExpiry?: boolean };
+  /** Clients authenticating with private_key_jwt: id → public key. */
+  jwtClients?: Record<string, CryptoKey>;
   /** Scopes never granted, even when requested. */
   withhold?: string[];
 }
@@ -155,6 +158,18 @@ export class AuthServerFixture {
       const [id, pass] = atob(authorization.slice(6)).split(":").map((s) => decodeURIComponent(s.replace(/\+/g, " ")));
       clientId = id;
       secret = pass;
+    }
+    const jwtKey = clientId === undefined ? undefined : this.options.jwtClients?.[clientId];
+    if (jwtKey !== undefined) {
+      const valid =
+        params.client_assertion_type === "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" &&
+        (await jwtVerify(params.client_assertion ?? "", jwtKey, { audience: this.issuer, issuer: clientId, subject: clientId }).then(
+          () => true,
+          () => false,
+        ));
+      if (!valid) return Response.json({ error: "invalid_client" }, { status: 401 });
+      if (params.grant_type !== "client_credentials") return Response.json({ error: "unauthorized_client" }, { status: 400 });
+      return this.#issue({ scopes: (params.scope ?? "").split(" ").filter(Boolean), resource: params.resource, clientId: clientId as string }, false);
     }
     const client = clientId === undefined ? undefined : this.#clients.get(clientId);
     const cimd = this.options.cimd === true && clientId?.startsWith("https://") === true;
