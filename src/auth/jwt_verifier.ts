@@ -4,6 +4,7 @@
  * @module
  */
 import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWK, type JWTVerifyGetKey, type KeyObject } from "jose";
+import { AuthError } from "./errors.ts";
 import type { AccessTokenInfo, TokenVerifier } from "./require_bearer.ts";
 
 /** Options of {@linkcode jwtVerifier}. */
@@ -33,7 +34,8 @@ export interface JwtVerifierOptions {
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   if ((options.jwksUrl === undefined) === (options.key === undefined)) {
-    throw new TypeError("jwtVerifier needs exactly one of jwksUrl and key");
+    const given = options.jwksUrl === undefined ? "neither" : "both";
+    throw new AuthError("invalid_option", `Give jwtVerifier exactly one of jwksUrl and key, not ${given}`);
   }
   const key = options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : options.key;
   const verifyOptions = {
