@@ -103,10 +103,14 @@ export class OAuthClient {
 
   constructor(options: OAuthClientOptions = {}) {
     if ((options.grantType ?? "authorization_code") === "authorization_code" && options.redirectUri !== undefined) {
+      let redirect: URL;
       try {
-        new URL(options.redirectUri);
+        redirect = new URL(options.redirectUri);
       } catch (cause) {
         throw new AuthError("invalid_option", `redirectUri ${JSON.stringify(options.redirectUri)} is not a URL`, { cause });
+      }
+      if (redirect.protocol === "http:" && !isLoopbackHost(redirect.hostname)) {
+        throw new AuthError("invalid_option", `redirectUri ${JSON.stringify(options.redirectUri)} must use https or a loopback host`);
       }
     }
     this.#options = options;
@@ -235,6 +239,9 @@ export class OAuthClient {
     }
     if (as.authorization_endpoint === undefined) {
       throw new AuthError("server_metadata", `The authorization server ${as.issuer} has no authorization_endpoint`);
+    }
+    if (!this.#http(as)[oauth.allowInsecureRequests] && new URL(as.authorization_endpoint).protocol !== "https:") {
+      throw new AuthError("server_metadata", `The authorization endpoint ${as.authorization_endpoint} is not https`);
     }
     const { redirectUri, redirectTo } = this.#options;
     if (redirectUri === undefined || redirectTo === undefined) {

@@ -79,6 +79,26 @@ describe("withOAuth: the full authorization code flow", () => {
   });
 });
 
+describe("OAuthClient options", () => {
+  it("refuses a plain-http redirect URI outside loopback, and accepts https and loopback ones", () => {
+    expect(() => withOAuth(fetch, { redirectUri: "http://app.example.com/callback" })).toThrow(/https or a loopback host/);
+    expect(() => withOAuth(fetch, { redirectUri: "https://app.example.com/callback" })).not.toThrow();
+    expect(() => withOAuth(fetch, { redirectUri: "http://localhost:3000/callback" })).not.toThrow();
+  });
+
+  it("refuses plain-http authorization server endpoints outside loopback unless allowed", async () => {
+    const asOrigin = "http://auth.test";
+    const as = new AuthServerFixture({ origin: asOrigin });
+    const rs: ResourceFixture = new ResourceFixture({ origin: RS, authServers: [asOrigin], verify: (t) => as.verifierFor(rs.serverUrl)(t) });
+    const fetch = routeFetch({ [asOrigin]: as.handler, [RS]: rs.handler });
+    const post = (allowInsecureRequests: boolean | "loopback") =>
+      withOAuth(fetch, { redirectUri: REDIRECT, redirectTo: autoApprove(fetch), allowInsecureRequests })(rs.serverUrl, { method: "POST", body: "{}" });
+    expect((await rejection(post("loopback"))).code).toBe("server_metadata");
+    expect(as.authorizations).toHaveLength(0);
+    expect((await post(true)).status).toBe(200);
+  });
+});
+
 describe("withOAuth: the authorization response issuer (RFC 9207)", () => {
   const cases: { name: string; as: Partial<AuthServerOptions>; accepted: boolean }[] = [
     { name: "a correct iss, advertised", as: { issAdvertised: true, issInRedirect: "correct" }, accepted: true },
