@@ -5,6 +5,12 @@
 // "browser" is a fetch of the authorization URL that reads the redirect's Location (nothing listens
 // on the redirect URI). Pre-registered credentials come from MCP_CONFORMANCE_CONTEXT; the Client ID
 // Metadata Document URL is the one the suite expects.
+//
+// Wiring in conformance-client.mjs:
+//   import { withOAuth } from "onemodelcontext/auth";
+//   const fetch = await conformanceAuthFetch(scenario, context, { withOAuth });
+//   const client = await ContextClient.connect(httpTransport(url, { fetch }));
+//   await runAuthScenario(client);
 
 /** The CIMD URL the `auth/basic-cimd` scenario expects as `client_id`. */
 export const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
@@ -43,4 +49,14 @@ async function importPrivateKey(pem, algorithm = "ES256") {
   const der = Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")), (c) => c.charCodeAt(0));
   const params = algorithm === "RS256" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
   return crypto.subtle.importKey("pkcs8", der, params, false, ["sign"]);
+}
+
+/**
+ * What the client does once connected in an `auth/*` scenario: list the tools and call each with `{}`
+ * (the mocks serve one, `test-tool`; `auth/scope-step-up` answers the call 403 `insufficient_scope`).
+ * @param {{ request(method: string, params: object): Promise<any> }} client a connected ContextClient
+ */
+export async function runAuthScenario(client) {
+  const { tools } = await client.request("tools/list", {});
+  for (const tool of tools) await client.request("tools/call", { name: tool.name, arguments: {} });
 }
