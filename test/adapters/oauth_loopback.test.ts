@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startLoopbackRedirect, type LoopbackRedirect } from "../../adapters/oauth_loopback.ts";
 import { AuthError, withOAuth } from "../../src/auth/mod.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/mod.ts";
-import { AuthServerFixture, ResourceFixture, serveHandler, type Handler } from "../src/auth/oauth_fixtures.ts";
+import { AuthServerFixture, ResourceFixture, type Handler } from "../src/auth/oauth_fixtures.ts";
+import { serveHandler } from "../src/auth/serve_handler.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

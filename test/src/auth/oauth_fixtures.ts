@@ -1,11 +1,8 @@
 /**
- * Test fixtures: a small OAuth 2.1 authorization server and a protected MCP resource, both as fetch
- * handlers, a fetch that routes by origin to them (no sockets), and `serveHandler` to put a handler on
- * a real 127.0.0.1 port.
+ * Test fixtures on web APIs only (they run on Node, Deno and Bun): a small OAuth 2.1 authorization
+ * server and a protected MCP resource, both as fetch handlers, and a fetch that routes by origin to
+ * them (no sockets). `serve_handler.ts` puts a handler on a real 127.0.0.1 port (Node).
  */
-import { jwtVerify } from "jose";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { requireBearer, type AccessTokenInfo, type ProtectedResourceMetadata, type RequireBearerOptions } from "../../../src/auth/mod.ts";
 
 export type Handler = (request: Request) => Response | Promise<Response>;
@@ -163,7 +160,7 @@ export class AuthServerFixture {
     if (jwtKey !== undefined) {
       const valid =
         params.client_assertion_type === "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" &&
-        (await jwtVerify(params.client_assertion ?? "", jwtKey, { audience: this.issuer, issuer: clientId, subject: clientId }).then(
+        (await (await import("jose")).jwtVerify(params.client_assertion ?? "", jwtKey, { audience: this.issuer, issuer: clientId, subject: clientId }).then(
           () => true,
           () => false,
         ));
@@ -331,35 +328,5 @@ export function autoApprove(fetch: (input: string | URL | Request, init?: Reques
     const location = response.headers.get("location");
     if (response.status !== 302 || location === null) throw new Error(`The authorization endpoint answered ${response.status}`);
     return location;
-  };
-}
-
-/** Serves `handler` on 127.0.0.1 with `node:http`; returns the origin and a close function. */
-export async function serveHandler(handler: (request: Request, origin: string) => Response | Promise<Response>): Promise<{ origin: string; close(): Promise<void> }> {
-  let origin = "";
-  const server = createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-      const request = new Request(`${origin}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(body === undefined ? {} : { body }) });
-      const response = await handler(request, origin);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (error) {
-      res.writeHead(500).end(String(error));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
