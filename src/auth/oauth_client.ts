@@ -11,21 +11,9 @@ import { AuthError } from "./errors.ts";
 import { canonicalServerUrl, isLoopbackHost, type FetchLike } from "./fetch_like.ts";
 import { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from "./oauth_store.ts";
 import type { BearerChallenge } from "./www_authenticate.ts";
+import { clientAuthentication, resolveClient, type OAuthHttpOptions as HttpOptions, type PreRegisteredClient } from "./client_identity.ts";
 
-/** Credentials obtained outside the protocol (pre-registration). */
-export interface PreRegisteredClient {
-  clientId: string;
-  clientSecret?: string;
-  /** A private key for `private_key_jwt` (RFC 7523): a signing `CryptoKey`, optionally with its `kid`. */
-  privateKey?: CryptoKey | { key: CryptoKey; kid?: string };
-  /**
-   * `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none`; default: `private_key_jwt`
-   * with a `privateKey`, else chosen from the server's metadata.
-   */
-  tokenEndpointAuthMethod?: string;
-  /** The issuer these credentials belong to; when set, another issuer is refused (code `registration`). */
-  issuer?: string;
-}
+export type { PreRegisteredClient } from "./client_identity.ts";
 
 /** Options of {@linkcode OAuthClient}. */
 export interface OAuthClientOptions {
@@ -282,85 +270,12 @@ export class OAuthClient {
     return [...new Set(scopes)].join(" ");
   }
 
-  /** The client identity at `as`: pre-registered, then stored, then CIMD, then Dynamic Client Registration. */
-  async #clientFor(as: oauth.AuthorizationServer): Promise<StoredClient> {
-    const pre = this.#options.client;
-    if (pre !== undefined) {
-      if (pre.issuer !== undefined && pre.issuer !== as.issuer) {
-        throw new AuthError("registration", `The pre-registered client is for ${pre.issuer}, but the server's authorization server is ${as.issuer}`);
-      }
-      const client: StoredClient = { clientId: pre.clientId };
-      if (pre.clientSecret !== undefined) client.clientSecret = pre.clientSecret;
-      const method = pre.tokenEndpointAuthMethod ?? (pre.privateKey === undefined ? undefined : "private_key_jwt");
-      if (method !== undefined) client.tokenEndpointAuthMethod = method;
-      return client;
-    }
-    const stored = await this.#store.getClient(as.issuer);
-    if (stored !== undefined) return stored;
-    const cimd = this.#options.clientMetadataUrl;
-    if (cimd !== undefined && as.client_id_metadata_document_supported === true) {
-      return { clientId: cimd, tokenEndpointAuthMethod: "none" };
-    }
-    if (as.registration_endpoint === undefined) {
-      throw new AuthError(
-        "registration",
-        `No client identity for ${as.issuer}: no pre-registered client, ${cimd === undefined ? "no clientMetadataUrl" : "no CIMD support"}, and no registration_endpoint`,
-      );
-    }
-    const clientCredentials = this.#options.grantType === "client_credentials";
-    const metadata: Record<string, unknown> = {
-      client_name: "onemodelcontext",
-      grant_types: clientCredentials ? ["client_credentials"] : ["authorization_code", "refresh_token"],
-      ...(clientCredentials ? {} : { response_types: ["code"], redirect_uris: [this.#options.redirectUri], application_type: applicationType(this.#options.redirectUri) }),
-      ...this.#options.clientMetadata,
-    };
-    let registered: oauth.OmitSymbolProperties<oauth.Client>;
-    try {
-      const response = await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.OmitSymbolProperties<oauth.Client>>, this.#http(as));
-      registered = await oauth.processDynamicClientRegistrationResponse(response).catch((error: unknown) => {
-        // RFC 7591 requires client_secret_expires_at with a secret; many servers leave it out (it then never expires).
-        const body = (error as { cause?: { body?: { client_id?: unknown; client_secret_expires_at?: unknown } } }).cause?.body;
-        if (error instanceof oauth.OperationProcessingError && typeof body?.client_id === "string" && body.client_secret_expires_at === undefined) {
-          return body as oauth.OmitSymbolProperties<oauth.Client>;
-        }
-        throw error;
-      });
-    } catch (cause) {
-      throw new AuthError("registration", `Dynamic Client Registration at ${as.registration_endpoint} failed: ${(cause as Error).message}`, { cause });
-    }
-    const client: StoredClient = { clientId: registered.client_id };
-    if (typeof registered.client_secret === "string") client.clientSecret = registered.client_secret;
-    if (typeof registered.token_endpoint_auth_method === "string") client.tokenEndpointAuthMethod = registered.token_endpoint_auth_method;
-    await this.#store.saveClient(as.issuer, client);
-    return client;
+  #clientFor(as: oauth.AuthorizationServer): Promise<StoredClient> {
+    return resolveClient(as, { ...this.#options, store: this.#store, http: this.#http(as) });
   }
 
-  /** Token-endpoint authentication: the registered method, else from the server's advertised methods. */
   #clientAuth(client: StoredClient, as: oauth.AuthorizationServer): oauth.ClientAuth {
-    const secret = client.clientSecret;
-    let method = client.tokenEndpointAuthMethod;
-    if (method === undefined) {
-      const supported = as.token_endpoint_auth_methods_supported;
-      if (secret === undefined) method = "none";
-      else if (supported === undefined || supported.includes("client_secret_basic")) method = "client_secret_basic";
-      else if (supported.includes("client_secret_post")) method = "client_secret_post";
-      else method = "none";
-    }
-    switch (method) {
-      case "client_secret_basic":
-      case "client_secret_post":
-        if (secret === undefined) throw new AuthError("registration", `Token endpoint authentication ${method} needs a client secret, and the client has none`);
-        return method === "client_secret_basic" ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
-      case "none":
-        return oauth.None();
-      case "private_key_jwt": {
-        const key = this.#options.client?.privateKey;
-        if (key === undefined) throw new AuthError("registration", "Token endpoint authentication private_key_jwt needs client.privateKey");
-        return oauth.PrivateKeyJwt(key);
-      }
-      default:
-        throw new AuthError("registration", `Token endpoint authentication ${JSON.stringify(method)} is not supported`);
-    }
+    return clientAuthentication(client, as, this.#options.client?.privateKey);
   }
 
   async #refresh(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
@@ -436,11 +351,6 @@ export class OAuthClient {
   }
 }
 
-interface HttpOptions {
-  [oauth.customFetch]: never;
-  [oauth.allowInsecureRequests]: boolean;
-}
-
 interface TokenContext {
   issuer: string;
   clientId: string;
@@ -449,26 +359,6 @@ interface TokenContext {
   refreshToken?: string;
 }
 
-/**
- * `client_secret_basic` with the `application/x-www-form-urlencoded` serializer (RFC 6749 §2.3.1):
- * `oauth4webapi`'s encoder also escapes `-`, `.`, `_` and `*`, which servers that compare the
- * credentials without decoding them refuse.
- */
-function clientSecretBasic(secret: string): oauth.ClientAuth {
-  const encode = (value: string): string => new URLSearchParams([["", value]]).toString().slice(1);
-  return (_as, client, _body, headers) => {
-    headers.set("authorization", `Basic ${btoa(`${encode(client.client_id)}:${encode(secret)}`)}`);
-  };
-}
-
 function split(scope: string): string[] {
   return scope.split(" ").filter((s) => s !== "");
-}
-
-/** `native` for loopback, localhost and custom-scheme redirect URIs; `web` otherwise (SEP-837). */
-function applicationType(redirectUri: string | undefined): "native" | "web" {
-  if (redirectUri === undefined) return "native";
-  const url = new URL(redirectUri);
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "native";
-  return isLoopbackHost(url.hostname) ? "native" : "web";
 }
