@@ -24,6 +24,7 @@ export { httpTransport, type HttpTransport, type HttpTransportOptions } from "..
 export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./oauth_loopback.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;
