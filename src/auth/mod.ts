@@ -7,6 +7,7 @@
 export { AuthError, type AuthErrorCode, type AuthErrorOptions } from "./errors.ts";
 export { withOAuth, type OAuthFetch } from "./with_oauth.ts";
 export { OAuthClient, type AuthorizeOptions, type OAuthClientOptions, type PreRegisteredClient } from "./oauth_client.ts";
+export { WebStorageOAuthStore, type StorageLike, type WebStorageOAuthStoreOptions } from "./web_storage_oauth_store.ts";
 export { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from "./oauth_store.ts";
 export { discoverProtectedResource, protectedResourceMetadataUrls, type DiscoverProtectedResourceOptions, type ProtectedResource } from "./discover_protected_resource.ts";
 export { authorizationServerMetadataUrls, discoverAuthorizationServer, type DiscoverAuthorizationServerOptions } from "./discover_authorization_server.ts";

@@ -10,7 +10,10 @@ export interface StoredTokens {
   /** `Bearer` (the only type sent as `Authorization: Bearer`). */
   tokenType: string;
   refreshToken?: string;
-  /** When the access token expires, on the client's {@linkcode TimeProvider} clock (milliseconds). */
+  /**
+   * When the access token expires, on the client's {@linkcode TimeProvider} clock (milliseconds): a
+   * store that outlives the process or page must drop it (see `WebStorageOAuthStore`).
+   */
   expiresAt?: number;
   /** The scopes requested (space-separated), kept for step-up unions. */
   scope?: string;
