@@ -2,7 +2,9 @@
  * Bearer-token protection for a fetch handler: the MCP server as an OAuth 2.1 resource server.
  * @module
  */
-import { readJsonBody } from "../http/read_json_body.ts";
+import { httpError } from "../http/http_errors.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
+import { integerOption } from "../stream/options.ts";
 import { formatBearerChallenge } from "./www_authenticate.ts";
 
 /** What a verifier learned from a valid access token. */
@@ -65,7 +67,10 @@ export interface RequireBearerOptions {
    * body. A token lacking any of them gets 403 `insufficient_scope` naming every scope the call needs.
    */
   scopesFor?: (call: ScopedCall) => readonly string[] | undefined;
-  /** Cap on the body read for `scopesFor`. Default 4 MiB. */
+  /**
+   * Cap on the body read for `scopesFor`; a larger body is answered 413 here, so keep it at or below
+   * the handler's own cap. Default 4 MiB.
+   */
   maxBodyBytes?: number;
 }
 
@@ -102,6 +107,7 @@ export function requireBearer(handler: FetchHandler, options: RequireBearerOptio
   const metadataUrl = options.resourceMetadataUrl ?? (options.metadata === undefined ? undefined : defaultMetadataUrl(options.metadata.resource));
   const metadataPath = metadataUrl === undefined ? undefined : new URL(metadataUrl).pathname;
   const baseScopes = [...(options.scopes ?? [])];
+  const maxBodyBytes = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
   const challengeScope = baseScopes.length === 0 ? options.metadata?.scopes_supported?.join(" ") : baseScopes.join(" ");
 
   return async (request) => {
@@ -121,10 +127,15 @@ export function requireBearer(handler: FetchHandler, options: RequireBearerOptio
       return challenge(401, { error: "invalid_token", errorDescription: "The access token is invalid or expired", scope: challengeScope, resourceMetadata: metadataUrl }, "Invalid access token");
     }
     let needed = baseScopes;
-    if (options.scopesFor !== undefined && request.method === "POST") {
-      const calls = await readCalls(request, options.maxBodyBytes);
-      const extra = calls.flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
+    let forwarded = request;
+    if (options.scopesFor !== undefined && request.method === "POST" && request.body !== null) {
+      const bytes = await readCapped(request, maxBodyBytes);
+      if (bytes === undefined) {
+        return httpError("payloadTooLarge", undefined, { message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)` });
+      }
+      const extra = callsIn(bytes).flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
       if (extra.length > 0) needed = [...new Set([...baseScopes, ...extra])];
+      forwarded = new Request(request, { body: bytes });
     }
     const granted = new Set(info.scopes);
     if (!needed.every((scope) => granted.has(scope))) {
@@ -134,8 +145,8 @@ export function requireBearer(handler: FetchHandler, options: RequireBearerOptio
         "Insufficient scope",
       );
     }
-    authInfo.set(request, info);
-    return handler(request);
+    authInfo.set(forwarded, info);
+    return handler(forwarded);
   };
 }
 
@@ -164,14 +175,45 @@ function metadataCors(): Record<string, string> {
   return { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, HEAD, OPTIONS", "access-control-allow-headers": "*" };
 }
 
-/** The JSON-RPC requests of a POST body, read from a clone (the handler reads the original). Unreadable → none. */
-async function readCalls(request: Request, maxBodyBytes: number | undefined): Promise<ScopedCall[]> {
+/**
+ * Reads the whole body, at most `limit` bytes: undefined (and the upload cancelled) when more arrive.
+ * The bytes are handed on to the handler as the body of a new request, byte for byte.
+ */
+async function readCapped(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  if (declared > limit) {
+    await reader.cancel();
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The JSON-RPC requests in a body; none when it is not JSON (the handler then answers the parse error). */
+function callsIn(bytes: Uint8Array): ScopedCall[] {
   let value: unknown;
   try {
-    const options = maxBodyBytes === undefined ? {} : { maxBodyBytes };
-    value = (await readJsonBody(request.clone(), options)).value;
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
-    return []; // the handler reads the body again and answers the parse or size error itself
+    return []; // no call can run from a body that is not JSON
   }
   const calls: ScopedCall[] = [];
   for (const message of Array.isArray(value) ? value : [value]) {

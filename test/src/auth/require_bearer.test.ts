@@ -67,6 +67,14 @@ describe("requireBearer", () => {
     expect(allowed.status).toBe(200);
   });
 
+  it("answers a body over maxBodyBytes 413 before the handler, so no call escapes its scope check; a body at the cap passes", async () => {
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write", pad: "" } };
+    const size = JSON.stringify(body).length;
+    const handler = requireBearer(() => new Response("handled"), { verify: (t) => tokens[t], scopesFor: () => undefined, maxBodyBytes: size + 10 });
+    expect((await handler(post("basic", { ...body, params: { name: "write", pad: "x".repeat(11) } }))).status).toBe(413);
+    expect((await handler(post("basic", { ...body, params: { name: "write", pad: "x".repeat(10) } }))).status).toBe(200);
+  });
+
   it("lets the handler read the body after the scope check read it", async () => {
     const handler = requireBearer(async (request) => Response.json(await request.json()), { verify: (t) => tokens[t], scopesFor: () => undefined });
     const response = await handler(post("basic", { jsonrpc: "2.0", id: 7, method: "tools/list" }));
