@@ -22,6 +22,7 @@ export interface OAuthFetch extends FetchLike {
  *   the request rejects with {@linkcode AuthError} code `unauthorized`, so a server that never accepts
  *   cannot loop the client.
  * An expired token is refreshed before sending. A request body is buffered so it can be sent again.
+ * Without a token for the server, the request goes out with the caller's own headers unchanged.
  * Without an `oauth.fetch`, the same `fetch` serves the OAuth requests.
  *
  * @example
@@ -73,9 +74,9 @@ async function replayable(input: string | URL | Request, init: RequestInit | und
       url: input.url,
       attempt(authorization) {
         const copy = original.clone();
+        if (authorization === undefined) return [copy, undefined];
         const headers = new Headers(copy.headers);
-        if (authorization === undefined) headers.delete("authorization");
-        else headers.set("authorization", authorization);
+        headers.set("authorization", authorization);
         return [new Request(copy, { headers }), undefined];
       },
     };
@@ -91,8 +92,7 @@ async function replayable(input: string | URL | Request, init: RequestInit | und
     url: new URL(input).href,
     attempt(authorization) {
       const headers = new Headers(init?.headers);
-      if (authorization === undefined) headers.delete("authorization");
-      else headers.set("authorization", authorization);
+      if (authorization !== undefined) headers.set("authorization", authorization);
       return [input, { ...base, headers }];
     },
   };
