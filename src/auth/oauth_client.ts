@@ -250,7 +250,13 @@ export class OAuthClient {
     const pending: PendingAuthorization = { serverUrl, resource: resource.resource, issuer: as.issuer, codeVerifier, state, redirectUri };
     if (scope !== undefined) pending.scope = scope;
     await this.#store.savePending(state, pending);
-    const callback = await redirectTo(url);
+    let callback: URL | string | void;
+    try {
+      callback = await redirectTo(url);
+    } catch (error) {
+      await this.#store.takePending(state); // a flow that never comes back leaves nothing behind
+      throw error;
+    }
     if (callback === undefined || callback === null) {
       throw new AuthError("authorization_pending", `Authorization for ${serverUrl} continues in the browser: call finishAuthorization(callbackUrl) when it returns`);
     }

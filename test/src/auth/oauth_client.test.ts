@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AuthError, withOAuth, type OAuthClientOptions } from "../../../src/auth/mod.ts";
+import { AuthError, InMemoryOAuthStore, withOAuth, type OAuthClientOptions } from "../../../src/auth/mod.ts";
 import { FakeTimeProvider } from "../../../testing/mod.ts";
 import { AuthServerFixture, ResourceFixture, autoApprove, routeFetch, type AuthServerOptions, type ResourceFixtureOptions } from "./oauth_fixtures.ts";
 
@@ -373,6 +373,23 @@ describe("withOAuth: browser redirect", () => {
     await fixture.authFetch.oauth.finishAuthorization(callback);
     expect((await fixture.call()).status).toBe(200);
     expect(fixture.as.authorizations).toHaveLength(1);
+  });
+
+  it("forgets the pending authorization when redirectTo fails", async () => {
+    let state: string | null = null;
+    const store = new InMemoryOAuthStore();
+    const { call } = setup({
+      client: {
+        store,
+        redirectTo: (url) => {
+          state = url.searchParams.get("state");
+          throw new Error("The user closed the window");
+        },
+      },
+    });
+    await expect(call()).rejects.toThrow("The user closed the window");
+    expect(state).not.toBeNull();
+    expect(store.takePending(state as unknown as string)).toBeUndefined();
   });
 
   it("refuses a callback with an unknown state", async () => {
