@@ -15,6 +15,7 @@ export interface AccessTokenInfo {
 export declare class AuthError extends Error {
     readonly code: AuthErrorCode;
     constructor(code: AuthErrorCode, message: string, options?: AuthErrorOptions);
+    static [Symbol.hasInstance](value: unknown): value is AuthError;
 }
 
 // AuthErrorCode: type, from src/auth/errors.ts

@@ -31,12 +31,23 @@ export interface AuthErrorOptions {
   cause?: unknown;
 }
 
-/** An authorization failure; `code` is stable and safe to branch on, `cause` carries the underlying error. */
+const BRAND: unique symbol = Symbol.for("onemodelcontext.authError") as never;
+
+/**
+ * An authorization failure; `code` is stable and safe to branch on, `cause` carries the underlying
+ * error. `instanceof` answers through a `Symbol.for` brand, so it holds across two copies of the package.
+ */
 export class AuthError extends Error {
   readonly code: AuthErrorCode;
   constructor(code: AuthErrorCode, message: string, options?: AuthErrorOptions) {
     super(message, options);
     this.code = code;
     this.name = "AuthError";
+    Object.defineProperty(this, BRAND, { value: true, enumerable: false });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): value is AuthError {
+    if (this !== AuthError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
   }
 }
