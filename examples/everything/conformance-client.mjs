@@ -6,7 +6,9 @@
 //
 //   npm run build && npm run conformance -- --leg client
 import { ContextClient } from "onemodelcontext";
+import { withOAuth } from "onemodelcontext/auth";
 import { httpTransport } from "onemodelcontext/node";
+import { conformanceAuthFetch, runAuthScenario } from "./conformance_auth.mjs";
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -43,7 +45,10 @@ function acceptElicitation(params) {
 }
 
 const legacySet = version.startsWith("2025") || version.startsWith("2024");
-const client = await ContextClient.connect(httpTransport(url), {
+// auth/* scenarios: the OAuth flow runs inside the transport's fetch (401 → discovery, registration, PKCE, token).
+const auth = scenario.startsWith("auth/");
+const transportOptions = auth ? { fetch: await conformanceAuthFetch(scenario, context, { withOAuth }) } : {};
+const client = await ContextClient.connect(httpTransport(url, transportOptions), {
   era: legacySet ? "legacy" : "auto",
   eraCache: null,
   clientInfo: { name: "onemodelcontext-conformance-client", version: "0.1.0" },
@@ -111,7 +116,7 @@ const scenarios = {
 };
 
 try {
-  const run = scenarios[scenario] ?? (async () => {
+  const run = auth ? () => runAuthScenario(client) : scenarios[scenario] ?? (async () => {
     for (const tool of await listTools()) await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
   });
   await run();
