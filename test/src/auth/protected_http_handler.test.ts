@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { getAuthInfo, requireBearer, withOAuth } from "../../../src/auth/mod.ts";
+import { ContextClient } from "../../../src/client/context_client.ts";
+import { httpTransport } from "../../../src/http/http_client_transport.ts";
 import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import { json, legacyPost, modernRequest, rpc, URL_ } from "../http/http_handler_helpers.ts";
@@ -59,4 +61,23 @@ describe("requireBearer over createHttpHandler, with withOAuth", () => {
     const init = await authFetch(legacyPost(rpc(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } })));
     expect(await json(init)).toMatchObject({ result: { protocolVersion: "2025-11-25" } });
   });
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`carries our HTTP client transport (${era} era) through discovery, authorization and a step-up`, async () => {
+      const { as, authFetch } = protectedServer();
+      const client = await ContextClient.connect(httpTransport(URL_, { fetch: authFetch }), {
+        era: era === "legacy" ? "legacy" : "auto",
+        eraCache: null,
+        clientInfo: { name: "auth-test", version: "1" },
+      });
+      try {
+        expect(client.era).toBe(era);
+        const result = (await client.request("tools/call", { name: "write", arguments: {} })) as { content: { text: string }[] };
+        expect(result.content[0]?.text).toBe("ran write");
+        expect(as.authorizations.map((a) => a.get("scope"))).toEqual(["mcp:basic", "mcp:basic mcp:write"]);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
