@@ -3,12 +3,12 @@
 // against our everything server (server scenarios) and our conformance client (client scenarios), one
 // table per requirement set (2025-11-25, 2026-07-28). Full usage: testing/conformance/README.md.
 //
-//   npm run conformance                                   # both sets, both legs, auth/* excluded
+//   npm run conformance                                   # both sets, both legs, auth/* included
 //   npm run conformance -- --set 2026-07-28 --leg server  # one set, one leg
 //   npm run conformance -- --scenario tools-list          # only the named scenario(s)
 //   npm run conformance -- --server-cmd "npx tsx /tmp/ref/everything-server.ts" --client-cmd "..."
 //   npm run conformance -- --url http://127.0.0.1:3000/mcp   # a server that is already running
-//   npm run conformance -- --auth                         # also the auth/* client scenarios
+//   npm run conformance -- --no-auth                      # without the auth/* client scenarios
 //   npm run conformance -- --install-only                 # only install the toolchain
 //
 // The suite needs Node >= 22, so the script installs, with the system npm, the npm packages
@@ -53,7 +53,7 @@ function usage(message) {
   --host HOST            host of the started server's URL (default 127.0.0.1); --path PATH (default /mcp)
   --client-cmd CMD       client command; the suite appends the URL and sets MCP_CONFORMANCE_SCENARIO
                          (default: node ${DEFAULT_CLIENT_FILE})
-  --auth                 include the auth/* client scenarios (excluded by default)
+  --no-auth              leave out the auth/* client scenarios (included by default; --auth is accepted)
   --score-pending        count the suite's pending scenarios (not scored by the suite) as required
   --expected-failures F  expected-failures file (default testing/conformance/expected-failures.json)
   --timeout MS           per-scenario timeout passed to the suite (default 30000)
@@ -67,7 +67,7 @@ function parseArgs(argv) {
   const o = {
     sets: [], legs: ["server", "client"], scenarios: [], serverCmd: process.env.CONFORMANCE_SERVER_CMD,
     url: undefined, host: "127.0.0.1", path: "/mcp", clientCmd: process.env.CONFORMANCE_CLIENT_CMD,
-    auth: false, scorePending: false, expectedFailures: join(HERE, "expected-failures.json"),
+    auth: true, scorePending: false, expectedFailures: join(HERE, "expected-failures.json"),
     timeout: 30000, readyTimeout: 30000, verbose: false, installOnly: false,
   };
   const value = (i, name) => {
@@ -86,6 +86,7 @@ function parseArgs(argv) {
       case "--path": o.path = value(i, a); i++; break;
       case "--client-cmd": o.clientCmd = value(i, a); i++; break;
       case "--auth": o.auth = true; break;
+      case "--no-auth": o.auth = false; break;
       case "--score-pending": o.scorePending = true; break;
       case "--expected-failures": o.expectedFailures = resolve(value(i, a)); i++; break;
       case "--timeout": o.timeout = Number(value(i, a)); i++; break;
@@ -519,7 +520,7 @@ async function main() {
     const extra = classified.filter((r) => !r.counted);
     const summary = `${set}: scored scenarios passing: ${[line("server"), line("client")].filter(Boolean).join(", ") || "none run"}` +
       (extra.length ? `; not scored: ${extra.filter((r) => r.result !== "FAIL").length}/${extra.length} passing` : "") +
-      (opts.auth || !opts.legs.includes("client") ? "" : "; auth/* client scenarios excluded (--auth to include)");
+      (opts.auth || !opts.legs.includes("client") ? "" : "; auth/* client scenarios excluded (--no-auth)");
     console.log(`\n${summary}`);
     summaries.push(summary);
   }
