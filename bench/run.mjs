@@ -6,7 +6,7 @@
  * process of the same implementation. Prints a Markdown table (medians of --reps runs) to stdout,
  * progress to stderr. Then runs bench/channel/run.mjs when it exists.
  *
- *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,large,rss,close]
+ *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,large,rss,close]
  *                      [--baseline=DIR]   (another built checkout, measured as column "before")
  *                      [--no-build] [--no-channel] [--write]
  *
@@ -42,9 +42,9 @@ if (!flag('no-build')) {
 }
 
 // Imported after the build: the implementations load dist/.
-const { IMPLS: BUILT_IN, baselineImpl } = await import('./lib/impls.mjs');
+const { IMPLS: BUILT_IN, baselineImpl, baselineModernImpl } = await import('./lib/impls.mjs');
 const baselineDir = option('baseline', '');
-const IMPLS = baselineDir ? [BUILT_IN[0], baselineImpl(baselineDir), ...BUILT_IN.slice(1)] : BUILT_IN;
+const IMPLS = baselineDir ? [BUILT_IN[0], baselineImpl(baselineDir), baselineModernImpl(baselineDir), ...BUILT_IN.slice(1)] : BUILT_IN;
 const { LARGE_SIZES, MiB } = await import('./lib/payloads.mjs');
 const { roundTripsPerSecond, warmUp, largeMessageMs, closeMs } = await import('./lib/scenarios.mjs');
 const { nonReadingPeak } = await import('./lib/flood.mjs');
@@ -52,10 +52,19 @@ const { machine } = await import('./lib/machine.mjs');
 const { renderReport } = await import('./lib/report.mjs');
 
 const only = new Set(option('only', IMPLS.map((i) => i.id).join(',')).split(','));
-const impls = IMPLS.filter((i) => only.has(i.id));
-const servers = impls.filter((i) => i.id !== 'floor');
+// The modern-era implementations (oursM, sdk2M, beforeM) take part in the round trips only; their
+// figures go to the modern rows (rt1M, rt64M, cpu1M, cpu64M) under the id of their legacy column.
+// `--only=ours` keeps oursM too; `--skip=modern` drops them all.
+const impls = IMPLS.filter((i) => (i.era === 'modern' ? !skip.has('modern') && !skip.has('rt') && only.has(i.id.slice(0, -1)) : only.has(i.id)));
+const legacyImpls = impls.filter((i) => i.era !== 'modern');
+const servers = legacyImpls.filter((i) => i.id !== 'floor');
+const eraOf = new Map(impls.map((i) => [i.id, i.era ?? 'legacy']));
 const results = {};
-const record = (row, impl, value) => ((results[row] ??= {})[impl] ??= []).push(value);
+const record = (row, impl, value) => {
+  const modern = eraOf.get(impl) === 'modern';
+  if (modern) [row, impl] = [`${row}M`, impl.slice(0, -1)];
+  ((results[row] ??= {})[impl] ??= []).push(value);
+};
 const note = (row, text) => ((results[row] ??= {}).notes ??= []).push(text);
 const failures = [];
 const attempt = async (what, fn) => {
@@ -126,6 +135,12 @@ if (!skip.has('rt') || !skip.has('large')) {
     const LARGE_CAP_MS = 20_000;
     const LARGE_BUDGET_MS = 12_000;
     const givenUp = new Set();
+    // Large messages are measured in the legacy era only: the modern clients close here.
+    for (const [id, client] of [...clients]) {
+      if (eraOf.get(id) !== 'modern') continue;
+      clients.delete(id);
+      await attempt(`${id} close`, () => client.close());
+    }
     for (const [id, client] of clients) await attempt(`${id} large warm-up`, () => largeMessageMs(client, LARGE_SIZES[0], LARGE_CAP_MS));
     // Sizes alternate within each repetition, so that an implementation's 8 MiB and 32 MiB calls of
     // one repetition run back to back under the same load; their quotient is that repetition's
@@ -159,7 +174,7 @@ if (!skip.has('rt') || !skip.has('large')) {
           log(`large        rep ${rep}  ${String(bytes / MiB).padStart(2)} MiB  ${id.padEnd(5)} ${ms === undefined ? 'given up' : `${ms.toFixed(0)} ms`}`);
         }
       }
-      for (const impl of impls) {
+      for (const impl of legacyImpls) {
         const small = times.get(`${impl.id} ${LARGE_SIZES[0]}`);
         const large = times.get(`${impl.id} ${LARGE_SIZES[1]}`);
         if (small !== undefined && large !== undefined) record('growth', impl.id, large / small);
@@ -189,7 +204,7 @@ if (!skip.has('close')) {
   for (let rep = 1; rep <= reps; rep++) {
     for (const [row, linger] of [['closeExit', false], ['closeLinger', true]]) {
       // The floor's close is stdin.end() and the wait for exit: what a Node process takes to end.
-      for (const impl of linger ? servers : impls) {
+      for (const impl of linger ? servers : legacyImpls) {
         const closed = await attempt(`${impl.id} ${row}`, () => closeMs(impl, { linger }));
         if (!closed) continue;
         record(row, impl.id, closed.ms);
@@ -215,7 +230,7 @@ const output = [
   '',
   `Machine: ${machineLine}`,
   '',
-  `Code: ${codeLine}; @modelcontextprotocol/sdk 1.32.2; @modelcontextprotocol/client and server 2.4.0; all in the legacy era (2025-06-18), the one all three speak.`,
+  `Code: ${codeLine}; @modelcontextprotocol/sdk 1.32.2; @modelcontextprotocol/client and server 2.4.0; the legacy era (2025-06-18, the one all three speak) throughout, and the modern era (2026-07-28; ours, and SDK 2.4's client pinned to it against its dual-era \`serveStdio\` server) in the rows marked modern, interleaved in the same repetitions.`,
   '',
   table,
   '',

@@ -8,20 +8,20 @@ import { spawn } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lineSplitter } from './floor_lines.mjs';
-import { MAX_MESSAGE_BYTES, toolCall } from './payloads.mjs';
+import { MAX_MESSAGE_BYTES, MODERN_VERSION, toolCall } from './payloads.mjs';
 import { loadOurs } from './ours.mjs';
 
 export const peer = (file) => (isAbsolute(file) ? file : fileURLToPath(new URL(`../peers/${file}`, import.meta.url)));
 const serverArgs = (file, linger) => (linger ? [peer(file), '--linger'] : [peer(file)]);
 const textOf = (result) => result.content[0].text;
 
-async function connectOurs({ linger = false } = {}, ours = loadOurs(), server = 'ours_server.mjs') {
+async function connectOurs({ linger = false, era = 'legacy' } = {}, ours = loadOurs(), server = 'ours_server.mjs') {
   const { ContextClient, spawnProcess } = await ours;
   let pid;
   const transport = spawnProcess(process.execPath, serverArgs(server, linger), { stderr: 'inherit' });
   const open = transport.open;
   const tapped = { ...transport, open: async () => { const c = await open(); pid = c.pid; return c; } };
-  const client = await ContextClient.connect(tapped, { era: 'legacy', connection: { channel: { maxMessageBytes: MAX_MESSAGE_BYTES } }, eraCache: null });
+  const client = await ContextClient.connect(tapped, { era, connection: { channel: { maxMessageBytes: MAX_MESSAGE_BYTES } }, eraCache: null });
   return {
     pid,
     call: async (name, args) => textOf(await client.request('tools/call', { name, arguments: args })),
@@ -47,7 +47,7 @@ async function connectSdk1({ linger = false } = {}) {
   };
 }
 
-async function connectSdk2({ linger = false } = {}) {
+async function connectSdk2({ linger = false, era = 'legacy' } = {}) {
   const { Client } = await import('@modelcontextprotocol/client');
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
@@ -56,8 +56,13 @@ async function connectSdk2({ linger = false } = {}) {
     stderr: 'inherit',
     maxBufferSize: MAX_MESSAGE_BYTES,
   });
-  const client = new Client({ name: 'bench', version: '0.0.0' }, { capabilities: {} });
+  // The modern era pinned (no probe on a sibling process); the legacy era is the SDK's default.
+  const negotiation = era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_VERSION } } } : {};
+  const client = new Client({ name: 'bench', version: '0.0.0' }, { capabilities: {}, ...negotiation });
   await client.connect(transport);
+  if (era === 'modern' && client.getNegotiatedProtocolVersion?.() !== undefined && client.getNegotiatedProtocolVersion() !== MODERN_VERSION) {
+    throw new Error(`SDK 2.4 negotiated ${client.getNegotiatedProtocolVersion()}, not ${MODERN_VERSION}`);
+  }
   return {
     pid: transport.pid,
     call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
@@ -97,6 +102,9 @@ async function connectFloor() {
 export const IMPLS = [
   { id: 'ours', label: 'onemodelcontext', server: 'ours_server.mjs', connect: connectOurs },
   { id: 'sdk2', label: 'SDK 2.4.0', server: 'sdk2_server.mjs', connect: connectSdk2 },
+  // The modern era (2026-07-28): ours and SDK 2.4 (the only SDK that speaks it), same servers.
+  { id: 'oursM', label: 'onemodelcontext modern', server: 'ours_server.mjs', era: 'modern', connect: (o) => connectOurs({ ...o, era: 'modern' }) },
+  { id: 'sdk2M', label: 'SDK 2.4.0 modern', server: 'sdk2_server.mjs', era: 'modern', connect: (o) => connectSdk2({ ...o, era: 'modern' }) },
   { id: 'sdk1', label: 'SDK 1.32.2', server: 'sdk1_server.mjs', connect: connectSdk1 },
   { id: 'floor', label: 'floor', server: 'floor_server.mjs', connect: connectFloor },
 ];
@@ -114,4 +122,10 @@ export function baselineImpl(dir) {
   };
   const server = join(dir, 'bench/peers/ours_server.mjs');
   return { id: 'before', label: 'onemodelcontext before', server, connect: (options) => connectOurs(options, load(), server) };
+}
+
+/** The same baseline checkout in the modern era (column "before" of the modern rows). */
+export function baselineModernImpl(dir) {
+  const legacy = baselineImpl(dir);
+  return { ...legacy, id: 'beforeM', label: 'onemodelcontext before, modern', era: 'modern', connect: (options) => legacy.connect({ ...options, era: 'modern' }) };
 }

@@ -34,6 +34,8 @@ export function textOfSize(bytes) {
 
 /** The legacy handshake every raw client sends first. */
 export const LEGACY_VERSION = '2025-06-18';
+/** The modern era's protocol version (ours and SDK 2.4 speak it; SDK 1.32 does not). */
+export const MODERN_VERSION = '2026-07-28';
 export function initializeRequest(id = 0) {
   return {
     jsonrpc: '2.0',

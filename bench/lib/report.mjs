@@ -18,8 +18,9 @@ export function renderReport(results) {
   const COLUMNS = withBefore ? ['ours', 'before', 'sdk2', 'sdk1', 'floor'] : ['ours', 'sdk2', 'sdk1', 'floor'];
   const HEAD = withBefore ? ['onemodelcontext', 'before', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'] : ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'];
   const beforeRatio = (values) => (withBefore ? [ratio(values.ours, values.before)] : []);
-  const m = (row, impl) => median(results[row]?.[impl] ?? []);
+  const m = (row, impl) => median(results[row]?.[impl] ?? (impl === 'floor' && row.endsWith('M') ? results[row.slice(0, -1)]?.floor : undefined) ?? []);
   const rows = [];
+  const bestSdk = (inFlight) => Math.max(...['sdk2', 'sdk1'].flatMap((c) => [m(`rt${inFlight}`, c), m(`rt${inFlight}M`, c)]).filter(Number.isFinite));
   const verdicts = [];
   const add = (label, row, { digits = 0, scale = 1, target = '', check, floor = true } = {}) => {
     const values = Object.fromEntries(COLUMNS.map((c) => [c, m(row, c) / scale]));
@@ -35,6 +36,7 @@ export function renderReport(results) {
       ratio(values.ours, values.sdk2),
       ratio(values.ours, values.sdk1),
       floor ? ratio(values.ours, values.floor) : '—',
+      row.startsWith('rt') ? ratio(values.ours, bestSdk(row.slice(2).replace('M', ''))) : '—',
       target,
       mark(ok),
     ]);
@@ -49,8 +51,21 @@ export function renderReport(results) {
     check: (v) => v.ours >= 2 * v.sdk2 && v.ours >= 2 * v.sdk1 && v.ours >= v.floor / 2,
   });
   void rt1;
+  // The modern era: ours (and "before") and SDK 2.4 pinned to 2026-07-28 in their columns; the SDK
+  // 1.32 column stays empty (it has no modern era). "best SDK pair" (bestSdk) is the faster of every
+  // SDK pair measured at that depth, either era.
+  add('Modern era: round trips/s, 1 in flight (higher is better)', 'rt1M', {
+    target: '≥ 2× best SDK pair',
+    check: (v) => v.ours >= 2 * bestSdk(1),
+  });
+  add('Modern era: round trips/s, 64 in flight (higher is better)', 'rt64M', {
+    target: '≥ 2× best SDK pair, ≥ ½ floor',
+    check: (v) => v.ours >= 2 * bestSdk(64) && v.ours >= v.floor / 2,
+  });
   add('CPU per round trip, 1 in flight, µs, client + server (lower is better)', 'cpu1');
   add('CPU per round trip, 64 in flight, µs, client + server (lower is better)', 'cpu64');
+  add('Modern era: CPU per round trip, 1 in flight, µs, client + server (lower is better)', 'cpu1M');
+  add('Modern era: CPU per round trip, 64 in flight, µs, client + server (lower is better)', 'cpu64M');
   const l8 = add('8 MiB tool result, ms (lower is better)', 'large8', { digits: 0 });
   const l32 = add('32 MiB tool result, ms (lower is better)', 'large32', { digits: 0 });
   void l8;
@@ -62,7 +77,7 @@ export function renderReport(results) {
   rows.push([
     '32 MiB time ÷ 8 MiB time, per repetition (4.00 = linear)',
     ...COLUMNS.map((c) => fmt(growth[c], 2)),
-    ...(withBefore ? ['—'] : []), '—', '—', '—', '≤ ~4', mark(growthOk),
+    ...(withBefore ? ['—'] : []), '—', '—', '—', '—', '≤ ~4', mark(growthOk),
   ]);
   add('Server peak RSS growth, client never reads, 200 × 1 MiB replies, MiB (lower is better)', 'rss', {
     digits: 1,
@@ -78,7 +93,7 @@ export function renderReport(results) {
   });
   add('Close, server ignores stdin EOF, ms (lower is better)', 'closeLinger', { digits: 0, floor: false });
 
-  const header = ['Measurement (median)', ...HEAD, ...(withBefore ? ['ours / before'] : []), 'ours / SDK 2.4', 'ours / SDK 1.32', 'ours / floor', 'target', 'met'];
+  const header = ['Measurement (median)', ...HEAD, ...(withBefore ? ['ours / before'] : []), 'ours / SDK 2.4', 'ours / SDK 1.32', 'ours / floor', 'ours / best SDK pair', 'target', 'met'];
   const table = [
     `| ${header.join(' | ')} |`,
     `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
