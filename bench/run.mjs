@@ -8,7 +8,11 @@
  *
  *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,large,rss,close]
  *                      [--baseline=DIR]   (another built checkout, measured as column "before")
- *                      [--no-build] [--no-channel] [--write]
+ *                      [--no-build] [--no-channel] [--no-http] [--write]
+ *
+ * The HTTP section (bench/http/run.mjs: round trips over HTTP, idle listen streams, a non-reading
+ * progress stream) runs after the stdio rows unless --no-http, with the same --reps and half the
+ * --duration per sample, and is appended to the output.
  *
  * --write also puts the table, the machine and the command into bench/RESULTS.md, between the
  * generated-section markers (the analysis around them is kept).
@@ -215,6 +219,18 @@ if (!skip.has('close')) {
   }
 }
 
+let httpSection = '';
+if (!flag('no-http')) {
+  log('\nbench/http/run.mjs:');
+  const http = spawnSync(process.execPath, [fileURLToPath(new URL('./http/run.mjs', import.meta.url)), `--reps=${reps}`, `--duration=${Math.max(200, durationMs / 2)}`], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  httpSection = http.stdout ?? '';
+  if (http.status !== 0) failures.push(`bench/http/run.mjs exited with ${http.status}`);
+}
+
 const totalS = (performance.now() - started) / 1000;
 host.loadAfter = machine().load;
 const { table, details, verdicts } = renderReport(results);
@@ -240,6 +256,7 @@ const output = [
   'Samples per measurement:',
   '',
   details,
+  ...(httpSection ? ['', httpSection.trimEnd()] : []),
 ].join('\n');
 process.stdout.write(`${output}\n`);
 
