@@ -6,7 +6,7 @@
  * process of the same implementation. Prints a Markdown table (medians of --reps runs) to stdout,
  * progress to stderr. Then runs bench/channel/run.mjs when it exists.
  *
- *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,large,rss,close]
+ *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,runtimes,large,rss,close]
  *                      [--baseline=DIR]   (another built checkout, measured as column "before")
  *                      [--no-build] [--no-channel] [--no-http] [--write]
  *
@@ -59,8 +59,11 @@ const only = new Set(option('only', IMPLS.map((i) => i.id).join(',')).split(',')
 // The modern-era implementations (oursM, sdk2M, beforeM) take part in the round trips only; their
 // figures go to the modern rows (rt1M, rt64M, cpu1M, cpu64M) under the id of their legacy column.
 // `--only=ours` keeps oursM too; `--skip=modern` drops them all.
-const impls = IMPLS.filter((i) => (i.era === 'modern' ? !skip.has('modern') && !skip.has('rt') && only.has(i.id.slice(0, -1)) : only.has(i.id)));
-const legacyImpls = impls.filter((i) => i.era !== 'modern');
+// deno and bun (our server under those runtimes) take part in the round trips only; --skip=runtimes drops them.
+const impls = IMPLS.filter((i) =>
+  i.era === 'modern' ? !skip.has('modern') && !skip.has('rt') && only.has(i.id.slice(0, -1)) : i.runtimeOnly ? !skip.has('runtimes') && !skip.has('rt') && only.has(i.id) : only.has(i.id),
+);
+const legacyImpls = impls.filter((i) => i.era !== 'modern' && !i.runtimeOnly);
 const servers = legacyImpls.filter((i) => i.id !== 'floor');
 const eraOf = new Map(impls.map((i) => [i.id, i.era ?? 'legacy']));
 const results = {};
@@ -139,9 +142,9 @@ if (!skip.has('rt') || !skip.has('large')) {
     const LARGE_CAP_MS = 20_000;
     const LARGE_BUDGET_MS = 12_000;
     const givenUp = new Set();
-    // Large messages are measured in the legacy era only: the modern clients close here.
+    // Large messages are measured in the legacy era on Node only: the modern and runtime clients close here.
     for (const [id, client] of [...clients]) {
-      if (eraOf.get(id) !== 'modern') continue;
+      if (legacyImpls.some((i) => i.id === id)) continue;
       clients.delete(id);
       await attempt(`${id} close`, () => client.close());
     }

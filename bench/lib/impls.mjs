@@ -13,12 +13,14 @@ import { loadOurs } from './ours.mjs';
 
 export const peer = (file) => (isAbsolute(file) ? file : fileURLToPath(new URL(`../peers/${file}`, import.meta.url)));
 const serverArgs = (file, linger) => (linger ? [peer(file), '--linger'] : [peer(file)]);
+const RUNTIME_BIN = (name) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
 const textOf = (result) => result.content[0].text;
 
-async function connectOurs({ linger = false, era = 'legacy' } = {}, ours = loadOurs(), server = 'ours_server.mjs') {
+async function connectOurs({ linger = false, era = 'legacy', runtime } = {}, ours = loadOurs(), server = 'ours_server.mjs') {
   const { ContextClient, spawnProcess } = await ours;
   let pid;
-  const transport = spawnProcess(process.execPath, serverArgs(server, linger), { stderr: 'inherit' });
+  const [command, ...prefix] = runtime ?? [process.execPath];
+  const transport = spawnProcess(command, [...prefix, ...serverArgs(server, linger)], { stderr: 'inherit' });
   const open = transport.open;
   const tapped = { ...transport, open: async () => { const c = await open(); pid = c.pid; return c; } };
   const client = await ContextClient.connect(tapped, { era, connection: { channel: { maxMessageBytes: MAX_MESSAGE_BYTES } }, eraCache: null });
@@ -105,6 +107,9 @@ export const IMPLS = [
   // The modern era (2026-07-28): ours and SDK 2.4 (the only SDK that speaks it), same servers.
   { id: 'oursM', label: 'onemodelcontext modern', server: 'ours_server.mjs', era: 'modern', connect: (o) => connectOurs({ ...o, era: 'modern' }) },
   { id: 'sdk2M', label: 'SDK 2.4.0 modern', server: 'sdk2_server.mjs', era: 'modern', connect: (o) => connectSdk2({ ...o, era: 'modern' }) },
+  // Our server under Deno and Bun (their own stdio adapters), driven by our client on Node, legacy era.
+  { id: 'deno', label: 'ours, server on Deno', server: 'ours_server.mjs', runtimeOnly: true, connect: (o) => connectOurs({ ...o, runtime: [RUNTIME_BIN('deno'), 'run', '-A'] }) },
+  { id: 'bun', label: 'ours, server on Bun', server: 'ours_server.mjs', runtimeOnly: true, connect: (o) => connectOurs({ ...o, runtime: [RUNTIME_BIN('bun')] }) },
   { id: 'sdk1', label: 'SDK 1.32.2', server: 'sdk1_server.mjs', connect: connectSdk1 },
   { id: 'floor', label: 'floor', server: 'floor_server.mjs', connect: connectFloor },
 ];

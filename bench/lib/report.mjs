@@ -15,8 +15,12 @@ const mark = (ok) => (ok === undefined ? '' : ok ? 'yes' : '**no**');
  */
 export function renderReport(results) {
   const withBefore = Object.values(results).some((byImpl) => byImpl.before?.length);
-  const COLUMNS = withBefore ? ['ours', 'before', 'sdk2', 'sdk1', 'floor'] : ['ours', 'sdk2', 'sdk1', 'floor'];
-  const HEAD = withBefore ? ['onemodelcontext', 'before', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'] : ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'];
+  const runtimes = ['deno', 'bun'].filter((c) => Object.values(results).some((byImpl) => byImpl[c]?.length));
+  const COLUMNS = [...(withBefore ? ['ours', 'before', 'sdk2', 'sdk1', 'floor'] : ['ours', 'sdk2', 'sdk1', 'floor']), ...runtimes];
+  const HEAD = [
+    ...(withBefore ? ['onemodelcontext', 'before', 'SDK 2.4.0', 'SDK 1.32.2', 'floor'] : ['onemodelcontext', 'SDK 2.4.0', 'SDK 1.32.2', 'floor']),
+    ...runtimes.map((r) => `ours, server on ${r === 'deno' ? 'Deno' : 'Bun'}`),
+  ];
   const beforeRatio = (values) => (withBefore ? [ratio(values.ours, values.before)] : []);
   const m = (row, impl) => median(results[row]?.[impl] ?? (impl === 'floor' && row.endsWith('M') ? results[row.slice(0, -1)]?.floor : undefined) ?? []);
   const rows = [];
