@@ -7,7 +7,7 @@
  * @module
  */
 import type { ContextClient } from "onemodelcontext";
-import { listPages } from "./session.ts";
+import { listPages, negotiationInWords } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
 
 /** Items shown per list in the text output by default; the rest are counted on a "… N more" line. */
@@ -32,7 +32,9 @@ export interface InspectOptions {
 /** One list `inspect` prints: its title, method, result key and how one item reads. */
 interface Section {
   title: string;
-  key: "tools" | "prompts" | "resources";
+  key: "tools" | "prompts" | "resources" | "resourceTemplates";
+  /** The capability that advertises the list. */
+  capability: string;
   method: string;
   describe(item: Record<string, unknown>): string;
 }
@@ -43,22 +45,42 @@ const block = (value: unknown, indent: string): string => terminalText(value, { 
 const described = (item: Record<string, unknown>): string => (item.description ? `  — ${block(item.description, "    ")}` : "");
 
 const SECTIONS: readonly Section[] = [
-  { title: "Tools", key: "tools", method: "tools/list", describe: (t) => `${one(t.name)}${described(t)}` },
-  { title: "Prompts", key: "prompts", method: "prompts/list", describe: (p) => `${one(p.name)}${described(p)}` },
-  { title: "Resources", key: "resources", method: "resources/list", describe: (r) => `${one(r.uri)}${r.name ? `  (${one(r.name)})` : ""}` },
+  { title: "Tools", key: "tools", capability: "tools", method: "tools/list", describe: (t) => `${one(t.name)}${described(t)}` },
+  { title: "Prompts", key: "prompts", capability: "prompts", method: "prompts/list", describe: (p) => `${one(p.name)}${described(p)}` },
+  { title: "Resources", key: "resources", capability: "resources", method: "resources/list", describe: (r) => `${one(r.uri)}${r.name ? `  (${one(r.name)})` : ""}` },
+  {
+    title: "Resource templates",
+    key: "resourceTemplates",
+    capability: "resources",
+    method: "resources/templates/list",
+    describe: (r) => `${one(r.uriTemplate)}${r.name ? `  (${one(r.name)})` : ""}`,
+  },
 ];
 
 /**
  * Prints the report through `options.write`, page by page. Lists only what the server's
  * capabilities advertise (the others print empty).
  */
-export async function printInspect(client: ContextClient, options: InspectOptions): Promise<void> {
+export async function printInspect(client: ContextClient, options: InspectOptions): Promise<number> {
   const capabilities = (client.serverCapabilities ?? {}) as Record<string, unknown>;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const pagesOf = (section: Section): AsyncGenerator<unknown[]> | undefined =>
-    capabilities[section.key] ? listPages(client, section.method, section.key, { maxPages, onCut: () => options.warn?.(`${section.method}: stopped after ${maxPages} pages; the list goes on`) }) : undefined;
-  if (options.json) await printJson(client, capabilities, pagesOf, options.write);
-  else await printText(client, capabilities, pagesOf, options);
+    capabilities[section.capability] ? listPages(client, section.method, section.key, { maxPages, onCut: () => options.warn?.(`${section.method}: stopped after ${maxPages} pages; the list goes on`) }) : undefined;
+  if (options.json) return await printJson(client, capabilities, pagesOf, options.write);
+  return await printText(client, capabilities, pagesOf, options);
+}
+
+/** True when `error` says the method does not exist (a server with resources but no templates). */
+function notFound(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === -32601;
+}
+
+/** A list that failed, in plain words. */
+export function listFailure(method: string, error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = error instanceof Error ? error.message : String(error);
+  if (e.code === -32601) return `the server does not answer ${method} (method not found)`;
+  return `${method} failed: ${message}${typeof e.code === "number" ? ` (JSON-RPC ${e.code})` : ""}`;
 }
 
 async function printJson(
@@ -66,7 +88,8 @@ async function printJson(
   capabilities: Record<string, unknown>,
   pagesOf: (section: Section) => AsyncGenerator<unknown[]> | undefined,
   write: InspectOptions["write"],
-): Promise<void> {
+): Promise<number> {
+  let failures = 0;
   const head: Record<string, unknown> = {
     era: client.era,
     protocolVersion: client.protocolVersion,
@@ -80,17 +103,27 @@ async function printJson(
   for (const section of SECTIONS) {
     await write(`,\n  ${JSON.stringify(section.key)}: [`);
     let first = true;
-    for await (const page of pagesOf(section) ?? []) {
-      let text = "";
-      for (const item of page) {
-        text += `${first ? "" : ","}\n    ${terminalJson(item).replace(/\n/g, "\n    ")}`;
-        first = false;
+    let failure: string | undefined;
+    try {
+      for await (const page of pagesOf(section) ?? []) {
+        let text = "";
+        for (const item of page) {
+          text += `${first ? "" : ","}\n    ${terminalJson(item).replace(/\n/g, "\n    ")}`;
+          first = false;
+        }
+        await write(text);
       }
-      await write(text);
+    } catch (error) {
+      if (!(section.key === "resourceTemplates" && notFound(error))) {
+        failure = listFailure(section.method, error);
+        failures++;
+      }
     }
     await write(first ? "]" : "\n  ]");
+    if (failure !== undefined) await write(`,\n  ${JSON.stringify(`${section.key}Error`)}: ${terminalJson(failure)}`);
   }
   await write("\n}\n");
+  return failures;
 }
 
 async function printText(
@@ -98,31 +131,65 @@ async function printText(
   capabilities: Record<string, unknown>,
   pagesOf: (section: Section) => AsyncGenerator<unknown[]> | undefined,
   options: InspectOptions,
-): Promise<void> {
+): Promise<number> {
+  let failures = 0;
   const maxShown = options.maxItemsShown ?? DEFAULT_MAX_ITEMS_SHOWN;
   const n = client.negotiation as { outcome?: string; elapsedMs?: number; probes?: number; respawned?: boolean };
   const info = client.serverInfo as { name?: string; version?: string; title?: string } | undefined;
   const lines = [
     `Server        ${one(info?.title ?? info?.name ?? "(unnamed)")} ${one(info?.version ?? "")}`.trimEnd(),
     `Era           ${one(client.era)} (protocol ${one(client.protocolVersion)})`,
-    `Negotiation   ${one(n.outcome)} in ${Number(n.elapsedMs ?? 0).toFixed(0)} ms` +
-    `${n.probes !== undefined ? `, ${one(n.probes)} probe(s)` : ""}${n.respawned ? ", respawned" : ""}`,
+    `Negotiation   ${one(negotiationInWords(client))}${n.probes ? `, ${one(n.probes)} probe(s)` : ""}`,
     `Capabilities  ${Object.keys(capabilities).map(one).join(", ") || "(none)"}`,
   ];
   if (client.instructions) lines.push(`Instructions  ${block(client.instructions, "              ")}`);
   await options.write(`${lines.join("\n")}\n`);
   for (const section of SECTIONS) {
-    const pages = pagesOf(section);
-    let current = pages ? await pages.next() : undefined;
+    const state = { headed: false };
+    try {
+      await printSection(section, pagesOf(section), maxShown, options, state);
+    } catch (error) {
+      if (section.key === "resourceTemplates" && notFound(error) && !state.headed) {
+        await options.write(`\n${section.title} (0)\n`);
+        continue;
+      }
+      failures++;
+      const heading = state.headed ? "" : `\n${section.title}\n`;
+      await options.write(`${heading}  (could not be listed: ${one(listFailure(section.method, error))})\n`);
+    }
+  }
+  return failures;
+}
+
+/** One list of the text report; throws when a page fails (after printing what came before). */
+async function printSection(
+  section: Section,
+  pages: AsyncGenerator<unknown[]> | undefined,
+  maxShown: number,
+  options: InspectOptions,
+  state: { headed: boolean },
+): Promise<void> {
+  {
+    let current;
+    current = pages ? await pages.next() : undefined;
     if (!pages || !current || current.done) {
       await options.write(`\n${section.title} (0)\n`);
-      continue;
+      return;
     }
     // A list of one page gets its count in the heading; a longer one a closing count. The second
     // page is read before the first is printed, to know which: two pages in memory at most.
-    let next = await pages.next();
+    let next;
+    try {
+      next = await pages.next();
+    } catch (error) {
+      await options.write(`\n${section.title}\n`);
+      state.headed = true;
+      await printItems(section, current.value, 0, maxShown, options.write);
+      throw error;
+    }
     const single = next.done === true;
     await options.write(single ? `\n${section.title} (${current.value.length})\n` : `\n${section.title}\n`);
+    state.headed = true;
     let total = await printItems(section, current.value, 0, maxShown, options.write);
     current = undefined;
     while (!next.done) {

@@ -1,79 +1,251 @@
 #!/usr/bin/env node
 /**
- * `onemodelcontext`: connect to any MCP server (either era), show how the era was decided and what it
- * offers, call a tool, or serve the demo server. See `onemodelcontext --help`.
+ * `onemodelcontext`: connect to any MCP server (either era, stdio or HTTP, or an entry of a host's
+ * config file), show how the era was decided and what it offers, call a tool, read a resource, get a
+ * prompt, complete, listen, ping, or serve a stdio server over HTTP. See `onemodelcontext --help`.
  * @module
  */
-import { JsonRpcError, ProcessExitedError, TransportError } from "onemodelcontext";
-import { parseArgs, USAGE, UsageError } from "./args.ts";
+import { ClientFeatureError, type ContextClient, JsonRpcError, ProcessExitedError, TimeoutError, TransportError } from "onemodelcontext";
+import { type CliArgs, EXIT, parseArgs, USAGE, UsageError } from "./args.ts";
+import { coerceArgs } from "./coerce_args.ts";
+import { ContentFiles, describeContent, describeResourceContents, wrapText } from "./content_output.ts";
 import { printInspect } from "./inspect.ts";
-import { Progress } from "./progress.ts";
-import { connect, lastServerStderr } from "./session.ts";
+import { Progress, ProgressBar } from "./progress.ts";
+import { CLI_VERSION, connect, lastServerStderr } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
-
-const EXIT_OK = 0;
-const EXIT_USAGE = 2;
-const EXIT_CONNECT = 3;
-const EXIT_TOOL = 4;
 
 /** Runs the CLI and returns its exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let args;
+  let args: CliArgs;
   try {
     args = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return EXIT_USAGE;
+    return EXIT.usage;
   }
   if (args.command === "help") {
     process.stdout.write(`${USAGE}\n`);
-    return EXIT_OK;
+    return EXIT.ok;
+  }
+  if (args.command === "version") {
+    process.stdout.write(args.json ? `${JSON.stringify({ version: CLI_VERSION })}\n` : `onemodelcontext ${CLI_VERSION}\n`);
+    return EXIT.ok;
   }
   if (args.command === "demo") {
     const { runDemo } = await import("./demo.ts");
     await runDemo();
-    return EXIT_OK;
+    return EXIT.ok;
   }
-  const progress = new Progress();
-  let client;
+  if (args.command === "serve") {
+    const { runGateway } = await import("./gateway.ts");
+    return await runGateway(args);
+  }
+
+  const progress = new Progress({ quiet: args.quiet });
+  const bar = new ProgressBar({ quiet: args.quiet });
+  // Ctrl-C: cancel the running request (notifications/cancelled), close the server, exit 130.
+  const interrupt = new AbortController();
+  const onSigint = (): void => {
+    if (interrupt.signal.aborted) {
+      process.stderr.write("Interrupted again: leaving now\n");
+      process.exit(EXIT.interrupted);
+    }
+    bar.clear();
+    if (args.command !== "listen") process.stderr.write("Interrupted: cancelling the request and closing the server\n");
+    interrupt.abort(new InterruptedError());
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  let client: ContextClient;
   try {
     client = await connect(args, progress);
   } catch (error) {
     progress.stop();
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
     process.stderr.write(`Connection failed: ${describe(error)}\n`);
     printStderrTail(error);
-    return EXIT_CONNECT;
+    return EXIT.connect;
   }
   try {
-    if (args.command === "inspect" || args.command === "tour") {
-      await printInspect(client, {
-        json: args.json && args.command === "inspect",
-        write: writeStdout,
-        warn: (text) => process.stderr.write(`${terminalText(text)}\n`),
+    if (interrupt.signal.aborted) return EXIT.interrupted;
+    if (!args.quiet) {
+      client.onLog((entry) => {
+        const data = typeof entry.data === "string" ? entry.data : JSON.stringify(entry.data);
+        bar.interrupt(`[server ${terminalText(entry.level)}${entry.logger ? ` ${terminalText(entry.logger)}` : ""}] ${terminalText(data, { multiline: true })}\n`);
       });
+      const caps = (client.serverCapabilities ?? {}) as Record<string, unknown>;
+      if (client.era === "modern" || caps.logging) {
+        await client.setLogLevel(args.logLevel as never, { signal: interrupt.signal }).catch((error: unknown) => {
+          process.stderr.write(`Note: the server did not take log level ${terminalText(args.logLevel)}: ${describe(error)}\n`);
+        });
+      }
     }
-    if (args.command === "call" || args.command === "tour") {
-      const tool = args.tool ?? "echo";
-      const toolArgs = args.toolArgs ?? (args.command === "tour" ? { text: "hello from onemodelcontext" } : {});
-      if (args.command === "tour") process.stdout.write(`\nCalling ${terminalText(tool)} ${terminalJson(toolArgs, 0)}\n`);
-      progress.phase(`calling tool ${tool}`);
-      const result = (await client.request("tools/call", { name: tool, arguments: toolArgs })) as Record<string, unknown>;
-      if (args.json && args.command === "call") process.stdout.write(`${terminalJson({ tool, result })}\n`);
-      else process.stdout.write(`${formatToolResult(result)}\n`);
-      if (result.isError === true) return EXIT_TOOL;
-    }
-    return EXIT_OK;
+    const code = await runCommand(client, args, { signal: interrupt.signal, bar, progress });
+    bar.clear();
+    return interrupt.signal.aborted && args.command !== "listen" ? EXIT.interrupted : code;
   } catch (error) {
     progress.stop();
-    process.stderr.write(`${error instanceof JsonRpcError ? "Request failed" : "Failed"}: ${describe(error)}\n`);
-    if (!(error instanceof JsonRpcError)) printStderrTail(error);
-    return error instanceof JsonRpcError ? EXIT_TOOL : EXIT_CONNECT;
+    bar.clear();
+    if (interrupt.signal.aborted) return args.command === "listen" ? EXIT.ok : EXIT.interrupted;
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    const kind = exitOf(error);
+    process.stderr.write(`${kind === EXIT.timeout ? "Timed out" : kind === EXIT.request ? "Request failed" : "Failed"}: ${describe(error)}\n`);
+    if (kind === EXIT.connect) printStderrTail(error);
+    return kind;
   } finally {
     // The answer is already printed and the exit code decided; a failed close is still worth a line.
     await client.close().catch((error: unknown) => process.stderr.write(`Closing the server failed: ${describe(error)}\n`));
     progress.phase("closed");
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
   }
+}
+
+class InterruptedError extends Error {
+  override name = "InterruptedError";
+  constructor() {
+    super("Interrupted (Ctrl-C)");
+  }
+}
+
+interface RunContext {
+  signal: AbortSignal;
+  bar: ProgressBar;
+  progress: Progress;
+}
+
+const width = (): number | undefined => (process.stdout.isTTY ? process.stdout.columns : undefined);
+
+async function runCommand(client: ContextClient, args: CliArgs, run: RunContext): Promise<number> {
+  const { signal } = run;
+  const files = new ContentFiles(args.outDir);
+  const print = (text: string): void => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const json = (value: unknown): void => print(terminalJson(value));
+  const request = { signal, ...(args.timeout ? { timeout: args.timeout } : {}) };
+  switch (args.command) {
+    case "tour":
+    case "inspect": {
+      const failures = await printInspect(client, {
+        json: args.json && args.command === "inspect",
+        write: writeStdout,
+        warn: (text) => process.stderr.write(`${terminalText(text)}\n`),
+      });
+      if (args.command === "inspect") return failures ? EXIT.request : EXIT.ok;
+      print(`\nCalling echo {"text":"hello from onemodelcontext"}`);
+      const result = await client.callTool("echo", { text: "hello from onemodelcontext" }, request);
+      print(toolResultText(result as Record<string, unknown>, files));
+      return EXIT.ok;
+    }
+    case "call": {
+      const tool = args.name!;
+      let schema: unknown;
+      if (args.pairs.length) {
+        for await (const t of client.iterateTools({ signal })) {
+          if (t.name === tool) {
+            schema = t.inputSchema;
+            break;
+          }
+        }
+      }
+      const toolArgs = coerceArgs(args.pairs, schema, args.jsonArgs);
+      run.progress.phase(`calling tool ${tool}`);
+      const result = (await client.callTool(tool, toolArgs, { ...request, onProgress: (u) => run.bar.update(u) })) as Record<string, unknown>;
+      run.bar.clear();
+      if (args.json) json({ tool, result });
+      else print(toolResultText(result, files));
+      return result.isError === true ? EXIT.request : EXIT.ok;
+    }
+    case "read": {
+      const result = (await client.readResource(args.name!, request)) as Record<string, unknown>;
+      if (args.json) json(result);
+      else {
+        const contents = Array.isArray(result.contents) ? result.contents : [];
+        print(contents.map((c) => describeResourceContents(c as Record<string, unknown>, files, width())).join("\n") || "(no contents)");
+      }
+      return EXIT.ok;
+    }
+    case "prompt": {
+      const result = (await client.getPrompt(args.name!, Object.fromEntries(args.pairs), request)) as Record<string, unknown>;
+      if (args.json) json(result);
+      else {
+        const lines: string[] = [];
+        if (result.description) lines.push(wrapText(terminalText(result.description, { multiline: true }), width()), "");
+        for (const m of (Array.isArray(result.messages) ? result.messages : []) as Record<string, unknown>[]) {
+          lines.push(`${terminalText(m.role)}:`, describeContent(m.content as Record<string, unknown>, files, width()), "");
+        }
+        print(lines.join("\n").trimEnd());
+      }
+      return EXIT.ok;
+    }
+    case "complete": {
+      const c = args.completion!;
+      const ref = c.ref === "prompt" ? { type: "ref/prompt", name: c.name } : { type: "ref/resource", uri: c.name };
+      const result = (await client.complete(ref as never, { name: c.argument, value: c.value }, request)) as Record<string, unknown>;
+      if (args.json) json(result);
+      else {
+        const completion = (result.completion ?? {}) as { values?: unknown[]; total?: number; hasMore?: boolean };
+        const values = completion.values ?? [];
+        print(values.map((v) => terminalText(v)).join("\n") || "(no completions)");
+        if (completion.hasMore) print(`… more${completion.total !== undefined ? ` (${completion.total} in all)` : ""}`);
+      }
+      return EXIT.ok;
+    }
+    case "ping": {
+      const start = performance.now();
+      await client.request("ping", {}, { signal });
+      const ms = performance.now() - start;
+      if (args.json) json({ ok: true, ms: Math.round(ms * 10) / 10 });
+      else print(`The server answered ping in ${ms.toFixed(1)} ms`);
+      return EXIT.ok;
+    }
+    case "listen": {
+      const l = args.listen;
+      const all = !l.tools && !l.prompts && !l.resources && l.uris.length === 0;
+      const stream = client.listen({ tools: all || l.tools, prompts: all || l.prompts, resources: all || l.resources, resourceUris: l.uris, signal });
+      run.progress.phase("listening for changes (Ctrl-C to stop)");
+      try {
+        for await (const event of stream) {
+          const e = event as { type: string; uri?: string };
+          if (args.json) print(JSON.stringify(e));
+          else print(e.type === "resourceUpdated" ? `resource updated: ${terminalText(e.uri)}` : `${LIST_WORDS[e.type] ?? terminalText(e.type)}`);
+        }
+      } catch (error) {
+        if (signal.aborted) return EXIT.ok;
+        throw error;
+      }
+      return EXIT.ok;
+    }
+  }
+  return EXIT.usage;
+}
+
+const LIST_WORDS: Record<string, string> = {
+  toolsListChanged: "the tool list changed",
+  promptsListChanged: "the prompt list changed",
+  resourcesListChanged: "the resource list changed",
+};
+
+function toolResultText(result: Record<string, unknown>, files: ContentFiles): string {
+  const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [];
+  let body = content.map((c) => describeContent(c, files, width())).join("\n");
+  if (!body && result.structuredContent !== undefined) body = terminalJson(result.structuredContent);
+  if (!body) body = terminalJson(result, 0);
+  return result.isError === true ? `Tool error: ${body}` : body;
+}
+
+function exitOf(error: unknown): number {
+  if (error instanceof TimeoutError) return EXIT.timeout;
+  if (error instanceof JsonRpcError || error instanceof ClientFeatureError) return EXIT.request;
+  return EXIT.connect;
 }
 
 /** Writes to stdout and waits while Node buffers more than its high-water mark, so output stays bounded. */
@@ -99,13 +271,6 @@ function printStderrTail(error: unknown): void {
   process.stderr.write(`Server stderr (last lines):\n${terminalText(tail, { multiline: true })}\n`);
 }
 
-function formatToolResult(result: Record<string, unknown>): string {
-  const content = Array.isArray(result.content) ? result.content : [];
-  const parts = content.map((c: Record<string, unknown>) => (c.type === "text" ? terminalText(c.text, { multiline: true }) : terminalJson(c, 0)));
-  const body = parts.join("\n") || terminalJson(result, 0);
-  return result.isError === true ? `Tool error: ${body}` : body;
-}
-
 /** An error in plain words, made inert for the terminal: its message may quote the server. */
 function describe(error: unknown): string {
   return terminalText(describeRaw(error), { multiline: true });
@@ -125,7 +290,7 @@ if (invoked === self || invoked === decodeURIComponent(self)) {
     (code) => (process.exitCode = code),
     (error) => {
       process.stderr.write(`Unexpected failure: ${terminalText(error?.stack ?? error, { multiline: true })}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.failure;
     },
   );
 }

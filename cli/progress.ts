@@ -43,3 +43,43 @@ export class Progress {
     process.stderr.write("\r\x1b[K");
   }
 }
+
+/** A progress bar on a terminal (one line per update elsewhere) from progress notifications, on stderr. */
+export class ProgressBar {
+  readonly #tty: boolean;
+  readonly #quiet: boolean;
+  #drawn = false;
+  constructor(options: { quiet?: boolean; tty?: boolean } = {}) {
+    this.#tty = options.tty ?? Boolean(process.stderr.isTTY);
+    this.#quiet = options.quiet ?? false;
+  }
+  /** Shows one update. */
+  update(update: { progress: number; total?: number; message?: string }): void {
+    if (this.#quiet) return;
+    const { progress, total } = update;
+    const message = update.message ? ` ${terminalText(update.message)}` : "";
+    if (total !== undefined && total > 0) {
+      const fraction = Math.max(0, Math.min(1, progress / total));
+      const width = 24;
+      const filled = Math.round(fraction * width);
+      const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${message}`;
+      this.#write(line);
+    } else this.#write(`progress ${terminalText(progress)}${message}`);
+  }
+  /** Prints a line (a log message) without tearing the bar. */
+  interrupt(text: string): void {
+    this.clear();
+    process.stderr.write(text);
+  }
+  /** Removes the bar. */
+  clear(): void {
+    if (this.#drawn) process.stderr.write("\r\x1b[K");
+    this.#drawn = false;
+  }
+  #write(line: string): void {
+    if (this.#tty) {
+      process.stderr.write(`\r${line.slice(0, (process.stderr.columns || 80) - 1)}\x1b[K`);
+      this.#drawn = true;
+    } else process.stderr.write(`${line}\n`);
+  }
+}

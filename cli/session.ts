@@ -2,9 +2,10 @@
  * Connecting the CLI to a server: spawn it (or the bundled demo), negotiate the era, report phases.
  * @module
  */
-import { type ClientTransport, ContextClient, EraCache } from "onemodelcontext";
-import { type ProcessConnection, spawnProcess } from "onemodelcontext/node";
-import type { CliArgs } from "./args.ts";
+import { type ClientTransport, ContextClient, EraCache, type ExchangeTransport } from "onemodelcontext";
+import { httpTransport, type ProcessConnection, spawnProcess } from "onemodelcontext/node";
+import type { CliArgs, Target } from "./args.ts";
+import { readConfigTarget } from "./config_file.ts";
 import type { Progress } from "./progress.ts";
 
 /** The command that runs the bundled demo server with this Node.js. */
@@ -16,13 +17,22 @@ export function demoServerCommand(): { command: string; args: string[] } {
 /** The server's stderr tail, for a failure message: set by {@linkcode connect} as it spawns. */
 export let lastServerStderr: () => string = () => "";
 
-/** Connects to the server the arguments name, printing phase lines to stderr as it goes. */
-export async function connect(args: CliArgs, progress: Progress): Promise<ContextClient> {
-  const server = args.server ?? demoServerCommand();
-  const label = args.server ? [server.command, ...server.args].join(" ") : "the bundled demo server";
-  progress.phase(`spawning ${label}`);
-  const spawned = spawnProcess(server.command, server.args, { stderr: "pipe" });
-  const transport: ClientTransport = {
+/** The target with a config entry read and the demo server resolved: a command or a URL. */
+export function resolveTarget(target: Target): Exclude<Target, { kind: "config" } | { kind: "demo" }> {
+  if (target.kind === "demo") return { kind: "stdio", ...demoServerCommand(), env: {} };
+  if (target.kind !== "config") return target;
+  const extra = target as Target & { env?: Record<string, string>; cwd?: string; headers?: Record<string, string> };
+  const entry = readConfigTarget(target.file, target.server);
+  if (entry.kind === "http") return { ...entry, headers: { ...entry.headers, ...extra.headers } };
+  return { ...entry, env: { ...entry.env, ...extra.env }, cwd: extra.cwd ?? entry.cwd };
+}
+
+/** The client transport of a resolved target. */
+export function transportOf(target: Exclude<Target, { kind: "config" } | { kind: "demo" }>, timeout?: number): ClientTransport | ExchangeTransport {
+  if (target.kind === "http") return httpTransport(target.url, { headers: target.headers, ...(timeout ? { requestTimeout: timeout } : {}) });
+  const env = Object.keys(target.env).length ? { ...process.env, ...target.env } : undefined;
+  const spawned = spawnProcess(target.command, target.args, { stderr: "pipe", env, cwd: target.cwd });
+  return {
     canRespawn: true,
     cacheKey: spawned.cacheKey,
     open: async () => {
@@ -31,16 +41,49 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
       return connection;
     },
   };
+}
+
+/** Connects to the server the arguments name, printing phase lines to stderr as it goes. */
+export async function connect(args: CliArgs, progress: Progress): Promise<ContextClient> {
+  const target = resolveTarget(args.target);
+  const label = args.target.kind === "demo" ? "the bundled demo server" : target.kind === "http" ? target.url : [target.command, ...target.args].join(" ");
+  progress.phase(target.kind === "http" ? `connecting to ${label}` : `spawning ${label}`);
+  const transport = transportOf(target, args.timeout);
   progress.phase(`negotiating the protocol era (--era ${args.era})`, true);
   // A fresh cache per run: the CLI reports how this run decided, not what an earlier one learned.
   const client = await ContextClient.connect(transport, {
     era: args.era,
     eraCache: new EraCache(),
-    clientInfo: { name: "onemodelcontext-cli", version: "0.1.0" },
+    clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
+    ...(args.timeout ? { features: { requestTimeout: args.timeout } } : {}),
   });
-  const n = client.negotiation;
-  progress.phase(`connected: ${client.era} era, protocol ${client.protocolVersion} (${n.outcome}, ${n.elapsedMs.toFixed(0)} ms)`);
+  progress.phase(`connected: ${client.era} era, protocol ${client.protocolVersion}; ${negotiationInWords(client)}`);
   return client;
+}
+
+/** The CLI's version (the package's). */
+export const CLI_VERSION = "0.1.0";
+
+/** How the era was decided, in plain words. */
+export function negotiationInWords(client: ContextClient): string {
+  const n = client.negotiation;
+  const era = `${client.era} era, ${client.protocolVersion}`;
+  const ms = `${n.elapsedMs.toFixed(0)} ms`;
+  const words: Record<string, string> = {
+    discovered_modern: `the server answered \`server/discover\`: ${era}`,
+    reprobed_modern: `the server asked for another version on \`server/discover\` and then answered it: ${era}`,
+    legacy_only_versions: `the server offers only legacy versions on \`server/discover\`: ${era}`,
+    definitive_rejection: `the server answered \`initialize\` but not \`server/discover\` (method unknown): ${era}`,
+    fallback_rpc_error: `the server answered \`initialize\` but \`server/discover\` with an error: ${era}`,
+    fallback_malformed: `the server answered \`server/discover\` with something that is not a discover result, then \`initialize\`: ${era}`,
+    fallback_no_shared_version: `the server shares no modern version with this client, so \`initialize\`: ${era}`,
+    fallback_silence: `the server did not answer \`server/discover\` in time but answered \`initialize\`: ${era}`,
+    fallback_respawned: `the server exited on \`server/discover\`; started again, it answered \`initialize\`: ${era}`,
+    cached_modern: `remembered as modern and confirmed by \`server/discover\`: ${era}`,
+    cached_legacy: `remembered as legacy, \`initialize\` only: ${era}`,
+    requested_legacy: `legacy era requested (--era legacy), \`initialize\` only: ${era}`,
+  };
+  return `${words[n.outcome] ?? `${n.outcome}: ${era}`} (${ms})`;
 }
 
 /** Options of {@linkcode listPages}. */

@@ -58,7 +58,7 @@ describe("inspect on a server listing 100,000 tools in pages", () => {
   it("a list that fits on one page keeps its count in the heading and shows no closing count", () => {
     const r = cli("inspect", "--", process.execPath, SERVER, "3", "10", "5");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nTools \(3\)\n {2}tool_0 {2}— Tool 0 x{5}\n {2}tool_1 .*\n {2}tool_2 .*\n\nPrompts \(0\)\n\nResources \(0\)\n$/);
+    expect(r.stdout).toMatch(/\nTools \(3\)\n {2}tool_0 {2}— Tool 0 x{5}\n {2}tool_1 .*\n {2}tool_2 .*\n\nPrompts \(0\)\n\nResources \(0\)\n\nResource templates \(0\)\n$/);
   }, 120_000);
 
   it("a list of several pages shorter than the cap closes with its count", () => {

@@ -85,7 +85,7 @@ describe("the CLI against a server that sends terminal control sequences", () =>
     expectInert(r.stderr);
     expect(r.stdout).toContain("result\\x1B[2J");
     expect(r.stdout).toContain("\nline two\ttabbed");
-    expect(r.stdout).toContain("u\\u001b[2J"); // the resource_link as JSON
+    expect(r.stdout).toContain("[resource link] u\\x1B[2J"); // the resource_link's URI, escaped
   });
 
   it("a tool error result and a JSON-RPC error message are escaped", () => {
