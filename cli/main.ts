@@ -200,11 +200,20 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
       return EXIT.ok;
     }
     case "ping": {
-      const start = performance.now();
-      await client.request("ping", {}, { signal });
+      // 2026-07-28 removed ping; a modern server that no longer answers it is asked server/discover.
+      let method = "ping";
+      let start = performance.now();
+      try {
+        await client.request("ping", {}, { signal });
+      } catch (error) {
+        if (!(client.era === "modern" && error instanceof JsonRpcError && error.code === -32601)) throw error;
+        method = "server/discover";
+        start = performance.now();
+        await client.request("server/discover" as never, {}, { signal });
+      }
       const ms = performance.now() - start;
-      if (args.json) json({ ok: true, ms: Math.round(ms * 10) / 10 });
-      else print(`The server answered ping in ${ms.toFixed(1)} ms`);
+      if (args.json) json({ ok: true, method, ms: Math.round(ms * 10) / 10 });
+      else print(`The server answered ${method} in ${ms.toFixed(1)} ms`);
       return EXIT.ok;
     }
     case "listen": {
