@@ -59,7 +59,10 @@ Commands:
   complete resource TEMPLATE ARG [PARTIAL]  completions of a resource-template variable
   listen [--tools] [--prompts] [--resources] [--uri URI]...  print change events until Ctrl-C
   ping                         check that the server answers
-  serve --http PORT -- COMMAND ARGS...   expose a stdio server over Streamable HTTP (both eras)
+  serve --http PORT [--host H] [--max-sessions N] [--idle SECONDS] -- COMMAND ARGS...
+                               expose a stdio server over Streamable HTTP at /mcp, both eras: modern
+                               requests share one process, each legacy session gets its own
+                               (default 127.0.0.1, 32 sessions, 300 s idle)
   demo                         serve the demo server on stdin/stdout
 
 Targets (default: the bundled demo server):
@@ -128,6 +131,9 @@ export function parseArgs(argv: string[]): CliArgs {
   let config: string | undefined;
   let serverName: string | undefined;
   let http: string | undefined;
+  let hostOpt: string | undefined;
+  let maxSessions: string | undefined;
+  let idle: string | undefined;
   const positional: string[] = [];
   const value = (i: number, name: string): string => {
     const v = own[i];
@@ -171,6 +177,9 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--out": result.outDir = take(); break;
       case "--log-level": result.logLevel = take(); break;
       case "--http": http = take(); break;
+      case "--host": hostOpt = take(); break;
+      case "--max-sessions": maxSessions = take(); break;
+      case "--idle": idle = take(); break;
       case "--tools": result.listen.tools = true; break;
       case "--prompts": result.listen.prompts = true; break;
       case "--resources": result.listen.resources = true; break;
@@ -218,7 +227,11 @@ export function parseArgs(argv: string[]): CliArgs {
       const port = Number(http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`Option --http needs a port from 0 to 65535, got ${JSON.stringify(http)}`);
       if (result.target.kind !== "stdio" && result.target.kind !== "config") throw new UsageError("The serve command needs a stdio server: -- COMMAND ARGS or --config FILE");
-      result.http = { port, host: "127.0.0.1", maxSessions: 32, idleSeconds: 300 };
+      const max = Number(maxSessions ?? 32);
+      if (!Number.isInteger(max) || max < 1) throw new UsageError(`Option --max-sessions needs a positive integer, got ${JSON.stringify(maxSessions)}`);
+      const idleSeconds = Number(idle ?? 300);
+      if (!(idleSeconds > 0)) throw new UsageError(`Option --idle needs a positive number of seconds, got ${JSON.stringify(idle)}`);
+      result.http = { port, host: hostOpt ?? "127.0.0.1", maxSessions: max, idleSeconds };
       break;
     }
     case "call": case "prompt": {

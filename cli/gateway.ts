@@ -1,12 +1,204 @@
 /**
- * `onemodelcontext serve --http PORT -- COMMAND`: a stdio MCP server over Streamable HTTP.
+ * `onemodelcontext serve --http PORT -- COMMAND ARGS`: a stdio MCP server reachable over Streamable
+ * HTTP, in both eras. Modern requests (stateless) are all forwarded to one child process over one
+ * modern connection; each legacy HTTP session (`Mcp-Session-Id`) gets its own child, connected in the
+ * legacy era, which ends with the session (DELETE, idle timeout). Sessions are bounded in count
+ * (`--max-sessions`, 429 beyond) and idle time (`--idle`).
  * @module
  */
+import {
+  type ClientTransport,
+  ContextClient,
+  createHttpHandler,
+  type DispatchContext,
+  type ExchangeTransport,
+  type HttpDispatcher,
+  JsonRpcError,
+  type ServerSession,
+} from "onemodelcontext";
+import { serve } from "onemodelcontext/node";
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from "onemodelcontext/protocol";
 import type { CliArgs } from "./args.ts";
 import { EXIT } from "./args.ts";
+import { CLI_VERSION, resolveTarget, transportOf } from "./session.ts";
+import { terminalText } from "./terminal_text.ts";
 
-/** Not yet: prints why and exits with a usage error. */
-export async function runGateway(_args: CliArgs): Promise<number> {
-  process.stderr.write("The serve command is not available yet in this build\n");
-  return EXIT.usage;
+type Transport = ClientTransport | ExchangeTransport;
+
+/** Notifications the child sends outside requests, passed on to a legacy session's GET stream. */
+const UNSOLICITED = [
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+  "notifications/message",
+] as const;
+
+function errorReply(id: unknown, error: unknown): Record<string, unknown> {
+  if (error instanceof JsonRpcError) {
+    return { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+  }
+  return { jsonrpc: "2.0", id, error: { code: -32603, message: `Gateway: the stdio server could not answer: ${error instanceof Error ? error.message : String(error)}` } };
+}
+
+/** The dispatcher that forwards HTTP messages to stdio children. */
+export class GatewayDispatcher implements HttpDispatcher {
+  readonly #spawn: () => Transport;
+  readonly #report: (text: string) => void;
+  #modern: Promise<ContextClient> | undefined;
+  readonly #legacy = new Map<ServerSession, Promise<ContextClient>>();
+  #modernVersions: readonly string[] = [...MODERN_VERSIONS].sort().reverse();
+  readonly #legacyVersions: readonly string[] = [...LEGACY_VERSIONS].sort().reverse();
+
+  constructor(spawn: () => Transport, report: (text: string) => void) {
+    this.#spawn = spawn;
+    this.#report = report;
+  }
+
+  get versions(): HttpDispatcher["versions"] {
+    const modern = this.#modernVersions;
+    const legacy = this.#legacyVersions;
+    return { legacy, modern, advertised: modern.length ? modern : legacy, supportsModern: (v: string) => modern.includes(v) };
+  }
+
+  /** Starts the modern child; a server that speaks only the legacy era is then served in that era only. */
+  async start(): Promise<{ era: string; protocolVersion: string }> {
+    const client = await this.#modernClient();
+    if (client.era !== "modern") {
+      this.#modernVersions = [];
+      this.#modern = undefined;
+      await client.close();
+    }
+    return { era: client.era, protocolVersion: client.protocolVersion };
+  }
+
+  /** Live legacy children. */
+  get legacyChildren(): number {
+    return this.#legacy.size;
+  }
+
+  #modernClient(): Promise<ContextClient> {
+    if (this.#modern === undefined) {
+      const connecting = ContextClient.connect(this.#spawn(), { era: "auto", eraCache: null, clientInfo: { name: "onemodelcontext-gateway", version: CLI_VERSION } });
+      this.#modern = connecting;
+      // A child that dies is started again on the next request.
+      connecting.then(
+        (client) => void client.closed.then(() => { if (this.#modern === connecting) this.#modern = undefined; }),
+        () => { if (this.#modern === connecting) this.#modern = undefined; },
+      );
+    }
+    return this.#modern;
+  }
+
+  trackSession(session: ServerSession): () => void {
+    return () => {
+      const child = this.#legacy.get(session);
+      this.#legacy.delete(session);
+      child?.then((c) => c.close()).catch((error: unknown) => this.#report(`Closing a legacy session's server failed: ${String(error)}`));
+    };
+  }
+
+  async dispatch(message: unknown, context: DispatchContext): Promise<Record<string, unknown> | undefined> {
+    const m = message as { id?: unknown; method?: string; params?: Record<string, unknown> };
+    if (typeof m.method !== "string") return undefined; // replies to server-to-client requests: none are sent
+    const isRequest = m.id !== undefined;
+    const session = context.session;
+    const legacy = session !== undefined && (m.method === "initialize" || session.legacy !== undefined);
+    try {
+      if (m.method === "initialize") {
+        if (!session) throw new JsonRpcError(-32600, "Gateway: legacy clients need a session (send initialize without a session id)");
+        const params = m.params ?? {};
+        const child = ContextClient.connect(this.#spawn(), {
+          era: "legacy",
+          eraCache: null,
+          clientInfo: (params.clientInfo as never) ?? { name: "onemodelcontext-gateway", version: CLI_VERSION },
+          capabilities: (params.capabilities as never) ?? {},
+        });
+        this.#legacy.set(session, child);
+        const client = await child;
+        for (const method of UNSOLICITED) client.onNotification(method as never, (p: unknown) => void session.notify?.(method, p));
+        session.legacy = {
+          protocolVersion: client.protocolVersion,
+          clientInfo: params.clientInfo as never,
+          clientCapabilities: (params.capabilities as never) ?? {},
+        };
+        const result: Record<string, unknown> = { protocolVersion: client.protocolVersion, capabilities: client.serverCapabilities, serverInfo: client.serverInfo };
+        if (client.instructions !== undefined) result.instructions = client.instructions;
+        return { jsonrpc: "2.0", id: m.id, result };
+      }
+      if (legacy && m.method === "notifications/initialized") {
+        session.legacy!.initialized = true;
+        return undefined;
+      }
+      if (m.method === "notifications/cancelled") return undefined; // the request's signal carries it
+      const client = legacy ? await this.#legacy.get(session) : await this.#modernClient();
+      if (!client) throw new JsonRpcError(-32600, "Gateway: this session has no server (send initialize first)");
+      if (!isRequest) {
+        await client.notify(m.method, m.params);
+        return undefined;
+      }
+      const result = await client.request(m.method as never, m.params as never, {
+        signal: context.signal,
+        onNotification: (method: string, params: unknown) => void context.notify(method, params),
+      });
+      return { jsonrpc: "2.0", id: m.id, result };
+    } catch (error) {
+      if (!isRequest) {
+        this.#report(`Gateway: notification ${m.method} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }
+      return errorReply(m.id, error);
+    }
+  }
+
+  /** Closes every child. */
+  async close(): Promise<void> {
+    const all = [...this.#legacy.values(), ...(this.#modern ? [this.#modern] : [])];
+    this.#legacy.clear();
+    this.#modern = undefined;
+    await Promise.allSettled(all.map((c) => c.then((client) => client.close())));
+  }
+}
+
+/** Runs the gateway until SIGINT or SIGTERM. */
+export async function runGateway(args: CliArgs): Promise<number> {
+  const target = resolveTarget(args.target);
+  if (target.kind !== "stdio") {
+    process.stderr.write("The serve command needs a stdio server (-- COMMAND ARGS, or a config entry with a command)\n");
+    return EXIT.usage;
+  }
+  const http = args.http!;
+  const log = (text: string): void => {
+    if (!args.quiet) process.stderr.write(`${terminalText(text)}\n`);
+  };
+  const dispatcher = new GatewayDispatcher(() => transportOf(target), log);
+  let started;
+  try {
+    started = await dispatcher.start();
+  } catch (error) {
+    process.stderr.write(`The stdio server did not start: ${terminalText(error instanceof Error ? error.message : String(error), { multiline: true })}\n`);
+    await dispatcher.close();
+    return EXIT.connect;
+  }
+  const handler = createHttpHandler(dispatcher, { path: "/mcp", sessions: { maxSessions: http.maxSessions, idleTimeout: http.idleSeconds * 1000 } });
+  let server;
+  try {
+    server = await serve(handler, { port: http.port, hostname: http.host });
+  } catch (error) {
+    process.stderr.write(`Cannot listen on ${terminalText(http.host)}:${http.port}: ${terminalText(error instanceof Error ? error.message : String(error))}\n`);
+    await dispatcher.close();
+    return EXIT.connect;
+  }
+  const url = new URL("/mcp", server.url).href;
+  log(`serving ${url} (the stdio server speaks ${started.era === "modern" ? "the modern era: modern requests share one process" : "only the legacy era"}; ` +
+    `legacy sessions get a process each, at most ${http.maxSessions}, ended after ${http.idleSeconds} s idle)`);
+  if (args.json) process.stdout.write(`${JSON.stringify({ url })}\n`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  log("stopping: closing HTTP and every server process");
+  await server.close();
+  await dispatcher.close();
+  return EXIT.ok;
 }
