@@ -41,12 +41,28 @@ function errorReply(id: unknown, error: unknown): Record<string, unknown> {
   return { jsonrpc: "2.0", id, error: { code: -32603, message: `Gateway: the stdio server could not answer: ${error instanceof Error ? error.message : String(error)}` } };
 }
 
+/**
+ * Where a child's log message goes. Over stdio a log message names no request; when exactly one
+ * request is in flight on that child it surely belongs to it and goes on that request's response
+ * stream; otherwise it goes to the legacy session's GET stream, or (modern, several in flight) is
+ * reported by the gateway, not guessed.
+ */
+class InFlight {
+  readonly contexts = new Set<DispatchContext>();
+  route(method: string, params: unknown, fallback: ((method: string, params: unknown) => void) | undefined): void {
+    if (this.contexts.size === 1) {
+      for (const context of this.contexts) void context.notify(method, params).catch(() => {});
+    } else fallback?.(method, params);
+  }
+}
+
 /** The dispatcher that forwards HTTP messages to stdio children. */
 export class GatewayDispatcher implements HttpDispatcher {
   readonly #spawn: () => Transport;
   readonly #report: (text: string) => void;
   #modern: Promise<ContextClient> | undefined;
   readonly #legacy = new Map<ServerSession, Promise<ContextClient>>();
+  readonly #inFlight = new WeakMap<ContextClient, InFlight>();
   #modernVersions: readonly string[] = [...MODERN_VERSIONS].sort().reverse();
   readonly #legacyVersions: readonly string[] = [...LEGACY_VERSIONS].sort().reverse();
 
@@ -81,6 +97,11 @@ export class GatewayDispatcher implements HttpDispatcher {
     if (this.#modern === undefined) {
       const connecting = ContextClient.connect(this.#spawn(), { era: "auto", eraCache: null, clientInfo: { name: "onemodelcontext-gateway", version: CLI_VERSION } });
       this.#modern = connecting;
+      void connecting.then((client) => {
+        const flight = this.#flight(client);
+        client.onNotification("notifications/message" as never, (p: unknown) =>
+          flight.route("notifications/message", p, () => this.#report(`Gateway: a log message while several requests were in flight was not forwarded: ${JSON.stringify(p)}`)));
+      }, () => {});
       // A child that dies is started again on the next request.
       connecting.then(
         (client) => void client.closed.then(() => { if (this.#modern === connecting) this.#modern = undefined; }),
@@ -116,7 +137,11 @@ export class GatewayDispatcher implements HttpDispatcher {
         });
         this.#legacy.set(session, child);
         const client = await child;
-        for (const method of UNSOLICITED) client.onNotification(method as never, (p: unknown) => void session.notify?.(method, p));
+        const flight = this.#flight(client);
+        const toSession = (method: string, p: unknown): void => void session.notify?.(method, p)?.catch(() => {});
+        for (const method of UNSOLICITED) {
+          client.onNotification(method as never, (p: unknown) => (method === "notifications/message" ? flight.route(method, p, toSession) : toSession(method, p)));
+        }
         session.legacy = {
           protocolVersion: client.protocolVersion,
           clientInfo: params.clientInfo as never,
@@ -137,11 +162,17 @@ export class GatewayDispatcher implements HttpDispatcher {
         await client.notify(m.method, m.params);
         return undefined;
       }
-      const result = await client.request(m.method as never, m.params as never, {
-        signal: context.signal,
-        onNotification: (method: string, params: unknown) => void context.notify(method, params),
-      });
-      return { jsonrpc: "2.0", id: m.id, result };
+      const flight = this.#flight(client);
+      flight.contexts.add(context);
+      try {
+        const result = await client.request(m.method as never, m.params as never, {
+          signal: context.signal,
+          onNotification: (method: string, params: unknown) => void context.notify(method, params),
+        });
+        return { jsonrpc: "2.0", id: m.id, result };
+      } finally {
+        flight.contexts.delete(context);
+      }
     } catch (error) {
       if (!isRequest) {
         this.#report(`Gateway: notification ${m.method} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -149,6 +180,12 @@ export class GatewayDispatcher implements HttpDispatcher {
       }
       return errorReply(m.id, error);
     }
+  }
+
+  #flight(client: ContextClient): InFlight {
+    let flight = this.#inFlight.get(client);
+    if (!flight) this.#inFlight.set(client, (flight = new InFlight()));
+    return flight;
   }
 
   /** Closes every child. */

@@ -44,6 +44,8 @@ describe("the HTTP gateway", () => {
     expect(call.code).toBe(0);
     expect(call.stderr).toContain("50% Completed step 50 of 100"); // progress crosses the gateway
     expect(cli("complete", "prompt", "test_prompt_with_arguments", "arg1", "he", "-q", "--url", url).stdout).toBe("hello\nhelp\n");
+    const logs = cli("call", "test_tool_with_logging", "--url", url);
+    expect(logs.stderr).toContain("[server info] Tool processing data"); // a lone request's log messages cross too
     expect(pids()).toHaveLength(1);
   });
 
@@ -52,10 +54,12 @@ describe("the HTTP gateway", () => {
     const read = cli("read", "test://static-text", "-q", "--era", "legacy", "--url", url);
     expect(read.code).toBe(0);
     expect(read.stdout).toContain("This is the content of the static text resource.");
+    const logs = cli("call", "test_tool_with_logging", "--era", "legacy", "--url", url);
+    expect(logs.stderr).toContain("[server info] Tool execution completed");
     const started = pids().slice(before);
-    expect(started).toHaveLength(1);
+    expect(started).toHaveLength(2); // one per legacy session (the read, then the call)
     // The CLI ended its session (DELETE): the gateway closes that process (waited for, not timed).
-    while (alive(started[0]!)) await new Promise((r) => setTimeout(r, 20));
+    for (const pid of started) while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
   });
 
   it("refuses a legacy session beyond --max-sessions while one is open, and takes one once it ends", async () => {
