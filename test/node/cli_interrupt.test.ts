@@ -37,7 +37,7 @@ describe("Ctrl-C", () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it("a call that is not interrupted runs to its end (the bound is the signal, not a clock)", async () => {
+  it("a call that is not interrupted runs to its end (the bound is the signal, not a clock)", () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "cli-int-")), "server.pid");
     const r = cli("call", "count_slowly", "to=3", "intervalMs=10", "-q", ...recordingServer(pidFile));
     expect(r.code).toBe(0);
