@@ -152,8 +152,8 @@ export interface PendingAuthorization {
 export interface PreRegisteredClient {
     clientId: string;
     clientSecret?: string;
-    privateKey?: CryptoKey | {
-        key: CryptoKey;
+    privateKey?: oauth.CryptoKey | {
+        key: oauth.CryptoKey;
         kid?: string;
     };
     tokenEndpointAuthMethod?: string;

@@ -121,7 +121,10 @@ function buildPackage(dir) {
 function installPackage(dir, built) {
   cpSync(built, join(dir, "node_modules", "onemodelcontext"), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-  for (const dep of Object.keys(pkg.dependencies ?? {})) link(join(ROOT, "node_modules", dep), join(dir, "node_modules", dep));
+  // Optional peer dependencies too (jose, for onemodelcontext/auth/jwt): a user of that entry installs them.
+  for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]) {
+    link(join(ROOT, "node_modules", dep), join(dir, "node_modules", dep));
+  }
 }
 
 const COMMON = { strict: true, skipLibCheck: false, noEmit: true, target: "ES2022", isolatedModules: true, allowImportingTsExtensions: false, verbatimModuleSyntax: false };

@@ -13,7 +13,7 @@ export interface PreRegisteredClient {
   clientId: string;
   clientSecret?: string;
   /** A private key for `private_key_jwt` (RFC 7523): a signing `CryptoKey`, optionally with its `kid`. */
-  privateKey?: CryptoKey | { key: CryptoKey; kid?: string };
+  privateKey?: oauth.CryptoKey | { key: oauth.CryptoKey; kid?: string };
   /**
    * `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none`; default: `private_key_jwt`
    * with a `privateKey`, else chosen from the server's metadata.
