@@ -37,6 +37,8 @@ export interface CliArgs {
   /** `serve --http PORT`. */
   http?: { port: number; host: string; maxSessions: number; idleSeconds: number };
   logLevel: string;
+  /** OAuth for URL targets: on unless `--no-oauth`; runs only when the server answers 401. */
+  oauth: { enabled: boolean; clientId?: string; clientSecret?: string; scope?: string };
 }
 
 /** A usage error: exit code 2. */
@@ -68,6 +70,10 @@ Commands:
 Targets (default: the bundled demo server):
   -- COMMAND ARGS...           a stdio server; with -e KEY=VALUE (repeatable) and --cwd DIR
   --url URL, -- URL            a Streamable HTTP endpoint; with --header "Name: value" (repeatable)
+                               a 401 starts OAuth: the authorization URL is printed on stderr and a
+                               listener on 127.0.0.1 takes the redirect; --client-id ID and
+                               --client-secret S for a pre-registered client, --scope "A B",
+                               --no-oauth to turn it off
   --config FILE [--server NAME]  an entry of an mcpServers (Claude Desktop, Cursor) or servers (VS Code) file
 
 Options:
@@ -123,6 +129,7 @@ export function parseArgs(argv: string[]): CliArgs {
     pairs: [],
     listen: { tools: false, prompts: false, resources: false, uris: [] },
     logLevel: "info",
+    oauth: { enabled: true },
   };
   const env: Record<string, string> = {};
   const headers: Record<string, string> = {};
@@ -171,6 +178,10 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--cwd": cwd = take(); break;
       case "--header": case "-H": { const [k, v] = header(take()); headers[k] = v; break; }
       case "--url": url = take(); break;
+      case "--no-oauth": result.oauth.enabled = false; break;
+      case "--client-id": result.oauth.clientId = take(); break;
+      case "--client-secret": result.oauth.clientSecret = take(); break;
+      case "--scope": result.oauth.scope = take(); break;
       case "--config": config = take(); break;
       case "--server": serverName = take(); break;
       case "--args": result.jsonArgs = jsonObject(take(), "Option --args"); break;
@@ -207,6 +218,9 @@ export function parseArgs(argv: string[]): CliArgs {
   if (serverName !== undefined && config === undefined) throw new UsageError("Option --server names an entry of --config FILE");
   if ((Object.keys(env).length || cwd !== undefined) && result.target.kind !== "stdio" && result.target.kind !== "config") throw new UsageError("Options -e and --cwd apply to a server command (-- COMMAND ARGS)");
   if (Object.keys(headers).length && result.target.kind !== "http" && result.target.kind !== "config") throw new UsageError("Option --header applies to a URL target");
+  const oauthOptions = result.oauth.clientId !== undefined || result.oauth.clientSecret !== undefined || result.oauth.scope !== undefined;
+  if (oauthOptions && result.target.kind !== "http" && result.target.kind !== "config") throw new UsageError("Options --client-id, --client-secret and --scope apply to a URL target");
+  if (result.oauth.clientSecret !== undefined && result.oauth.clientId === undefined) throw new UsageError("Option --client-secret needs --client-id");
   if (result.target.kind === "config") Object.assign(result.target, { env, cwd, headers });
 
   const [command, ...rest] = positional;

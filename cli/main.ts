@@ -11,7 +11,7 @@ import { coerceArgs } from "./coerce_args.ts";
 import { ContentFiles, describeContent, describeResourceContents, wrapText } from "./content_output.ts";
 import { printInspect } from "./inspect.ts";
 import { Progress, ProgressBar } from "./progress.ts";
-import { CLI_VERSION, connect, lastServerStderr } from "./session.ts";
+import { CLI_VERSION, closeOAuth, connect, lastServerStderr } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
 
 /** Runs the CLI and returns its exit code. */
@@ -62,6 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     client = await connect(args, progress);
   } catch (error) {
     progress.stop();
+    await closeOAuth();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
     if (error instanceof UsageError) {
@@ -104,6 +105,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     // The answer is already printed and the exit code decided; a failed close is still worth a line.
     await client.close().catch((error: unknown) => process.stderr.write(`Closing the server failed: ${describe(error)}\n`));
+    await closeOAuth();
     progress.phase("closed");
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);

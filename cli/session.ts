@@ -3,7 +3,8 @@
  * @module
  */
 import { type ClientTransport, ContextClient, EraCache, type ExchangeTransport } from "onemodelcontext";
-import { httpTransport, type ProcessConnection, spawnProcess } from "onemodelcontext/node";
+import { withOAuth } from "onemodelcontext/auth";
+import { httpTransport, type LoopbackRedirect, type ProcessConnection, spawnProcess, startLoopbackRedirect } from "onemodelcontext/node";
 import type { CliArgs, Target } from "./args.ts";
 import { readConfigTarget } from "./config_file.ts";
 import type { Progress } from "./progress.ts";
@@ -27,9 +28,38 @@ export function resolveTarget(target: Target): Exclude<Target, { kind: "config" 
   return { ...entry, env: { ...entry.env, ...extra.env }, cwd: extra.cwd ?? entry.cwd };
 }
 
+/** The loopback redirect listener of this run, if OAuth is on: closed by {@linkcode closeOAuth}. */
+let loopback: LoopbackRedirect | undefined;
+
+/** Stops the OAuth loopback listener, if one was started. */
+export async function closeOAuth(): Promise<void> {
+  const listening = loopback;
+  loopback = undefined;
+  await listening?.close();
+}
+
+/**
+ * A `fetch` that runs the OAuth flow when the server answers 401: a loopback listener on 127.0.0.1
+ * takes the redirect, and the authorization URL is printed on stderr for the user to open.
+ */
+export async function oauthFetch(oauth: CliArgs["oauth"]): Promise<typeof fetch> {
+  loopback ??= await startLoopbackRedirect({
+    open: (url) => void process.stderr.write(`Authorization needed: open this URL in a browser:\n${url.href}\n`),
+  });
+  const listening = loopback;
+  const authFetch = withOAuth((input, init) => fetch(input, init), {
+    redirectUri: listening.redirectUri,
+    redirectTo: (url) => listening.redirectTo(url),
+    ...(oauth.clientId !== undefined ? { client: { clientId: oauth.clientId, ...(oauth.clientSecret !== undefined ? { clientSecret: oauth.clientSecret } : {}) } } : {}),
+    ...(oauth.scope !== undefined ? { scope: oauth.scope } : {}),
+    clientMetadata: { client_name: "onemodelcontext-cli" },
+  });
+  return authFetch as typeof fetch;
+}
+
 /** The client transport of a resolved target. */
-export function transportOf(target: Exclude<Target, { kind: "config" } | { kind: "demo" }>, timeout?: number): ClientTransport | ExchangeTransport {
-  if (target.kind === "http") return httpTransport(target.url, { headers: target.headers, ...(timeout ? { requestTimeout: timeout } : {}) });
+export function transportOf(target: Exclude<Target, { kind: "config" } | { kind: "demo" }>, timeout?: number, authFetch?: typeof fetch): ClientTransport | ExchangeTransport {
+  if (target.kind === "http") return httpTransport(target.url, { headers: target.headers, ...(timeout ? { requestTimeout: timeout } : {}), ...(authFetch ? { fetch: authFetch } : {}) });
   const env = Object.keys(target.env).length ? { ...process.env, ...target.env } : undefined;
   const spawned = spawnProcess(target.command, target.args, { stderr: "pipe", env, cwd: target.cwd });
   return {
@@ -48,7 +78,8 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
   const target = resolveTarget(args.target);
   const label = args.target.kind === "demo" ? "the bundled demo server" : target.kind === "http" ? target.url : [target.command, ...target.args].join(" ");
   progress.phase(target.kind === "http" ? `connecting to ${label}` : `spawning ${label}`);
-  const transport = transportOf(target, args.timeout);
+  const authFetch = target.kind === "http" && args.oauth.enabled ? await oauthFetch(args.oauth) : undefined;
+  const transport = transportOf(target, args.timeout, authFetch);
   progress.phase(`negotiating the protocol era (--era ${args.era})`, true);
   // A fresh cache per run: the CLI reports how this run decided, not what an earlier one learned.
   const client = await ContextClient.connect(transport, {
