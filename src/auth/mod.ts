@@ -23,4 +23,5 @@ export {
   type ScopedCall,
   type TokenVerifier,
 } from "./require_bearer.ts";
+export { scopesFromServer, type ToolScopesSource } from "./scopes_from_server.ts";
 export type { FetchLike } from "./fetch_like.ts";

@@ -94,6 +94,11 @@ export class ServerFeatures {
     return this.#tools.inputSchemaOf(name);
   }
 
+  /** The `requiredScopes` of registered tool `name` (`undefined` when it has none or there is no such tool). */
+  toolRequiredScopes(name: string): readonly string[] | undefined {
+    return this.#tools.requiredScopesOf(name);
+  }
+
   /** Registers a tool; see {@linkcode ToolRegistry.add}. */
   tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
     this.#install("tools");

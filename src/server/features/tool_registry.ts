@@ -42,6 +42,11 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a call of this tool needs (not sent to clients). Enforced by a bearer check that
+   * reads them, e.g. `requireBearer(handler, { verify, scopesFor: scopesFromServer(server) })`.
+   */
+  requiredScopes?: readonly string[];
 }
 
 /** Runs one tool call. A thrown error becomes an `isError` result; a thrown `JsonRpcError` stays a protocol error. */
@@ -70,6 +75,7 @@ interface Entry {
   readonly input: ToolSchema<unknown> | undefined;
   readonly output: ToolSchema<unknown> | undefined;
   readonly handler: ToolHandler<unknown>;
+  readonly requiredScopes: readonly string[] | undefined;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -102,7 +108,10 @@ export class ToolRegistry {
     }
     if (this.#tools.has(name)) throw new InvalidOptionError(`Tool ${name} is already registered: remove it first`);
     if (typeof handler !== "function") throw new InvalidOptionError(`Tool ${name} needs a handler function, got ${typeof handler}`);
-    const { title, description, inputSchema, outputSchema, annotations, icons, _meta } = config ?? {};
+    const { title, description, inputSchema, outputSchema, annotations, icons, _meta, requiredScopes } = config ?? {};
+    if (requiredScopes !== undefined && (!Array.isArray(requiredScopes) || !requiredScopes.every((scope) => typeof scope === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)))) {
+      throw new InvalidOptionError(`Tool ${name} option requiredScopes must be an array of scope tokens, got ${JSON.stringify(requiredScopes)}`);
+    }
     const input = inputSchema === undefined ? undefined : compile(inputSchema, "input", this.#options.validator);
     const output = outputSchema === undefined ? undefined : compile(outputSchema, "output", this.#options.validator);
     const wire: Record<string, unknown> = { name };
@@ -113,7 +122,7 @@ export class ToolRegistry {
     if (annotations !== undefined) wire.annotations = annotations;
     if (icons !== undefined) wire.icons = icons;
     if (_meta !== undefined) wire._meta = _meta;
-    const entry: Entry = { wire, input, output, handler: handler as ToolHandler<unknown> };
+    const entry: Entry = { wire, input, output, handler: handler as ToolHandler<unknown>, requiredScopes: requiredScopes === undefined ? undefined : Object.freeze([...requiredScopes]) };
     this.#tools.set(name, entry);
     this.#changed();
     return {
@@ -138,6 +147,11 @@ export class ToolRegistry {
   /** The `inputSchema` tool `name` lists, or `undefined` when no such tool is registered. */
   inputSchemaOf(name: string): unknown {
     return this.#tools.get(name)?.wire.inputSchema;
+  }
+
+  /** The `requiredScopes` of tool `name`; `undefined` when it has none or no such tool is registered. */
+  requiredScopesOf(name: string): readonly string[] | undefined {
+    return this.#tools.get(name)?.requiredScopes;
   }
 
   /** `tools/call`. */
