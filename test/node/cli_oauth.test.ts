@@ -22,20 +22,19 @@ afterEach(async () => {
 
 /** An authorization server and a protected MCP server with one tool, `echo`, each on its own port. */
 async function protectedSetup(asOptions: Omit<AuthServerOptions, "origin"> = {}) {
-  let as: AuthServerFixture | undefined;
-  const asServer = await serveHandler((request) => as!.handler(request));
+  const routes: { as?: AuthServerFixture; mcp?: (request: Request) => Promise<Response> } = {};
+  const asServer = await serveHandler((request) => routes.as!.handler(request));
   closers.push(asServer.close);
-  as = new AuthServerFixture({ origin: asServer.origin, ...asOptions });
+  const as = (routes.as = new AuthServerFixture({ origin: asServer.origin, ...asOptions }));
   const mcp = new ContextServer({ name: "protected", version: "1.0.0", capabilities: { tools: {} } });
   mcp.handle("tools/list", () => ({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }));
   mcp.handle("tools/call", (params: { name: string; arguments?: { text?: string } }) => ({ content: [{ type: "text", text: `echo: ${params.arguments?.text ?? ""}` }] }));
   const http = createHttpHandler(mcp, { keepAliveInterval: 0 });
-  let handler: ((request: Request) => Promise<Response>) | undefined;
-  const mcpServer = await serveHandler((request) => handler!(request));
+  const mcpServer = await serveHandler((request) => routes.mcp!(request));
   closers.push(mcpServer.close);
   const url = `${mcpServer.origin}/mcp`;
   const fixture = as;
-  handler = requireBearer(http, {
+  routes.mcp = requireBearer(http, {
     verify: (token) => fixture.verifierFor(url)(token),
     metadata: { resource: url, authorization_servers: [fixture.issuer], scopes_supported: ["mcp:basic"] },
     scopes: ["mcp:basic"],
@@ -59,7 +58,7 @@ describe("CLI OAuth on a 401", () => {
   it("prints the authorization URL, takes the redirect on 127.0.0.1 and then calls the tool", async () => {
     const { as, url } = await protectedSetup();
     const run = new CliChild(["call", "echo", "text=hi", "--", url]);
-    closers.push(async () => void run.child.kill());
+    closers.push(() => Promise.resolve(void run.child.kill()));
     await run.waitFor("stderr", AUTH_URL);
     const printed = AUTH_URL.exec(run.stderr)![1]!;
     const authorization = new URL(printed);
@@ -75,7 +74,7 @@ describe("CLI OAuth on a 401", () => {
   it("uses a pre-registered client given by --client-id and --client-secret, with --scope", async () => {
     const { as, url } = await protectedSetup({ clients: { "cli-app": "s3cret" }, registration: false });
     const run = new CliChild(["call", "echo", "text=pre", "--client-id", "cli-app", "--client-secret", "s3cret", "--scope", "mcp:basic extra", "--", url]);
-    closers.push(async () => void run.child.kill());
+    closers.push(() => Promise.resolve(void run.child.kill()));
     await run.waitFor("stderr", AUTH_URL);
     const printed = AUTH_URL.exec(run.stderr)![1]!;
     expect(new URL(printed).searchParams.get("client_id")).toBe("cli-app");
@@ -89,7 +88,7 @@ describe("CLI OAuth on a 401", () => {
   it("exits 3 with a clear error when the authorization fails (the redirect carries a wrong iss)", async () => {
     const { url } = await protectedSetup({ issInRedirect: "wrong" });
     const run = new CliChild(["call", "echo", "text=no", "--", url]);
-    closers.push(async () => void run.child.kill());
+    closers.push(() => Promise.resolve(void run.child.kill()));
     await run.waitFor("stderr", AUTH_URL);
     await approve(AUTH_URL.exec(run.stderr)![1]!);
     expect(await run.exited).toBe(3);
