@@ -1009,6 +1009,7 @@ export declare class ServerFeatures {
     #private;
     constructor(host: FeatureHost, options?: ServerFeaturesOptions);
     toolInputSchema(name: string): unknown;
+    toolRequiredScopes(name: string): readonly string[] | undefined;
     tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool;
     resource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource;
     resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource;
@@ -1099,6 +1100,7 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
     annotations?: ToolAnnotations;
     icons?: Icon[];
     _meta?: Record<string, unknown>;
+    requiredScopes?: readonly string[];
 }
 
 // ToolHandler: type, from src/server/features/tool_registry.ts
