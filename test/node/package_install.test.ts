@@ -68,7 +68,9 @@ beforeAll(() => {
   project = join(work, "project");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
+  // jose is an optional peer dependency: a user of onemodelcontext/auth/jwt installs it beside the package.
+  const jose = `jose@${JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).devDependencies.jose}`;
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, jose], project);
   for (const [runtime, subpaths] of Object.entries(ENTRIES)) {
     const lines = subpaths.map((s, i) => `import * as m${i} from ${JSON.stringify(specifier(s))};`);
     lines.push(`console.log(JSON.stringify({ ${subpaths.map((s, i) => `${JSON.stringify(s)}: Object.keys(m${i}).length`).join(", ")} }));`);
