@@ -49,10 +49,11 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const stopped = server.stop(false); // stops accepting; in-flight requests go on
-      await handler.close?.();
+      handler.drain?.(); // listen streams end with their result; other requests are still answered
       await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
       await server.stop(true);
       await stopped;
+      await handler.close?.();
     })().then(() => markClosed());
     return closing;
   };

@@ -46,10 +46,13 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      const stopped = server.shutdown(); // stops accepting; resolves once every response ended
-      await handler.close?.();
+      // Stops accepting; resolves once every response ended. Deno closes idle keep-alive connections
+      // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
+      const stopped = server.shutdown();
+      handler.drain?.(); // listen streams end with their result; other requests are still answered
       await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
       await stopped;
+      await handler.close?.();
     })();
     return closing;
   };

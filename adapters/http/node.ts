@@ -6,7 +6,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, Server as NetServer } from "node:net";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
@@ -25,12 +25,13 @@ export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts"
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, signal } = serveOptions(options);
+  const { port, hostname, shutdownTimeout, keepAliveTimeout, signal } = serveOptions(options);
   signal?.throwIfAborted();
   const inFlight = new InFlightRequests();
   const fetch = inFlight.wrap(handler);
+  const state = { draining: false };
   const server = createServer((req, res) => {
-    handle(fetch, req, res, hostname).catch((error: unknown) => {
+    handle(fetch, req, res, { hostname, state }).catch((error: unknown) => {
       // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
       if (!res.headersSent) {
         res.statusCode = 500;
@@ -41,7 +42,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
       }
     });
   });
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = keepAliveTimeout;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {
@@ -55,26 +56,39 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const close = (): Promise<void> => {
-    closing ??= shutdown(server, handler, inFlight, shutdownTimeout).then(() => markClosed());
+    closing ??= shutdown(server, handler, inFlight, { shutdownTimeout, keepAliveTimeout, state }).then(() => markClosed());
     return closing;
   };
   signal?.addEventListener("abort", () => void close(), { once: true });
   return { url, close, closed, [Symbol.asyncDispose]: close };
 }
 
-async function shutdown(server: Server, handler: FetchHandler, inFlight: InFlightRequests, shutdownTimeout: number): Promise<void> {
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  await handler.close?.();
-  await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
-  server.closeIdleConnections();
-  // Whatever is left (a response the client does not read) goes with its connection.
-  const forced = setTimeout(() => server.closeAllConnections(), 100);
+async function shutdown(
+  server: Server,
+  handler: FetchHandler,
+  inFlight: InFlightRequests,
+  options: { shutdownTimeout: number; keepAliveTimeout: number; state: { draining: boolean } },
+): Promise<void> {
+  options.state.draining = true;
+  // Stop listening only: http.Server#close would also cut idle keep-alive connections at once, while
+  // a proxy may already be sending a request on one (it cannot repeat a POST: the caller gets a 502).
+  // They end after keepAliveTimeout of quiet instead; a request that still comes is answered.
+  const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  handler.drain?.();
+  await inFlight.drain(options.shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
+  // Whatever is left after one more keep-alive period (a client that holds a connection and sends nothing) goes.
+  const forced = setTimeout(() => server.closeAllConnections(), options.keepAliveTimeout + 1_000);
   await stopped;
   clearTimeout(forced);
+  await handler.close?.();
 }
 
-async function handle(fetch: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse, hostname: string): Promise<void> {
+async function handle(
+  fetch: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { hostname, state }: { hostname: string; state: { draining: boolean } },
+): Promise<void> {
   const disconnected = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) disconnected.abort(new ClosedError("The client closed the connection"));
@@ -94,6 +108,8 @@ async function handle(fetch: (request: Request) => Promise<Response>, req: Incom
     if (!req.complete) req.destroy();
   });
   const response = await fetch(request);
+  // Once stopping, every answer ends its connection, so the proxy stops sending on it.
+  if (state.draining) res.shouldKeepAlive = false;
   await writeResponse(response, res, disconnected.signal);
 }
 

@@ -7,7 +7,9 @@
 /** A web-standard request handler (`createHttpHandler`'s result, a Hono app's `fetch`, …). */
 export interface FetchHandler {
   (request: Request): Response | Promise<Response>;
-  /** When present (an MCP `HttpHandler`), called first on close: it ends listen streams with their result. */
+  /** When present (an MCP `HttpHandler`), called first on close: it ends listen streams with their result while other requests are still answered. */
+  drain?(): void;
+  /** When present (an MCP `HttpHandler`), called last on close, once every response ended: sessions end. */
   close?(): Promise<void>;
 }
 
@@ -21,6 +23,14 @@ export interface ServeOptions {
   signal?: AbortSignal;
   /** Milliseconds `close()` lets requests in flight finish before it ends their responses. Default 5 000. */
   shutdownTimeout?: number;
+  /**
+   * Node only: milliseconds an idle keep-alive connection stays open, in service and during `close()`
+   * (idle connections are not cut at once on close: they end after this much quiet, and a request
+   * that still arrives on one is answered, with `Connection: close`). Set a proxy's upstream keep-alive
+   * timeout below it (nginx `keepalive_timeout` in the `upstream` block), or the proxy may send a
+   * request on a connection the server is closing. Default 5 000.
+   */
+  keepAliveTimeout?: number;
 }
 
 /** A listening server. */
@@ -28,8 +38,11 @@ export interface HttpServer extends AsyncDisposable {
   /** The base URL, e.g. `http://127.0.0.1:41234/`. */
   readonly url: URL;
   /**
-   * Graceful shutdown: stops accepting connections; lets the handler end its long streams (its own
-   * `close()`); waits up to `shutdownTimeout` for requests in flight; then ends what is left. Idempotent.
+   * Graceful shutdown: stops accepting connections; lets the handler end its long streams (its
+   * `drain()`) while requests on open connections are still answered; waits up to `shutdownTimeout`
+   * for requests in flight, then ends what is left; closes the handler (its `close()`). On Node, idle
+   * keep-alive connections end after `keepAliveTimeout` of quiet, and every answer sent meanwhile
+   * carries `Connection: close`. Idempotent.
    */
   close(): Promise<void>;
   /** Resolves once the server closed. */
@@ -38,6 +51,9 @@ export interface HttpServer extends AsyncDisposable {
 
 /** The default {@linkcode ServeOptions.shutdownTimeout}. */
 export const DEFAULT_SERVE_SHUTDOWN_TIMEOUT = 5_000;
+
+/** The default {@linkcode ServeOptions.keepAliveTimeout}. */
+export const DEFAULT_SERVE_KEEP_ALIVE_TIMEOUT = 5_000;
 
 /** Checks and fills the options every runtime's `serve` shares. */
 export function serveOptions(options: ServeOptions): Required<Omit<ServeOptions, "signal">> & { signal: AbortSignal | undefined } {
@@ -49,7 +65,11 @@ export function serveOptions(options: ServeOptions): Required<Omit<ServeOptions,
   if (typeof shutdownTimeout !== "number" || !(shutdownTimeout >= 0)) {
     throw new RangeError(`Option shutdownTimeout must be a non-negative number of milliseconds, got ${String(shutdownTimeout)}`);
   }
-  return { port, hostname, shutdownTimeout, signal: options.signal };
+  const keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_SERVE_KEEP_ALIVE_TIMEOUT;
+  if (typeof keepAliveTimeout !== "number" || !(keepAliveTimeout > 0)) {
+    throw new RangeError(`Option keepAliveTimeout must be a positive number of milliseconds, got ${String(keepAliveTimeout)}`);
+  }
+  return { port, hostname, shutdownTimeout, keepAliveTimeout, signal: options.signal };
 }
 
 /** `http://host:port/`, with brackets for an IPv6 address. */

@@ -95,6 +95,12 @@ export interface HttpHandler {
    * flight get `shutdownTimeout` to finish, then are cancelled; sessions end. Idempotent.
    */
   close(): Promise<void>;
+  /**
+   * The first step of a server's graceful stop (`serve` calls it when it stops accepting): listen
+   * streams and legacy GET streams end with their graceful result, and each one opened later ends
+   * the same way at once, while every other request is still answered normally. Idempotent.
+   */
+  drain(): void;
   /** Resolves once {@linkcode HttpHandler.close} finished. */
   readonly closed: Promise<void>;
   /** Live legacy sessions. */
@@ -141,6 +147,7 @@ export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOp
   const handler = ((request: Request) => endpoint.handle(request)) as HttpHandler;
   Object.defineProperties(handler, {
     close: { value: () => endpoint.close() },
+    drain: { value: () => endpoint.drain() },
     closed: { get: () => endpoint.closed },
     sessionCount: { get: () => endpoint.sessionCount },
     streamCount: { get: () => endpoint.streamCount },
@@ -164,6 +171,7 @@ class McpEndpoint {
   readonly #inFlight = new Set<InFlight>();
   readonly #longStreams = new Set<SseStream>();
   #closing: Promise<void> | undefined;
+  #draining = false;
   #markClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.#markClosed = resolve));
 
@@ -314,6 +322,7 @@ class McpEndpoint {
       notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
     };
     this.#run(id, message, context, channel, controller, listen);
+    if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
     return channel.response;
   }
 
@@ -425,7 +434,9 @@ class McpEndpoint {
     found.attachGetStream(stream);
     this.#countStream(stream);
     request.signal.addEventListener("abort", () => stream.abort(new CancelledError("The client closed the GET stream")), { once: true });
-    return stream.response();
+    const response = stream.response();
+    if (this.#draining) found.closeGetStream();
+    return response;
   }
 
   async #delete(request: Request): Promise<Response> {
@@ -473,6 +484,14 @@ class McpEndpoint {
   #countStream(stream: SseStream): void {
     this.#longStreams.add(stream);
     void stream.closed.then(() => this.#longStreams.delete(stream));
+  }
+
+  drain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    const reason = new ClosedError("The server is shutting down");
+    for (const entry of this.#inFlight) if (entry.listen) entry.controller.abort(reason);
+    for (const session of this.#sessions?.values() ?? []) session.closeGetStream();
   }
 
   close(): Promise<void> {

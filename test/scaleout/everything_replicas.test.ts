@@ -2,7 +2,8 @@
  * Three replicas of the everything server (`node examples/everything/server.mjs --http PORT`) behind
  * nginx, started by examples/deploy/run.mjs: modern-era tool calls spread round robin (nginx's access
  * log names the replica of each), a replica SIGKILLed under load fails only the calls in flight on it,
- * and (pending issue 16 item 3) a replica SIGTERMed under load fails none.
+ * and a replica SIGTERMed under load fails none (serve stops listening, answers what still comes on open
+ * connections with `Connection: close`, and lets idle ones end after its keepAliveTimeout).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -81,13 +82,7 @@ describe("three everything replicas behind nginx", () => {
     return { ok, failures };
   }
 
-  // Skipped until issue 16 item 3: today 1 to 6 of these 600 calls get nginx's 502 ("recv() failed (104:
-  // Connection reset by peer) while reading response header"): serve() on Node closes idle keep-alive
-  // connections at once (http.Server#close, closeIdleConnections) and every connection 100 ms after the
-  // drain, while nginx is sending a POST on them, which it then cannot repeat; and the handler answers
-  // 503 to requests that still arrive on open connections. The stand-in replica in nginx_replicas.test.ts
-  // shows the drain that loses nothing (examples/deploy/README.md, "A replica that stops under load").
-  it.skip("fails no tool call when a replica is SIGTERMed under load, and the replica exits 0", async () => {
+  it("fails no tool call when a replica is SIGTERMed under load, and the replica exits 0", async () => {
     let terminated: Promise<unknown> | undefined;
     const r2 = deployment.replicas.find((r) => r.name === "r2")!;
     const { ok, failures } = await load(600, 16, (n) => {

@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
@@ -162,6 +163,40 @@ describe("serve (node:http)", () => {
     expect(closed).toBe(true);
   });
 
+  it("answers a request that arrives on an open keep-alive connection after close() began, with Connection: close, then resolves", async () => {
+    const calls: string[] = [];
+    const handler = Object.assign(() => new Response("ok"), {
+      drain: () => void calls.push("drain"),
+      close: async () => void calls.push("close"),
+    });
+    const server = await serve(handler, { keepAliveTimeout: 60_000 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest(server.url, { agent }, (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await get()).toEqual({ status: 200, connection: "keep-alive", body: "ok" });
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    expect(calls).toEqual(["drain"]); // listen streams end first; the connection stays open
+    expect(await get()).toEqual({ status: 200, connection: "close", body: "ok" }); // same socket, answered
+    await closing; // the connection ended with that answer: no need to wait for keepAliveTimeout
+    expect(closed).toBe(true);
+    expect(calls).toEqual(["drain", "close"]);
+    agent.destroy();
+  });
+
+  it("rejects a keepAliveTimeout that is not a positive number", async () => {
+    await expect(serve(() => new Response("ok"), { keepAliveTimeout: 0 })).rejects.toThrow(/keepAliveTimeout must be a positive number.*got 0/);
+  });
+
   it("ends a response still streaming after shutdownTimeout", async () => {
     const server = await serve(() => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "Content-Type": "text/event-stream" } }), {
       shutdownTimeout: 50,
@@ -175,7 +210,7 @@ describe("serve (node:http)", () => {
     expect(["ended", "errored"]).toContain(await reading);
   });
 
-  it("closes when its signal aborts, and calls the handler's own close first", async () => {
+  it("closes when its signal aborts, and calls the handler's own close", async () => {
     let handlerClosed = false;
     const handler = Object.assign(() => new Response("ok"), { close: async () => void (handlerClosed = true) });
     const controller = new AbortController();

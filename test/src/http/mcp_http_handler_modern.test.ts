@@ -312,6 +312,25 @@ describe("createHttpHandler, modern era: listen streams", () => {
     await handler.close();
   });
 
+  it("drain() ends listen streams with their result, ends a later listen at once the same way, and still answers other requests", async () => {
+    const server = listenServer();
+    server.on("tools/list", () => ({ tools: [] }));
+    const handler = createHttpHandler(server, { keepAliveInterval: 0 });
+    const reader = new SseReader(await handler(modernRequest(9, "subscriptions/listen", { notifications: {} })));
+    expect(await reader.next()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    handler.drain();
+    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 9, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } } });
+    expect(await reader.next()).toBeUndefined();
+    const later = new SseReader(await handler(modernRequest(11, "subscriptions/listen", { notifications: {} })));
+    const events = [await later.next(), await later.next(), await later.next()];
+    expect(events.at(-1)).toBeUndefined(); // ended, not held open
+    expect(events).toContainEqual({ jsonrpc: "2.0", id: 11, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } } });
+    const list = await handler(modernRequest(10, "tools/list"));
+    expect(list.status).toBe(200);
+    expect(handler.streamCount).toBe(0);
+    await handler.close();
+  });
+
   it("ends listen streams with their result on close, and then refuses new requests with 503", async () => {
     const handler = createHttpHandler(listenServer(), { keepAliveInterval: 0 });
     const response = await handler(modernRequest(9, "subscriptions/listen", { notifications: {} }));
