@@ -35,6 +35,7 @@ export interface ExitStatus {
 // FetchHandler: type, from adapters/http/serve_options.ts
 export interface FetchHandler {
     (request: Request): Response | Promise<Response>;
+    drain?(): void;
     close?(): Promise<void>;
 }
 
@@ -120,6 +121,7 @@ export interface ServeOptions {
     hostname?: string;
     signal?: AbortSignal;
     shutdownTimeout?: number;
+    keepAliveTimeout?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/bun.ts

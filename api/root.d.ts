@@ -446,6 +446,7 @@ export interface HttpDispatcher {
 export interface HttpHandler {
     (request: Request): Promise<Response>;
     close(): Promise<void>;
+    drain(): void;
     readonly closed: Promise<void>;
     readonly sessionCount: number;
     readonly streamCount: number;
