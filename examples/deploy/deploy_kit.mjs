@@ -127,7 +127,7 @@ export async function startNginx({ prefix, replicas, port, sessions = false, rea
 export async function startReplica({ name, command = process.execPath, args, port, env = {}, log = () => {} }) {
   port ??= await freePort();
   const child = spawn(command, [...args, "--http", String(port)], {
-    env: { ...process.env, ...env, REPLICA_NAME: name },
+    env: { ...process.env, ...env, REPLICA_NAME: name, ONEMODELCONTEXT_REPLICA: name },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

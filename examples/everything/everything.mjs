@@ -30,7 +30,8 @@ const JSON_SCHEMA_2020_12 = {
 /**
  * Builds the server; exported so tests and other transports can serve it. `stateKey` (64 hex
  * characters) signs the request state of input-required rounds, so replicas given the same key
- * accept each other's state (default: a random per-process key).
+ * accept each other's state (default: a random per-process key). `listenBus` (e.g. a
+ * `RedisListenBus`) carries list changes to the listen streams held by other replicas.
  */
 export function createEverythingServer(options = {}) {
   const server = new ContextServer({
@@ -38,7 +39,7 @@ export function createEverythingServer(options = {}) {
     version: "1.0.0",
     requestState: options.stateKey === undefined ? undefined : { key: options.stateKey },
     // SEP-2549: modern list results may be cached for five minutes by anyone.
-    features: { listCache: { ttlMs: 300_000, cacheScope: "public" } },
+    features: { listCache: { ttlMs: 300_000, cacheScope: "public" }, listenBus: options.listenBus },
   });
   const text = (value) => ({ type: "text", text: value });
 

@@ -10,7 +10,11 @@
 // Over HTTP: legacy sessions on (Mcp-Session-Id, GET stream, server-to-client requests over SSE), the
 // modern era stateless; SIGTERM (or SIGINT) closes gracefully: no new requests, listen streams end
 // with their result, requests in flight get 5 s. ONEMODELCONTEXT_STATE_KEY (64 hex characters), when
-// set, is the key of the request state of input-required rounds.
+// set, is the key of the request state of input-required rounds. Behind a load balancer:
+// ONEMODELCONTEXT_REPLICA=r2 starts every legacy session id with "r2." (nginx pins sessions on it,
+// examples/deploy); --stateless turns legacy sessions off; --redis URL carries list changes to the
+// listen streams of the other replicas over Redis pub/sub (the `redis` package; channel
+// "everything:listen").
 //
 // The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
 // are in ./input_tools.mjs.
@@ -24,7 +28,17 @@ if (stateKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(stateKey)) {
   console.error("everything: ONEMODELCONTEXT_STATE_KEY must be 64 hex characters (32 bytes)");
   process.exit(2);
 }
-const server = createEverythingServer({ stateKey });
+const redisFlag = process.argv.indexOf("--redis");
+let redis;
+if (redisFlag !== -1) {
+  const { createClient } = await import("redis");
+  const { RedisListenBus } = await import("onemodelcontext/redis");
+  const publisher = await createClient({ url: process.argv[redisFlag + 1] }).connect();
+  const subscriber = await publisher.duplicate().connect();
+  const bus = await RedisListenBus.open({ publisher, subscriber, channel: "everything:listen", onReport: (error) => console.error(`everything: ${error.message}`) });
+  redis = { bus, publisher, subscriber };
+}
+const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
 
 const flag = process.argv.indexOf("--http");
 if (flag === -1) {
@@ -38,7 +52,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`everything: --http needs a port from 0 to 65535, got ${JSON.stringify(process.argv[flag + 1] ?? null)}`);
   process.exit(2);
 }
-const http = await serve(createHttpHandler(server, { path: "/mcp", sessions: true }), { port, hostname: "127.0.0.1" });
+const replica = process.env.ONEMODELCONTEXT_REPLICA;
+if (replica !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(replica)) {
+  console.error(`everything: ONEMODELCONTEXT_REPLICA must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(replica)}`);
+  process.exit(2);
+}
+const sessions = process.argv.includes("--stateless") ? false : replica === undefined ? true : { idPrefix: `${replica}.` };
+const http = await serve(createHttpHandler(server, { path: "/mcp", sessions }), { port, hostname: "127.0.0.1" });
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
 let stopping = false;
 const stop = async () => {
@@ -46,6 +66,10 @@ const stop = async () => {
   stopping = true;
   await http.close();
   await server.close();
+  if (redis) {
+    await redis.bus.close();
+    await Promise.allSettled([redis.subscriber.quit(), redis.publisher.quit()]);
+  }
   process.exit(0);
 };
 process.once("SIGTERM", stop);

@@ -4,7 +4,7 @@
  */
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { ClosedError } from "../wire/errors.ts";
+import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
 import { LegacyHttpSession } from "./legacy_http_session.ts";
 
 /** The default {@linkcode LegacySessionTableOptions.maxSessions}. */
@@ -20,6 +20,12 @@ export interface LegacySessionTableOptions {
   maxSessions?: number;
   /** Milliseconds a session may stay idle (nothing in flight, no GET stream) before it ends. Default 300 000. */
   idleTimeout?: number;
+  /**
+   * Text every session id starts with, e.g. the replica's name and a dot (`"r2."`), so a load
+   * balancer can pin a session to the replica that holds it (nginx: a `map` on `$http_mcp_session_id`,
+   * examples/deploy). Visible ASCII, at most 64 characters. Default none.
+   */
+  idPrefix?: string;
   /** Clock of the idle timers. Default the system clock. */
   timeProvider?: TimeProvider;
 }
@@ -38,12 +44,18 @@ export interface LegacySessionTableOptions {
 export class LegacySessionTable {
   readonly maxSessions: number;
   readonly idleTimeout: number;
+  readonly idPrefix: string;
   readonly #time: TimeProvider;
   readonly #sessions = new Map<string, LegacyHttpSession>();
 
   constructor(options: LegacySessionTableOptions = {}) {
     this.maxSessions = integerOption("maxSessions", options.maxSessions, DEFAULT_MAX_SESSIONS, 1);
     this.idleTimeout = numberOption("idleTimeout", options.idleTimeout, DEFAULT_SESSION_IDLE_TIMEOUT, 1);
+    const idPrefix = options.idPrefix ?? "";
+    if (typeof idPrefix !== "string" || idPrefix.length > 64 || !/^[\x21-\x7e]*$/.test(idPrefix)) {
+      throw new InvalidOptionError(`Option idPrefix must be at most 64 visible ASCII characters, got ${JSON.stringify(idPrefix)}`);
+    }
+    this.idPrefix = idPrefix;
     this.#time = options.timeProvider ?? systemTimeProvider;
   }
 
@@ -55,7 +67,7 @@ export class LegacySessionTable {
   /** A new session with a fresh id, or `undefined` when `maxSessions` are live. */
   create(): LegacyHttpSession | undefined {
     if (this.#sessions.size >= this.maxSessions) return undefined;
-    const session = new LegacyHttpSession(globalThis.crypto.randomUUID(), {
+    const session = new LegacyHttpSession(this.idPrefix + globalThis.crypto.randomUUID(), {
       idleTimeout: this.idleTimeout,
       timeProvider: this.#time,
       onEnd: (ended) => {

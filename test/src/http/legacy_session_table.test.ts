@@ -19,6 +19,16 @@ describe("LegacySessionTable", () => {
     expect(table.get("x".repeat(100_000))).toBeUndefined();
   });
 
+  it("starts every id with idPrefix (a load balancer pins sessions on it), and refuses a prefix that is not short visible ASCII", () => {
+    const table = new LegacySessionTable({ idPrefix: "r2." });
+    const session = table.create()!;
+    expect(session.id).toMatch(/^r2\.[\x21-\x7e]{36}$/);
+    expect(table.get(session.id)).toBe(session);
+    expect(new LegacySessionTable({ idPrefix: "x".repeat(64) }).create()!.id).toHaveLength(100);
+    expect(() => new LegacySessionTable({ idPrefix: "x".repeat(65) })).toThrow(InvalidOptionError);
+    expect(() => new LegacySessionTable({ idPrefix: "r 2" })).toThrow(/idPrefix must be at most 64 visible ASCII characters, got "r 2"/);
+  });
+
   it("holds maxSessions and frees a slot when one ends", () => {
     const table = new LegacySessionTable({ maxSessions: 2 });
     const a = table.create()!;
