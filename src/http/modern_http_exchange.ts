@@ -16,7 +16,7 @@ import { newestSharedModern } from "../client/probe_classifier.ts";
 import { deriveRequestHeaders, HEADER_MISMATCH } from "./mcp_request_headers.ts";
 import { type ParamHeader, screenTools } from "./mcp_header_annotations.ts";
 import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint } from "./http_endpoint.ts";
-import { StreamBrokenError } from "./http_client_errors.ts";
+import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
 
 /** Options of {@linkcode ModernHttpExchange}. */
@@ -42,7 +42,8 @@ const MAX_RELIST_PAGES = 100;
 /**
  * Sends each request as its own POST. Retries once on -32020 for `tools/call` (after listing the
  * tools again), once on -32022 with the newest version both sides support, and, for a request marked
- * `idempotent`, once with a new id when its response stream breaks. Otherwise a broken stream
+ * `idempotent`, once with a new id when its response stream breaks or a proxy answers 502, 503 or
+ * 504 (the replica behind it failed). Otherwise a broken stream
  * rejects at once with {@linkcode StreamBrokenError}.
  */
 export class ModernHttpExchange implements ClientExchange {
@@ -102,7 +103,7 @@ export class ModernHttpExchange implements ClientExchange {
             continue;
           }
         }
-        if (error instanceof StreamBrokenError && options.idempotent === true && !reissued && !this.#isClosed) {
+        if ((error instanceof StreamBrokenError || isGatewayFailure(error)) && options.idempotent === true && !reissued && !this.#isClosed) {
           reissued = true;
           id = undefined;
           this.#o.report(new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }));
@@ -242,4 +243,11 @@ export class ModernHttpExchange implements ClientExchange {
 function withProtocolVersion(params: unknown, version: string): unknown {
   if (!isPlainObject(params) || !isPlainObject(params._meta)) return params;
   return { ...params, _meta: { ...params._meta, [MetaKeys.protocolVersion]: version } };
+}
+
+/** A proxy's 502, 503 or 504 without a JSON-RPC error: the upstream failed or went away (the request may or may not have run). */
+function isGatewayFailure(error: unknown): error is HttpStatusError {
+  if (!(error instanceof HttpStatusError)) return false;
+  const { status } = error as HttpStatusError;
+  return status === 502 || status === 503 || status === 504;
 }

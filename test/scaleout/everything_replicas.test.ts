@@ -9,6 +9,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { ContextClient } from "../../src/client/context_client.ts";
+import { EraCache } from "../../src/client/era_cache.ts";
+import { HttpStatusError, StreamBrokenError } from "../../src/http/http_client_errors.ts";
+import { httpTransport } from "../../src/http/http_client_transport.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 
 const MODERN = "2026-07-28";
@@ -104,5 +108,66 @@ describe("three everything replicas behind nginx", () => {
     expect(failures.length).toBeLessThanOrEqual(workers); // one call in flight per worker at most
     for (const failure of failures) expect(failure.status, failure.text).toBe(502); // a POST already sent is not repeated
     expect(ok + failures.length).toBe(240);
+  });
+});
+
+describe("our HTTP client through nginx while replicas are SIGKILLed", () => {
+  let killed: Deployment;
+  let client: ContextClient;
+  beforeAll(async () => {
+    killed = await deploy({ replicas: 3, upstreamKeepaliveTimeoutSeconds: 1, log: (text) => (logs += text) });
+    client = await ContextClient.connect(httpTransport(`${killed.url}/mcp`), { eraCache: new EraCache(), onReport: () => {} });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await killed?.stop();
+  });
+
+  /** `total` callTool calls from `workers` concurrent callers; `onCall(n)` runs after call n. */
+  async function clientLoad(total: number, workers: number, idempotent: boolean, onCall: (n: number) => void) {
+    let started = 0;
+    let ok = 0;
+    const failures: { error: unknown; ms: number }[] = [];
+    const worker = async () => {
+      while (started < total) {
+        const n = started++;
+        const t0 = performance.now();
+        try {
+          const result = await client.request("tools/call", { name: "test_simple_text", arguments: {} }, { idempotent });
+          if (JSON.stringify(result).includes("simple text")) ok++;
+        } catch (error) {
+          failures.push({ error, ms: performance.now() - t0 });
+        }
+        onCall(n);
+      }
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+    return { ok, failures };
+  }
+
+  it("fails only the calls in flight on the killed replica, each with a typed error (the proxy's 502 or a broken stream)", async () => {
+    let stopped: Promise<unknown> | undefined;
+    const workers = 16;
+    const { ok, failures } = await clientLoad(240, workers, false, (n) => {
+      if (n === 40) stopped = killed.replicas[2]!.stop("SIGKILL");
+    });
+    expect(await stopped).toEqual({ code: null, signal: "SIGKILL" });
+    expect(failures.length).toBeLessThanOrEqual(workers);
+    for (const { error } of failures) {
+      expect(error instanceof StreamBrokenError || (error instanceof HttpStatusError && (error as HttpStatusError).status === 502), String(error)).toBe(true);
+    }
+    expect(ok + failures.length).toBe(240);
+    // Not asserted (no wall-clock windows in tests): how long a failed call took, for the report.
+    if (failures.length > 0) console.error(`SIGKILL: ${failures.length} failed, slowest after ${Math.round(Math.max(...failures.map((f) => f.ms)))} ms`);
+  });
+
+  it("fails no call marked idempotent: a call lost with the killed replica is re-issued once on another", async () => {
+    let stopped: Promise<unknown> | undefined;
+    const { ok, failures } = await clientLoad(240, 16, true, (n) => {
+      if (n === 40) stopped = killed.replicas[1]!.stop("SIGKILL");
+    });
+    expect(await stopped).toEqual({ code: null, signal: "SIGKILL" });
+    expect(failures.map((f) => String(f.error))).toEqual([]);
+    expect(ok).toBe(240);
   });
 });

@@ -199,6 +199,22 @@ describe("modern HTTP exchange: broken streams", () => {
     expect(reports[0].message).toMatch(/re-issuing it with a new id/);
   });
 
+  it("idempotent: a proxy's 502, 503 or 504 (the replica behind it failed) re-issues once; a 500 does not, nor a request not marked idempotent", async () => {
+    for (const status of [502, 503, 504]) {
+      let n = 0;
+      const fake = modern((req) => (n++ === 0 ? new Response("bad gateway", { status }) : result(req.body.id, { again: status })));
+      const { client } = await connect(fake);
+      await expect(client.request("tools/list", {}, { idempotent: true })).resolves.toEqual({ again: status });
+      expect(fake.of("tools/list")).toHaveLength(2);
+    }
+    const fake500 = modern(() => new Response("oops", { status: 500 }));
+    await expect((await connect(fake500)).client.request("tools/list", {}, { idempotent: true })).rejects.toMatchObject({ status: 500 });
+    expect(fake500.of("tools/list")).toHaveLength(1);
+    const plain = modern(() => new Response("bad gateway", { status: 502 }));
+    await expect((await connect(plain)).client.request("tools/list", {})).rejects.toBeInstanceOf(HttpStatusError);
+    expect(plain.of("tools/list")).toHaveLength(1);
+  });
+
   it("idempotent re-issues only once: a second break rejects", async () => {
     const fake = modern(() => sseSplit(": nothing\n\n", 3));
     const { client } = await connect(fake);
