@@ -122,6 +122,7 @@ export interface ServeOptions {
     signal?: AbortSignal;
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
+    idleCloseDelay?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/bun.ts

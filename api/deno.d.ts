@@ -140,6 +140,7 @@ export interface ServeOptions {
     signal?: AbortSignal;
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
+    idleCloseDelay?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/deno.ts

@@ -108,6 +108,7 @@ export interface ServeOptions {
     signal?: AbortSignal;
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
+    idleCloseDelay?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/node.ts

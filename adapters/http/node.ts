@@ -25,7 +25,7 @@ export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts"
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, keepAliveTimeout, signal } = serveOptions(options);
+  const { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal } = serveOptions(options);
   signal?.throwIfAborted();
   const inFlight = new InFlightRequests();
   const fetch = inFlight.wrap(handler);
@@ -56,7 +56,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const close = (): Promise<void> => {
-    closing ??= shutdown(server, handler, inFlight, { shutdownTimeout, keepAliveTimeout, state }).then(() => markClosed());
+    closing ??= shutdown(server, handler, inFlight, { shutdownTimeout, keepAliveTimeout, idleCloseDelay, state }).then(() => markClosed());
     return closing;
   };
   signal?.addEventListener("abort", () => void close(), { once: true });
@@ -67,19 +67,22 @@ async function shutdown(
   server: Server,
   handler: FetchHandler,
   inFlight: InFlightRequests,
-  options: { shutdownTimeout: number; keepAliveTimeout: number; state: { draining: boolean } },
+  options: { shutdownTimeout: number; keepAliveTimeout: number; idleCloseDelay: number; state: { draining: boolean } },
 ): Promise<void> {
   options.state.draining = true;
   // Stop listening only: http.Server#close would also cut idle keep-alive connections at once, while
   // a proxy may already be sending a request on one (it cannot repeat a POST: the caller gets a 502).
   // They end after keepAliveTimeout of quiet instead; a request that still comes is answered.
   const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  // Connections busy then end after their answer (Connection: close); only idle ones are ended here.
+  const idle = options.idleCloseDelay < options.keepAliveTimeout ? setTimeout(() => server.closeIdleConnections(), options.idleCloseDelay) : undefined;
   handler.drain?.();
   await inFlight.drain(options.shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
   // Whatever is left after one more keep-alive period (a client that holds a connection and sends nothing) goes.
   const forced = setTimeout(() => server.closeAllConnections(), options.keepAliveTimeout + 1_000);
   await stopped;
   clearTimeout(forced);
+  clearTimeout(idle);
   await handler.close?.();
 }
 

@@ -31,6 +31,12 @@ export interface ServeOptions {
    * request on a connection the server is closing. Default 5 000.
    */
   keepAliveTimeout?: number;
+  /**
+   * Node only: milliseconds `close()` leaves idle keep-alive connections open before it ends them (a
+   * request arriving meanwhile is answered, with `Connection: close`). Behind a proxy keep the default,
+   * `keepAliveTimeout`: the proxy closes them first. 0 ends them at once (no proxy in front, tests).
+   */
+  idleCloseDelay?: number;
 }
 
 /** A listening server. */
@@ -69,7 +75,11 @@ export function serveOptions(options: ServeOptions): Required<Omit<ServeOptions,
   if (typeof keepAliveTimeout !== "number" || !(keepAliveTimeout > 0)) {
     throw new RangeError(`Option keepAliveTimeout must be a positive number of milliseconds, got ${String(keepAliveTimeout)}`);
   }
-  return { port, hostname, shutdownTimeout, keepAliveTimeout, signal: options.signal };
+  const idleCloseDelay = options.idleCloseDelay ?? keepAliveTimeout;
+  if (typeof idleCloseDelay !== "number" || !(idleCloseDelay >= 0)) {
+    throw new RangeError(`Option idleCloseDelay must be a non-negative number of milliseconds, got ${String(idleCloseDelay)}`);
+  }
+  return { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal: options.signal };
 }
 
 /** `http://host:port/`, with brackets for an IPv6 address. */

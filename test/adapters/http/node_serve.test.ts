@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 async function start(handler: Parameters<typeof serve>[0], options: Parameters<typeof serve>[1] = {}): Promise<HttpServer> {
-  const server = await serve(handler, options);
+  const server = await serve(handler, { idleCloseDelay: 0, ...options }); // no proxy in front: idle connections end at once on close
   servers.push(server);
   return server;
 }
@@ -193,12 +193,30 @@ describe("serve (node:http)", () => {
     agent.destroy();
   });
 
-  it("rejects a keepAliveTimeout that is not a positive number", async () => {
+  it("with idleCloseDelay 0, ends an idle keep-alive connection as soon as close() begins", async () => {
+    const server = await serve(() => new Response("ok"), { idleCloseDelay: 0, keepAliveTimeout: 60_000 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const { socketClosed } = await new Promise<{ socketClosed: Promise<void> }>((resolve, reject) => {
+      const req = httpRequest(server.url, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ socketClosed: new Promise((done) => req.socket!.once("close", () => done())) }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    await server.close(); // would wait for keepAliveTimeout (60 s, past the test's timeout) without idleCloseDelay 0
+    await socketClosed;
+    agent.destroy();
+  });
+
+  it("rejects a keepAliveTimeout that is not a positive number and a negative idleCloseDelay", async () => {
     await expect(serve(() => new Response("ok"), { keepAliveTimeout: 0 })).rejects.toThrow(/keepAliveTimeout must be a positive number.*got 0/);
+    await expect(serve(() => new Response("ok"), { idleCloseDelay: -1 })).rejects.toThrow(/idleCloseDelay must be a non-negative number.*got -1/);
   });
 
   it("ends a response still streaming after shutdownTimeout", async () => {
     const server = await serve(() => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "Content-Type": "text/event-stream" } }), {
+      idleCloseDelay: 0,
       shutdownTimeout: 50,
     });
     const response = await fetch(server.url);
@@ -214,7 +232,7 @@ describe("serve (node:http)", () => {
     let handlerClosed = false;
     const handler = Object.assign(() => new Response("ok"), { close: async () => void (handlerClosed = true) });
     const controller = new AbortController();
-    const server = await serve(handler, { signal: controller.signal });
+    const server = await serve(handler, { signal: controller.signal, idleCloseDelay: 0 });
     controller.abort();
     await server.closed;
     expect(handlerClosed).toBe(true);
