@@ -42,7 +42,7 @@ async function start(options: HttpHandlerOptions = {}) {
   const http = await serve((request) => {
     seen.push(request);
     return handler(request);
-  });
+  }, { idleCloseDelay: 0 }); // no proxy in front: idle connections end at once on close
   cleanup.push(() => http.close());
   return { url: new URL("/mcp", http.url).href, seen };
 }

@@ -25,7 +25,7 @@ afterEach(async () => {
 async function start(sessions: boolean, key = KEY): Promise<URL> {
   const mcp = new ContextServer({ name: "asking-http", version: "1.0.0", capabilities: {}, requestState: { key } });
   addInputTools(mcp);
-  const server = await serve(createHttpHandler(mcp, { sessions }));
+  const server = await serve(createHttpHandler(mcp, { sessions }), { idleCloseDelay: 0 }); // no proxy in front: idle connections end at once on close
   servers.push(server);
   return new URL("/mcp", server.url);
 }

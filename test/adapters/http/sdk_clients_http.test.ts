@@ -28,7 +28,7 @@ async function start(options: HttpHandlerOptions): Promise<URL> {
     }
     return { content: [{ type: "text", text: `${context.era} ${context.protocolVersion}` }] };
   });
-  const server = await serve(createHttpHandler(mcp, options));
+  const server = await serve(createHttpHandler(mcp, options), { idleCloseDelay: 0 }); // no proxy in front: idle connections end at once on close
   servers.push(server);
   return new URL("/mcp", server.url);
 }
