@@ -7,6 +7,8 @@ import type { FetchHandler } from "./serve_options.ts";
 import { sleep } from "./serve_options.ts";
 
 interface Entry {
+  /** When the request came (performance.now()). */
+  readonly start: number;
   /** Ends the response body now (it errors for the client). */
   end(reason: Error): void;
 }
@@ -32,6 +34,7 @@ export class InFlightRequests {
       let source: ReadableStreamDefaultReader<Uint8Array> | undefined;
       let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
       const entry: Entry = {
+        start: performance.now(),
         end: (reason) => {
           if (ended) return;
           finish();
@@ -93,15 +96,24 @@ export class InFlightRequests {
     };
   }
 
-  /** Resolves once no request is in flight, or after `timeoutMs`, when it ends every response left with `reason`. */
+  /**
+   * Resolves once no request is in flight. Each request gets `timeoutMs` from when the drain began, or
+   * from its own arrival when it came later (a request still arriving on an open connection during a
+   * shutdown is served as fully as the others); one that outlives it is ended with `reason`.
+   */
   async drain(timeoutMs: number, reason: Error): Promise<void> {
-    if (this.#entries.size > 0) {
-      const timer = sleep(timeoutMs);
+    const began = performance.now();
+    while (this.#entries.size > 0) {
+      const deadlineOf = (entry: Entry): number => Math.max(entry.start, began) + timeoutMs;
+      const now = performance.now();
+      for (const entry of [...this.#entries]) if (deadlineOf(entry) <= now) entry.end(reason);
+      if (this.#entries.size === 0) break;
+      const next = Math.min(...[...this.#entries].map(deadlineOf));
+      const timer = sleep(Math.max(0, next - now));
       const idle = new Promise<void>((resolve) => (this.#onIdle = resolve));
       await Promise.race([idle, timer.promise]);
       timer.cancel();
       this.#onIdle = undefined;
     }
-    for (const entry of [...this.#entries]) entry.end(reason);
   }
 }

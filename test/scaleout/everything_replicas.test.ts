@@ -86,14 +86,7 @@ describe("three everything replicas behind nginx", () => {
     return { ok, failures };
   }
 
-  // Skipped: passes alone (0 of 600 failed, 5 runs of 6 with the whole folder), but one run in six with
-  // test/scaleout's files in parallel on this loaded machine saw 10 of 600 get nginx's 502 around the
-  // SIGTERM. Hypothesis, not yet confirmed from nginx's error.log: connections nginx opened that sat in
-  // the listen backlog (handshake done, POST sent, not yet accepted by Node) are reset by the kernel when
-  // serve closes the listening socket; the more CPU-starved the replica, the fuller the backlog. The fix
-  // would keep the listener open (answering with Connection: close) until nginx stops opening
-  // connections to it, e.g. after failing a health check, or hand the port over (reusePort, Node 22.12+).
-  it.skip("fails no tool call when a replica is SIGTERMed under load, and the replica exits 0", async () => {
+  it("fails no tool call when a replica is SIGTERMed under load, and the replica exits 0", async () => {
     let terminated: Promise<unknown> | undefined;
     const r2 = deployment.replicas.find((r) => r.name === "r2")!;
     const { ok, failures } = await load(600, 16, (n) => {

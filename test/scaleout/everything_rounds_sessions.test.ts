@@ -51,10 +51,17 @@ async function legacyPost(url: string, message: Record<string, unknown>, session
 
 const initialize = { id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
 
-/** The replica port of each access-log line of `deployment`, in order. */
-function upstreamPorts(deployment: Deployment): string[] {
-  const text = readFileSync(join(deployment.nginx.prefix, "access.log"), "utf8");
-  return [...text.matchAll(/upstream=(\S+)/g)].map((m) => m[1]!.split(",").at(-1)!.trim().split(":").at(-1)!);
+/**
+ * The replica port of each access-log line of `deployment`, in order, once there are `count` lines
+ * (nginx writes a line after the response went out, so the last one may lag the client's read).
+ */
+async function upstreamPorts(deployment: Deployment, count: number): Promise<string[]> {
+  for (let i = 0; ; i++) {
+    const text = readFileSync(join(deployment.nginx.prefix, "access.log"), "utf8");
+    const ports = [...text.matchAll(/upstream=(\S+)/g)].map((m) => m[1]!.split(",").at(-1)!.trim().split(":").at(-1)!);
+    if (ports.length >= count || i === 200) return ports;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 beforeAll(() => {
@@ -79,7 +86,7 @@ describe("everything replicas behind nginx, round robin, one state key", () => {
       inputResponses: { user_name: { action: "accept", content: { name: "Bo" } } },
     });
     expect(done.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Hello, Bo!" }] });
-    const [a, b] = upstreamPorts(deployment).slice(-2);
+    const [a, b] = (await upstreamPorts(deployment, 2)).slice(-2);
     expect(a).not.toBe(b); // round robin: the retry went to the next replica
   });
 
@@ -113,7 +120,7 @@ describe("legacy sessions behind nginx", () => {
         expect(call.status, `${session}: ${JSON.stringify(call.reply)}`).toBe(200);
         expect(JSON.stringify(call.reply?.result)).toContain("simple text");
       }
-      const ports = upstreamPorts(deployment).slice(-30);
+      const ports = (await upstreamPorts(deployment, 36)).slice(-30); // 3 initialize, 3 initialized, 30 calls
       const portOf = Object.fromEntries(deployment.replicas.map((r) => [r.name, String(r.port)]));
       ports.forEach((port, i) => expect(port).toBe(portOf[sessions[i % 3]!.split(".")[0]!]));
     } finally {
@@ -133,7 +140,7 @@ describe("legacy sessions behind nginx", () => {
         expect(call.status).toBe(200);
         expect(JSON.stringify(call.reply?.result)).toContain("simple text");
       }
-      expect(new Set(upstreamPorts(deployment).slice(-6)).size).toBe(3);
+      expect(new Set((await upstreamPorts(deployment, 7)).slice(-6)).size).toBe(3); // initialize, 6 calls
     } finally {
       await deployment.stop();
     }
