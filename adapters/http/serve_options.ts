@@ -21,7 +21,7 @@ export interface ServeOptions {
   hostname?: string;
   /** Aborting closes the server, as `close()` does. */
   signal?: AbortSignal;
-  /** Milliseconds `close()` lets requests in flight finish before it ends their responses. Default 5 000. */
+  /** Milliseconds `close()` lets each request in flight finish (counted from the close, or from its arrival if later) before it ends its response. Default 5 000. */
   shutdownTimeout?: number;
   /**
    * Node only: milliseconds an idle keep-alive connection stays open, in service and during `close()`
