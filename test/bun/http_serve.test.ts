@@ -1,77 +1,10 @@
 /**
- * The MCP HTTP handler served by `Bun.serve` through `serve` from `adapters/http/bun.ts`.
+ * The HTTP serve suite (test/conformance/http_serve_suite.ts) on `Bun.serve`, through `serve` from
+ * `adapters/http/bun.ts`.
  * @module
  */
-import { describe, expect, test } from "bun:test";
+import { test } from "bun:test";
 import { serve } from "../../adapters/http/bun.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
-import { FakeServer, gate, modernRequest, SseReader } from "../src/http/http_handler_helpers.ts";
+import { httpServeSuite } from "../conformance/http_serve_suite.ts";
 
-function mcp() {
-  const server = new FakeServer();
-  server.on("tools/list", () => ({ tools: [] }));
-  server.on("tools/call", async ({ context }) => {
-    await context.notify("notifications/progress", { progressToken: 1, progress: 1 });
-    return { content: [] };
-  });
-  server.on("subscriptions/listen", async ({ context }) => {
-    await context.notify("notifications/subscriptions/acknowledged", { notifications: {} });
-    await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
-    return { ended: true };
-  });
-  return server;
-}
-
-/** Sends a test Request to `url` over the network. */
-function via(url: URL, request: Request, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, { method: request.method, headers: request.headers, body: request.body, signal });
-}
-
-describe("serve on Bun", () => {
-  test("JSON and SSE answers from the MCP handler", async () => {
-    const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
-    try {
-      expect(server.url.hostname).toBe("127.0.0.1");
-      const endpoint = new URL("/mcp", server.url);
-      const list = await via(endpoint, modernRequest(1, "tools/list"));
-      expect(await list.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
-      const call = await via(endpoint, modernRequest(2, "tools/call", { name: "p" }));
-      expect(call.headers.get("content-type")).toBe("text/event-stream");
-      expect(await new SseReader(call).rest()).toHaveLength(2);
-    } finally {
-      await server.close();
-    }
-  });
-
-  test("a client disconnect aborts the handler's signal", async () => {
-    const started = gate();
-    const sawAbort = gate();
-    const server = await serve(async (request) => {
-      started.open();
-      await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
-      sawAbort.open();
-      return new Response("late");
-    });
-    try {
-      const client = new AbortController();
-      const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch(() => undefined);
-      await started.promise;
-      client.abort();
-      await pending;
-      await sawAbort.promise;
-    } finally {
-      await server.close();
-    }
-  });
-
-  test("close ends a listen stream with its result", async () => {
-    const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
-    const response = await via(new URL("/mcp", server.url), modernRequest(9, "subscriptions/listen", { notifications: {} }));
-    const reader = new SseReader(response);
-    expect((await reader.next())?.method).toBe("notifications/subscriptions/acknowledged");
-    const closing = server.close();
-    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 9, result: { ended: true } });
-    expect(await reader.next()).toBeUndefined();
-    await closing;
-  });
-});
+httpServeSuite({ test: (name, fn, timeoutMs) => void test(name, fn, timeoutMs) }, "Bun", serve);

@@ -1,76 +1,9 @@
 /**
- * The MCP HTTP handler served by `Deno.serve` through `serve` from `adapters/http/deno.ts`.
+ * The HTTP serve suite (test/conformance/http_serve_suite.ts) on `Deno.serve`, through `serve` from
+ * `adapters/http/deno.ts`.
  * @module
  */
 import { serve } from "../../adapters/http/deno.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
-import { FakeServer, gate, modernRequest, SseReader } from "../src/http/http_handler_helpers.ts";
-import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
+import { httpServeSuite } from "../conformance/http_serve_suite.ts";
 
-function mcp() {
-  const server = new FakeServer();
-  server.on("tools/list", () => ({ tools: [] }));
-  server.on("tools/call", async ({ context }) => {
-    await context.notify("notifications/progress", { progressToken: 1, progress: 1 });
-    return { content: [] };
-  });
-  server.on("subscriptions/listen", async ({ context }) => {
-    await context.notify("notifications/subscriptions/acknowledged", { notifications: {} });
-    await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
-    return { ended: true };
-  });
-  return server;
-}
-
-/** Sends a test Request to `url` over the network. */
-function via(url: URL, request: Request, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, { method: request.method, headers: request.headers, body: request.body, signal });
-}
-
-Deno.test("serve on Deno: JSON and SSE answers from the MCP handler", async () => {
-  const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
-  try {
-    assertStrictEquals(server.url.hostname, "127.0.0.1");
-    const endpoint = new URL("/mcp", server.url);
-    const list = await via(endpoint, modernRequest(1, "tools/list"));
-    assertEquals(await list.json(), { jsonrpc: "2.0", id: 1, result: { tools: [] } });
-    const call = await via(endpoint, modernRequest(2, "tools/call", { name: "p" }));
-    assertStrictEquals(call.headers.get("content-type"), "text/event-stream");
-    const events = await new SseReader(call).rest();
-    assertEquals(events.length, 2);
-  } finally {
-    await server.close();
-  }
-});
-
-Deno.test("serve on Deno: a client disconnect aborts the handler's signal", async () => {
-  const started = gate();
-  const sawAbort = gate();
-  const server = await serve(async (request) => {
-    started.open();
-    await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
-    sawAbort.open();
-    return new Response("late");
-  });
-  try {
-    const client = new AbortController();
-    const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch(() => undefined);
-    await started.promise;
-    client.abort();
-    await pending;
-    await sawAbort.promise;
-  } finally {
-    await server.close();
-  }
-});
-
-Deno.test("serve on Deno: close ends a listen stream with its result", async () => {
-  const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
-  const response = await via(new URL("/mcp", server.url), modernRequest(9, "subscriptions/listen", { notifications: {} }));
-  const reader = new SseReader(response);
-  assertEquals((await reader.next())?.method, "notifications/subscriptions/acknowledged");
-  const closing = server.close();
-  assertEquals(await reader.next(), { jsonrpc: "2.0", id: 9, result: { ended: true } });
-  assert((await reader.next()) === undefined);
-  await closing;
-});
+httpServeSuite({ test: (name, fn) => Deno.test(name, fn) }, "Deno", serve);
