@@ -759,7 +759,7 @@ export interface NewlineChannelOptions {
 // NoMethods: type, from src/wire/method_map.ts
 export type NoMethods = Record<never, never>;
 
-// NotificationHandler: type, from src/rpc/handler_slots.ts
+// NotificationHandler: type, from src/rpc/request_context.ts
 export type NotificationHandler = (params: unknown) => unknown;
 
 // NotificationMap: type, from src/wire/method_map.ts
@@ -885,7 +885,7 @@ export interface RegisteredTool {
 // RelatedNotificationHandler: type, from src/client/client_exchange.ts
 export type RelatedNotificationHandler = (method: string, params: unknown) => void;
 
-// RequestContext: type, from src/rpc/handler_slots.ts
+// RequestContext: type, from src/rpc/request_context.ts
 export interface RequestContext {
     readonly id: RequestId;
     readonly method: string;
@@ -902,7 +902,7 @@ export interface RequestEra {
     readonly logLevel: LoggingLevel | undefined;
 }
 
-// RequestHandler: type, from src/rpc/handler_slots.ts
+// RequestHandler: type, from src/rpc/request_context.ts
 export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
 
 // RequestId: type, from src/wire/json_rpc_message.ts

@@ -12,7 +12,7 @@ import type { Capabilities, Era, Implementation } from "../wire/protocol_version
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { ConnectionCloseInfo } from "../rpc/connection_state.ts";
-import type { RequestContext } from "../rpc/handler_slots.ts";
+import type { RequestContext } from "../rpc/request_context.ts";
 
 /** What {@linkcode ContextClient.connect} hands an {@linkcode ExchangeTransport}. */
 export interface ExchangeConnectSettings {

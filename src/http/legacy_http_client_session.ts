@@ -12,7 +12,7 @@ import { deferred } from "../stream/deferred.ts";
 import { delay } from "../stream/time_kit.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { ConnectionCloseInfo } from "../rpc/connection_state.ts";
-import type { RequestContext } from "../rpc/handler_slots.ts";
+import type { RequestContext } from "../rpc/request_context.ts";
 import type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "../client/client_exchange.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { McpHeaders } from "./mcp_request_headers.ts";

@@ -5,7 +5,7 @@
 import type { NewlineChannelOptions } from "../stream/newline_channel.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
-import type { RequestContext } from "./handler_slots.ts";
+import type { RequestContext } from "./request_context.ts";
 
 /** Options of {@linkcode JsonRpcConnection}. */
 export interface JsonRpcConnectionOptions {

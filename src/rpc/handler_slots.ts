@@ -5,54 +5,16 @@
  */
 import { wakeUp } from "../stream/deferred.ts";
 import { InflightRequest } from "./inflight_request.ts";
-import { asError, CancelledError, ErrorCodes, isTransportError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
-import { type ClassifiedMessage, errorResponse, errorResponseFor, type IncomingRequest, idKey, replyFor, type RequestId } from "../wire/json_rpc_message.ts";
+import { asError, CancelledError, ErrorCodes, ProtocolError } from "../wire/errors.ts";
+import { type ClassifiedMessage, errorResponse, type IncomingRequest, idKey, type RequestId } from "../wire/json_rpc_message.ts";
 import { JsonText } from "../wire/json_text.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
-import type { BacklogEntry } from "./input_backlog.ts";
-import type { Reply } from "./pending_calls.ts";
+import { answerRequest, type Collect } from "./answer_request.ts";
+import { type NotificationHandler, requestContext, type RequestHandler } from "./request_context.ts";
+import type { SlotFallbacks, SlotHost } from "./slot_host.ts";
 
-/** What a request handler gets besides the params. */
-export interface RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Aborted on `notifications/cancelled` for this id, after the EOF grace period, and on close. */
-  readonly signal: AbortSignal;
-  /** Sends a notification tied to this request; a no-op once the request is done or cancelled. */
-  notify(method: string, params?: unknown): Promise<void>;
-}
-
-/** Answers one request; the value becomes `result`, a thrown {@linkcode JsonRpcError} the error. */
-export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
-/** Handles one notification. */
-export type NotificationHandler = (params: unknown) => unknown;
-
-/** The fallbacks and the barrier test, from the connection's options. */
-export interface SlotFallbacks {
-  onRequest?: (request: IncomingRequest, context: RequestContext) => unknown;
-  onNotification?: (method: string, params: unknown) => unknown;
-  isBarrier?: (request: IncomingRequest) => boolean;
-}
-
-/** What {@linkcode HandlerSlots} needs from the connection. */
-export interface SlotHost {
-  send(message: Record<string, unknown> | JsonText, signal?: AbortSignal): Promise<void>;
-  /** Sends a reply the connection itself owes; a failure there is handled by the connection. */
-  sendOwnError(reply: Record<string, unknown> | JsonText): Promise<void>;
-  readonly outputClosed: boolean;
-  /** A send failed: the connection checks whether output broke. */
-  sendFailed(): void;
-  /** Removes input entries not yet dispatched that match. */
-  dropFromBacklog(match: (entry: BacklogEntry) => boolean): unknown;
-  /** A handler finished: the bytes of its message no longer count against `maxInFlightBytes`. */
-  release(bytes: number): void;
-  /** A reply to one of our calls (inside a batch). */
-  settle(reply: Reply): void;
-  report(error: Error): void;
-}
-
-/** Where a batch element's reply goes instead of the output: its JSON text. */
-type Collect = (text: string) => void;
+export type { NotificationHandler, RequestContext, RequestHandler } from "./request_context.ts";
+export type { SlotFallbacks, SlotHost } from "./slot_host.ts";
 
 /**
  * The handlers of one connection: registered per method, run at most `max` at once. The bound counts
@@ -218,66 +180,12 @@ export class HandlerSlots {
     const entry = new InflightRequest();
     this.#inflight.set(key, entry);
     this.#active++;
-    const context: RequestContext = {
-      id: request.id,
-      method: request.method,
-      get signal() {
-        return entry.signal;
-      },
-      notify: async (method, params) => {
-        if (entry.done || entry.aborted || host.outputClosed) return;
-        const message: Record<string, unknown> = { jsonrpc: "2.0", method };
-        if (params !== undefined) message.params = params;
-        // A notification lost to a closed output needs no answer; a broken output is a fault.
-        await host.send(message, entry.signal).catch(() => host.sendFailed());
-      },
-    };
-    return this.#answer(request, entry, context, collect).finally(() => {
+    const context = requestContext(request, { entry, host });
+    return answerRequest(request, { entry, context, host, handler: this.requestHandlers.get(request.method), fallback: this.#fallbacks.onRequest, collect }).finally(() => {
       this.#inflight.delete(key);
       this.#active--;
       this.#host.release(bytes);
       this.freed.fire();
     });
-  }
-
-  async #answer(request: IncomingRequest, entry: InflightRequest, context: RequestContext, collect?: Collect): Promise<void> {
-    const host = this.#host;
-    let reply: Record<string, unknown>;
-    try {
-      const handler = this.requestHandlers.get(request.method);
-      let result: unknown;
-      if (handler) result = await handler(request.params, context);
-      else if (this.#fallbacks.onRequest) result = await this.#fallbacks.onRequest(request, context);
-      else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
-      reply = { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
-    } catch (error) {
-      if (!(error instanceof JsonRpcError) && !entry.aborted) host.report(asError(error));
-      reply = errorResponseFor(request.id, error);
-    }
-    entry.done = true;
-    if (entry.cancelledByPeer) return;
-    if (collect) {
-      let text: string;
-      try {
-        text = JSON.stringify(reply);
-      } catch (error) {
-        host.report(asError(error));
-        text = JSON.stringify(this.#unserializable(request, error));
-      }
-      return void collect(text);
-    }
-    if (host.outputClosed) return;
-    try {
-      await host.send(replyFor(request, reply));
-    } catch (error) {
-      if (host.outputClosed || isTransportError(error)) return host.sendFailed();
-      // The result could not be serialized (a BigInt, a cycle): the caller still gets an answer.
-      host.report(asError(error));
-      await host.sendOwnError(replyFor(request, this.#unserializable(request, error)));
-    }
-  }
-
-  #unserializable(request: IncomingRequest, error: unknown): Record<string, unknown> {
-    return errorResponse(request.id, ErrorCodes.InternalError, `Internal error: the result could not be serialized (${asError(error).message})`);
   }
 }

@@ -4,24 +4,14 @@
  */
 import { wakeUp } from "../stream/deferred.ts";
 import type { InputLine } from "../stream/line_splitter.ts";
-import { ErrorCodes, type MessageTooLargeError, ParseError, ProtocolError } from "../wire/errors.ts";
-import { type ClassifiedMessage, classifyMessage, errorResponse, type IncomingRequest, idKey, MAX_ID_LENGTH, type RequestId } from "../wire/json_rpc_message.ts";
+import { ErrorCodes, ParseError, ProtocolError } from "../wire/errors.ts";
+import { type ClassifiedMessage, classifyMessage, errorResponse, idKey, MAX_ID_LENGTH } from "../wire/json_rpc_message.ts";
 import { scanMessageHead } from "../wire/scan_message_head.ts";
+import { type BacklogEntry, ENTRY_OVERHEAD_BYTES } from "./backlog_entry.ts";
+import { idFromLiteral } from "./id_from_literal.ts";
+import type { OversizeReply } from "./oversize_reply.ts";
 
-/** What one waiting input message costs in the backlog's accounting, besides its text. */
-export const ENTRY_OVERHEAD_BYTES = 64;
-
-/** One input message read and not yet dispatched. */
-export interface BacklogEntry {
-  bytes: number;
-  request?: IncomingRequest;
-  key?: string;
-  notification?: { method: string; params: unknown };
-  /** A JSON-RPC batch (only where `acceptsBatch` allows it): its elements, classified. */
-  batch?: ClassifiedMessage[];
-  /** An error reply the connection owes for a bad line. */
-  reply?: Record<string, unknown>;
-}
+export { type BacklogEntry, ENTRY_OVERHEAD_BYTES } from "./backlog_entry.ts";
 
 /**
  * What takes effect as soon as it is read: a reply to one of our calls, `notifications/cancelled`, or
@@ -29,7 +19,7 @@ export interface BacklogEntry {
  */
 export type Immediate =
   | Extract<ClassifiedMessage, { kind: "result" | "error" | "notification" }>
-  | { kind: "oversize_reply"; id: RequestId | undefined; error: MessageTooLargeError };
+  | OversizeReply;
 
 /** Options of {@linkcode InputBacklog}. */
 export interface InputBacklogOptions {
@@ -197,16 +187,5 @@ export class InputBacklog {
     }
     if (dropped.length > 0) this.changed.fire();
     return dropped;
-  }
-}
-
-/** The id a head's literal stands for; `undefined` when absent or not a usable id. */
-function idFromLiteral(literal: string | undefined): RequestId | undefined {
-  if (literal === undefined || literal.length > MAX_ID_LENGTH) return undefined;
-  try {
-    const id: unknown = JSON.parse(literal);
-    return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
-  } catch {
-    return undefined;
   }
 }

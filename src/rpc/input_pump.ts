@@ -8,7 +8,8 @@ import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { asError, ClosedError } from "../wire/errors.ts";
 import type { ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
-import type { Immediate, InputBacklog } from "./input_backlog.ts";
+import type { InputBacklog } from "./input_backlog.ts";
+import type { OversizeReply } from "./oversize_reply.ts";
 import type { Reply } from "./pending_calls.ts";
 
 /** What the loops need from the connection. */
@@ -24,7 +25,7 @@ export interface PumpHost {
   /** A notification, in order (or at once for `notifications/cancelled`); `bytes` count until its handler ends. */
   notification(method: string, params: unknown, bytes?: number): void;
   /** An oversize line that was a reply: its call fails (or, without a readable id, every call and the connection). */
-  oversizeReply(reply: Extract<Immediate, { kind: "oversize_reply" }>): void;
+  oversizeReply(reply: OversizeReply): void;
   sendOwnError(reply: Record<string, unknown>): Promise<void>;
   /** A send failed or output may have broken: the connection checks. */
   sendFailed(): void;

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
-import { asError, ClosedError, MessageTooLargeError, WriteFailedError } from "../wire/errors.ts";
+import { asError, ClosedError, WriteFailedError } from "../wire/errors.ts";
 import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
 import type { JsonText } from "../wire/json_text.ts";
 import { NewlineChannel } from "../stream/newline_channel.ts";
@@ -15,12 +15,16 @@ import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 import type { JsonRpcConnectionOptions } from "./connection_options.ts";
 import { type ConnectionCloseInfo, ConnectionLifecycle } from "./connection_state.ts";
-import { HandlerSlots, type NotificationHandler, type RequestContext, type RequestHandler, type SlotHost } from "./handler_slots.ts";
-import { type BacklogEntry, type Immediate, InputBacklog } from "./input_backlog.ts";
+import { endError } from "./end_error.ts";
+import { HandlerSlots } from "./handler_slots.ts";
+import type { NotificationHandler, RequestContext, RequestHandler } from "./request_context.ts";
+import type { SlotHost } from "./slot_host.ts";
+import type { BacklogEntry } from "./backlog_entry.ts";
+import { InputBacklog } from "./input_backlog.ts";
 import { dispatchInput, type PumpHost, readInput } from "./input_pump.ts";
+import { failOversizeReply } from "./oversize_reply.ts";
 import { Linger, type LingerHost, type LingerReason } from "./linger.ts";
 import { type CallHost, PendingCalls } from "./pending_calls.ts";
-import type { TransportConnection } from "./transport.ts";
 import { watchWrites } from "./write_watch.ts";
 
 export type { ConnectionCloseInfo, IncomingRequest, JsonRpcConnectionOptions, NotificationHandler, RequestContext, RequestHandler, RequestId };
@@ -99,7 +103,7 @@ export class JsonRpcConnection implements AsyncDisposable {
       settle: (reply) => this.#calls.settle(reply),
       notification: (method, params, bytes) => this.#slots.notification(method, params, bytes),
       release: (bytes) => this.#backlog.release(bytes),
-      oversizeReply: (reply) => this.#onOversizeReply(reply),
+      oversizeReply: (reply) => failOversizeReply(reply, { calls: this.#calls, fault: (error) => this.#fault(error) }),
       dropFromBacklog: (match) => this.#dropFromBacklog(match),
       endError: (fallback) => this.#endError(fallback),
       fault: (error) => this.#fault(error),
@@ -213,21 +217,6 @@ export class JsonRpcConnection implements AsyncDisposable {
     return dropped;
   }
 
-  /**
-   * A reply too large to read: the call it answers fails with the size and the limit. Without a
-   * readable id nobody can tell which call it answered, so every pending call fails and the
-   * connection closes with that error, rather than leave one waiting forever.
-   */
-  #onOversizeReply(reply: Extract<Immediate, { kind: "oversize_reply" }>): void {
-    const { limitBytes, sizeBytes } = reply.error;
-    if (reply.id !== undefined) {
-      this.#calls.fail(reply.id, new MessageTooLargeError(limitBytes, { sizeBytes, requestId: reply.id }));
-      return;
-    }
-    if (this.#calls.size === 0) return; // reported already; nothing waits for it
-    this.#fault(new MessageTooLargeError(limitBytes, { sizeBytes, cause: reply.error }));
-  }
-
   /** Every message the connection writes goes through here. */
   #send(message: Record<string, unknown> | JsonText, signal?: AbortSignal): Promise<void> {
     // Into an empty queue nothing was pending: the no-progress deadline starts now.
@@ -303,10 +292,7 @@ export class JsonRpcConnection implements AsyncDisposable {
     this.#lifecycle.finish(info);
   }
 
-  /** The error for calls that cannot complete: the transport's own account when it has one. */
   #endError(fallback?: Error): Error {
-    const transport = this.#transport as Partial<TransportConnection>;
-    const own = typeof transport.closeError === "function" ? transport.closeError() : undefined;
-    return own ?? fallback ?? new ClosedError("The connection is closed: the peer ended its output");
+    return endError(this.#transport, fallback);
   }
 }

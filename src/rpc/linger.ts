@@ -11,7 +11,8 @@ import { type Deadline, deadline, settlesWithin } from "../stream/time_kit.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { ConnectionCloseInfo, ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
-import type { BacklogEntry, InputBacklog } from "./input_backlog.ts";
+import type { BacklogEntry } from "./backlog_entry.ts";
+import type { InputBacklog } from "./input_backlog.ts";
 import { errorResponse } from "../wire/json_rpc_message.ts";
 
 /** Why the connection lingers: the peer's EOF or the owner's close. */

@@ -1,0 +1,42 @@
+/**
+ * What a request handler gets: the {@linkcode RequestContext} of one request from the peer, and the
+ * handler types.
+ * @module
+ */
+import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
+import type { InflightRequest } from "./inflight_request.ts";
+import type { SlotHost } from "./slot_host.ts";
+
+/** What a request handler gets besides the params. */
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Aborted on `notifications/cancelled` for this id, after the EOF grace period, and on close. */
+  readonly signal: AbortSignal;
+  /** Sends a notification tied to this request; a no-op once the request is done or cancelled. */
+  notify(method: string, params?: unknown): Promise<void>;
+}
+
+/** Answers one request; the value becomes `result`, a thrown {@linkcode JsonRpcError} the error. */
+export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
+/** Handles one notification. */
+export type NotificationHandler = (params: unknown) => unknown;
+
+/** The context of `request`: its signal is `entry`'s, its notifications go out through `host`. */
+export function requestContext(request: IncomingRequest, options: { entry: InflightRequest; host: SlotHost }): RequestContext {
+  const { entry, host } = options;
+  return {
+    id: request.id,
+    method: request.method,
+    get signal() {
+      return entry.signal;
+    },
+    notify: async (method, params) => {
+      if (entry.done || entry.aborted || host.outputClosed) return;
+      const message: Record<string, unknown> = { jsonrpc: "2.0", method };
+      if (params !== undefined) message.params = params;
+      // A notification lost to a closed output needs no answer; a broken output is a fault.
+      await host.send(message, entry.signal).catch(() => host.sendFailed());
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { answerRequest } from "../../../src/rpc/answer_request.ts";
+import { InflightRequest } from "../../../src/rpc/inflight_request.ts";
+import { requestContext } from "../../../src/rpc/request_context.ts";
+import type { SlotHost } from "../../../src/rpc/slot_host.ts";
+import type { IncomingRequest } from "../../../src/wire/json_rpc_message.ts";
+
+function setup() {
+  const sent: unknown[] = [];
+  const reports: Error[] = [];
+  const host: SlotHost = {
+    send: async (message) => void sent.push(message),
+    sendOwnError: async (reply) => void sent.push(reply),
+    outputClosed: false,
+    sendFailed: () => {},
+    dropFromBacklog: () => [],
+    release: () => {},
+    settle: () => {},
+    report: (error) => reports.push(error),
+  };
+  return { host, sent, reports };
+}
+
+const request = { id: 1, method: "m", params: { a: 1 } } as IncomingRequest;
+
+describe("answerRequest", () => {
+  it("sends the handler's result, {} for undefined, -32601 without a handler", async () => {
+    const { host, sent } = setup();
+    const entry = new InflightRequest();
+    await answerRequest(request, { entry, context: requestContext(request, { entry, host }), host, handler: (params) => params });
+    await answerRequest(request, { entry: new InflightRequest(), context: requestContext(request, { entry, host }), host, handler: () => undefined });
+    await answerRequest(request, { entry: new InflightRequest(), context: requestContext(request, { entry, host }), host });
+    expect(sent).toMatchObject([{ id: 1, result: { a: 1 } }, { id: 1, result: {} }, { id: 1, error: { code: -32601 } }]);
+  });
+
+  it("collects the JSON text inside a batch, and sends nothing once the peer cancelled", async () => {
+    const { host, sent } = setup();
+    const texts: string[] = [];
+    const entry = new InflightRequest();
+    await answerRequest(request, { entry, context: requestContext(request, { entry, host }), host, handler: () => 2, collect: (text) => texts.push(text) });
+    expect(texts.map((t) => JSON.parse(t))).toMatchObject([{ id: 1, result: 2 }]);
+    const cancelled = new InflightRequest();
+    cancelled.cancelledByPeer = true;
+    await answerRequest(request, { entry: cancelled, context: requestContext(request, { entry: cancelled, host }), host, handler: () => 3 });
+    expect(sent).toEqual([]);
+  });
+
+  it("a context's notify is a no-op once the request is done", async () => {
+    const { host, sent } = setup();
+    const entry = new InflightRequest();
+    const context = requestContext(request, { entry, host });
+    await context.notify("progress", { p: 1 });
+    entry.done = true;
+    await context.notify("progress", { p: 2 });
+    expect(sent).toEqual([{ jsonrpc: "2.0", method: "progress", params: { p: 1 } }]);
+  });
+});
