@@ -11,7 +11,9 @@ import { ClosedError, ReadFailedError, WriteFailedError } from "../src/wire/erro
  * `highWaterMark`). An `'error'` errors the web stream with `ReadFailedError`; it is never an EOF.
  */
 export function nodeReadable(stream: Readable): ReadableStream<Uint8Array> {
-  stream.pause();
+  // A 'readable' listener alone stops the flow (Node sets readableFlowing to false). No pause() first:
+  // Bun's process.stdin stops its native reader on pause() and a later 'readable' listener never
+  // restarts it, so stdio() under Bun would read nothing.
   let ended = false;
   let failure: unknown;
   let wake: (() => void) | undefined;
