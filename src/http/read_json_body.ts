@@ -48,7 +48,8 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
   const limit = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
   const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== undefined && declared > limit) {
-    await request.body?.cancel().catch(() => {}); // the body is refused unread; a failing cancel changes nothing
+    // Not awaited: the cancel of a clone()'s body settles only once its twin is cancelled too.
+    void request.body?.cancel().catch(() => {}); // the body is refused unread; a failing cancel changes nothing
     throw new BodyTooLargeError(limit, declared);
   }
   const chunks: Uint8Array[] = [];
@@ -59,7 +60,7 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
       const { done, value } = await reader.read();
       if (done) break;
       if (total + value.byteLength > limit) {
-        await reader.cancel().catch(() => {}); // stop the upload; the 413 is the outcome
+        void reader.cancel().catch(() => {}); // stop the upload; the 413 is the outcome (not awaited: see above)
         throw new BodyTooLargeError(limit);
       }
       chunks.push(value);
