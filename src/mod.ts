@@ -127,6 +127,7 @@ export type {
   ClientInputsOptions,
   ElicitHandler,
   ElicitHandlerOptions,
+  InputAnswerer,
   InputRequestOptions,
   ListRootsHandler,
   SampleHandler,

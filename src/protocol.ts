@@ -75,6 +75,7 @@ export {
   type ClientInputsOptions,
   type ElicitHandler,
   type ElicitHandlerOptions,
+  type InputAnswerer,
   type InputRequestOptions,
   isInputRequiredResult,
   type ListRootsHandler,

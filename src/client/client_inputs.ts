@@ -14,13 +14,15 @@ import type {
   CreateMessageResult,
   ElicitRequestParams,
   ElicitResult,
-  InputRequiredResult,
   ListRootsResult,
   Root,
 } from "../wire/protocol/v2026_07_28.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
-import { delay, systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { applyElicitationDefaults } from "./elicitation_defaults.ts";
+import { answerInputRequests, type InputAnswerer, runInputRounds, type SendRequest } from "./input_rounds.ts";
+
+export { type InputAnswerer, isInputRequiredResult, retryParams, type SendRequest } from "./input_rounds.ts";
 
 /** What a client-side input handler gets besides the params. */
 export interface ClientInputContext {
@@ -76,29 +78,14 @@ export interface InputRequestOptions {
   inputRequired?: "auto" | "manual";
   /** Overrides the instance's `maxInputRounds` for this request. */
   maxInputRounds?: number;
+  /**
+   * Answers the input requests instead of this instance's handlers; `undefined` for a method it
+   * cannot answer. `ContextClient` passes its own (its `handle()` handlers first, then these).
+   */
+  answer?: InputAnswerer;
 }
-
-/** Sends one request (a new JSON-RPC id each call) and resolves with its result. */
-export type SendRequest = (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal }) => Promise<unknown>;
 
 const INPUT_METHODS = new Set(["elicitation/create", "sampling/createMessage", "roots/list"]);
-
-/** True when `result` is a modern `input_required` result. */
-export function isInputRequiredResult(result: unknown): result is InputRequiredResult & { resultType: "input_required" } {
-  return isPlainObject(result) && result.resultType === "input_required";
-}
-
-/**
- * The params of the retry of `params` after `result`: the same params, `inputResponses` when the
- * server asked for input, and `requestState` exactly as received (omitted when the server sent none).
- */
-export function retryParams(params: Record<string, unknown>, result: InputRequiredResult, responses: Record<string, unknown>): Record<string, unknown> {
-  const { inputResponses: _r, requestState: _s, ...rest } = params;
-  const next: Record<string, unknown> = { ...rest };
-  if (result.inputRequests !== undefined) next.inputResponses = responses;
-  if (result.requestState !== undefined) next.requestState = result.requestState;
-  return next;
-}
 
 /**
  * The client's input handlers and the loop that fulfils `input_required` results.
@@ -228,25 +215,23 @@ export class ClientInputs {
    */
   async fulfil(inputRequests: unknown, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
     if (!isPlainObject(inputRequests)) throw new ProtocolError("The server's input_required result has inputRequests that is not an object");
-    const signal = options.signal ?? new AbortController().signal;
-    const entries = Object.entries(inputRequests).map(async ([key, request]) => {
-      if (!isPlainObject(request) || typeof request.method !== "string") {
-        throw new ProtocolError(`The server's inputRequests[${JSON.stringify(key)}] is not a {method, params} object`);
-      }
-      if (!INPUT_METHODS.has(request.method)) {
-        throw new ProtocolError(`The server's inputRequests[${JSON.stringify(key)}] asks for ${JSON.stringify(request.method)}, which is not an input request method`);
-      }
-      try {
-        return [key, await this.answer(request.method, request.params, { era: "modern", key, signal })] as const;
-      } catch (error) {
-        if (error instanceof JsonRpcError) {
-          throw new ProtocolError(`The server asked for ${request.method} (inputRequests[${JSON.stringify(key)}]) that this client cannot answer: ${error.message}`, { cause: error });
-        }
-        throw error;
-      }
-    });
-    return Object.fromEntries(await Promise.all(entries));
+    return answerInputRequests(inputRequests, { answer: this.#answerModern, signal: options.signal }, (_reason, message) => new ProtocolError(message));
   }
+
+  /** One modern input request answered by these handlers (a `ProtocolError` when they cannot). */
+  readonly #answerModern: InputAnswerer = async (method, params, { key, signal }) => {
+    if (!INPUT_METHODS.has(method)) {
+      throw new ProtocolError(`The server's inputRequests[${JSON.stringify(key)}] asks for ${JSON.stringify(method)}, which is not an input request method`);
+    }
+    try {
+      return await this.answer(method, params, { era: "modern", key, signal });
+    } catch (error) {
+      if (error instanceof JsonRpcError) {
+        throw new ProtocolError(`The server asked for ${method} (inputRequests[${JSON.stringify(key)}]) that this client cannot answer: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+  };
 
   /**
    * Sends `method` with `params` through `send` and, while the result is `input_required`, fulfils
@@ -257,25 +242,14 @@ export class ClientInputs {
    */
   async request(send: SendRequest, method: string, params: Record<string, unknown> = {}, options: InputRequestOptions = {}): Promise<unknown> {
     const maxRounds = integerOption("maxInputRounds", options.maxInputRounds, this.maxInputRounds, 0);
-    let current = params;
-    for (let round = 0; ; round++) {
-      const result = await send(method, current, { signal: options.signal });
-      if (!isInputRequiredResult(result) || options.inputRequired === "manual") return result;
-      if (result.inputRequests === undefined && result.requestState === undefined) {
-        throw new ProtocolError(`The server answered ${method} with input_required carrying neither inputRequests nor requestState`);
-      }
-      if (result.requestState !== undefined && typeof result.requestState !== "string") {
-        throw new ProtocolError(`The server answered ${method} with a requestState that is not a string`);
-      }
-      if (round >= maxRounds) {
-        throw new ProtocolError(`The server still required input after ${maxRounds} retries of ${method} (maxInputRounds ${maxRounds})`);
-      }
-      let responses: Record<string, unknown> = {};
-      if (result.inputRequests !== undefined) responses = await this.fulfil(result.inputRequests, { signal: options.signal });
-      else if (this.stateOnlyRetryDelay > 0) await delay(this.#time, this.stateOnlyRetryDelay, options.signal);
-      options.signal?.throwIfAborted();
-      current = retryParams(params, result, responses);
-    }
+    if (options.inputRequired === "manual") return send(method, params, { signal: options.signal });
+    return runInputRounds(send, method, params, {
+      maxRounds,
+      answer: options.answer ?? this.#answerModern,
+      stateOnlyRetryDelay: this.stateOnlyRetryDelay,
+      time: this.#time,
+      signal: options.signal,
+    });
   }
 
   /**

@@ -155,21 +155,33 @@ export class ContextClient<
     this.#options = options;
     this.#cache = cache;
     this.#cacheKey = cacheKey;
+    const inputs = options.inputs ?? new ClientInputs({ timeProvider: options.timeProvider });
     this.#features = new ClientFeatures({
       era: () => this.era,
       serverCapabilities: () => this.serverCapabilities,
       time: options.timeProvider ?? systemTimeProvider,
-      // The feature API runs its own input_required rounds (typed errors, per-call timeouts): raw results here.
+      // The feature API runs the input_required rounds itself (the same loop, with its typed errors and per-call timeouts): raw results here.
       request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, { ...o, inputRequired: "manual" }),
       closed: () => this.closed,
       report: (error) => this.#report(error),
-      answerInputRequest: (method, params, signal) => {
-        const handler = this.#handlers.request(method);
-        if (handler) return Promise.resolve(handler(params, { id: "input-request", method, signal, notify: () => Promise.resolve() }));
-        return this.#inputs.canAnswer(method) ? this.#inputs.answer(method, params, { era: "modern", key: method, signal }) : undefined;
+      answerInputRequest: (method, params, context) => this.#answerInput(method, params, context),
+      get stateOnlyRetryDelay() {
+        return inputs.stateOnlyRetryDelay;
       },
     }, options.features);
-    this.#inputs = options.inputs ?? new ClientInputs({ timeProvider: options.timeProvider });
+    this.#inputs = inputs;
+  }
+
+  /**
+   * Answers one modern input request (`elicitation/create`, `sampling/createMessage`, `roots/list`),
+   * for `request()` and the feature API alike: a `handle()` handler for `method` first, then
+   * `inputs`; `undefined` when neither answers it or `method` is not an input request method.
+   */
+  #answerInput(method: string, params: unknown, context: { key: string; signal: AbortSignal }): Promise<unknown> | undefined {
+    if (!INPUT_REQUEST_METHODS.has(method)) return undefined;
+    const handler = this.#handlers.request(method);
+    if (handler) return Promise.resolve(handler(params, { id: context.key, method, signal: context.signal, notify: () => Promise.resolve() }));
+    return this.#inputs.canAnswer(method) ? this.#inputs.answer(method, params, { era: "modern", ...context }) : undefined;
   }
 
   /**
@@ -320,7 +332,8 @@ export class ContextClient<
       if (options.inputRequired === "manual") return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
       // Each retry is a new request (a new id) with this request's own answers and state.
       const send = (m: string, p: Record<string, unknown>) => exchange.request(m, withRequestEnvelope(p, envelope), sent);
-      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, { signal: options.signal, maxInputRounds: options.maxInputRounds });
+      const answer = (m: string, p: unknown, c: { key: string; signal: AbortSignal }) => this.#answerInput(m, p, c);
+      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, { signal: options.signal, maxInputRounds: options.maxInputRounds, answer });
     } catch (error) {
       if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
         await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));

@@ -36,9 +36,14 @@ export interface FeatureHost {
   report(error: Error): void;
   /**
    * Answers one server request embedded in a modern `input_required` result (`elicitation/create`,
-   * `sampling/createMessage`, `roots/list`) with the client's own handler; `undefined` when the
-   * client has no handler for `method`. Absent: every `input_required` result is handed to the
-   * caller as an `InputRequiredError`.
+   * `sampling/createMessage`, `roots/list`; `key` is its `inputRequests` key) with the client's own
+   * handler; `undefined` when the client has no handler for `method`. Absent: every
+   * `input_required` result is handed to the caller as an `InputRequiredError`.
    */
-  answerInputRequest?(method: string, params: unknown, signal: AbortSignal): Promise<unknown> | undefined;
+  answerInputRequest?(method: string, params: unknown, context: { key: string; signal: AbortSignal }): Promise<unknown> | undefined;
+  /**
+   * The pause before retrying an `input_required` result that asks for nothing (only `requestState`),
+   * in milliseconds, on `time`. Default 0.
+   */
+  readonly stateOnlyRetryDelay?: number;
 }

@@ -1,6 +1,7 @@
 /**
  * `sendFeatureRequest`: one request of the feature API, with a timeout that progress resets (up to a
- * ceiling), progress routed to `onProgress`, and the modern `input_required` rounds.
+ * ceiling), progress routed to `onProgress`, and the modern `input_required` rounds (the client's one
+ * loop, `runInputRounds`).
  * @module
  */
 import { TimeoutError } from "../../wire/errors.ts";
@@ -10,6 +11,7 @@ import { ClientFeatureError, InputRequiredError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ProgressUpdate } from "./feature_types.ts";
 import type { ProgressRouter } from "./progress_router.ts";
+import { runInputRounds } from "../input_rounds.ts";
 
 /** The methods whose modern results may be `input_required`. */
 const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
@@ -94,49 +96,28 @@ export async function sendFeatureRequest(
     const extra = context.meta(options.logLevel);
     const meta = { ...(isPlainObject(params._meta) ? params._meta : {}), ...extra, ...(route ? { progressToken: route.token } : {}) };
     const base = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
-    let sent = base;
-    for (let round = 0;; round++) {
-      const result = await host.request(method, sent, { signal: controller.signal, onNotification: context.related });
-      const kind = isPlainObject(result) ? result.resultType : undefined;
-      if (kind === undefined || kind === "complete") return result;
-      if (kind !== "input_required" || !INPUT_METHODS.has(method)) {
-        throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
-      }
-      if (round >= context.maxInputRounds) {
-        throw new InputRequiredError(method, result, `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`);
-      }
-      sent = await retryParams(host, method, base, result as Record<string, unknown>, controller.signal);
-    }
+    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => host.request(m, p, { signal: o.signal, onNotification: context.related });
+    const result = INPUT_METHODS.has(method)
+      ? await runInputRounds(send, method, base, {
+        maxRounds: context.maxInputRounds,
+        answer: (m, p, c) => host.answerInputRequest?.(m, p, c),
+        stateOnlyRetryDelay: host.stateOnlyRetryDelay ?? 0,
+        time: host.time,
+        signal: controller.signal,
+        fail: (failure) =>
+          failure.reason === "malformed"
+            ? new ClientFeatureError("invalid_result", failure.message)
+            : new InputRequiredError(method, failure.result, failure.request
+              ? `no handler for input request ${JSON.stringify(failure.request.key)} (${JSON.stringify(failure.request.method)})`
+              : `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`),
+      })
+      : await send(method, base, { signal: controller.signal });
+    const kind = isPlainObject(result) ? result.resultType : undefined;
+    if (kind === undefined || kind === "complete") return result;
+    throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
   } finally {
     timer?.cancel();
     route?.release();
     user?.removeEventListener("abort", onAbort);
   }
-}
-
-/** The params of the retry: the original ones plus `inputResponses` and the byte-exact `requestState`. */
-async function retryParams(
-  host: FeatureHost,
-  method: string,
-  base: Record<string, unknown>,
-  result: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const requests = result.inputRequests;
-  if (requests !== undefined && !isPlainObject(requests)) {
-    throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered input_required with inputRequests that is not an object`);
-  }
-  const entries = Object.entries(requests ?? {});
-  if (entries.length > 0 && !host.answerInputRequest) throw new InputRequiredError(method, result, "this client answers no input requests");
-  const responses: Record<string, unknown> = {};
-  for (const [key, request] of entries) {
-    const inner = isPlainObject(request) ? request : {};
-    const answer = typeof inner.method === "string" ? host.answerInputRequest!(inner.method, inner.params, signal) : undefined;
-    if (answer === undefined) throw new InputRequiredError(method, result, `no handler for input request ${JSON.stringify(key)} (${JSON.stringify(inner.method)})`);
-    responses[key] = await answer;
-  }
-  const next: Record<string, unknown> = { ...base };
-  if (entries.length > 0) next.inputResponses = responses;
-  if (typeof result.requestState === "string") next.requestState = result.requestState;
-  return next;
 }

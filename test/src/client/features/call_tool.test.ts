@@ -3,7 +3,7 @@ import { ClientFeatureError, InputRequiredError, StructuredContentError } from "
 import type { ProgressUpdate } from "../../../../src/client/features/feature_types.ts";
 import { TimeoutError } from "../../../../src/wire/errors.ts";
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
-import { connectScripted, type Handler, type Message, type Peer, settle, track, until } from "./helpers.ts";
+import { connectScripted, type Handler, type Message, type Peer, type Scripted, settle, track, until } from "./helpers.ts";
 
 const WEATHER = {
   name: "weather",
@@ -237,6 +237,16 @@ describe.each(["modern", "legacy"] as const)("callTool (%s era)", (era) => {
   });
 });
 
+/** Settles `promise` on the scripted client's fake clock: lets messages land, then moves time on, until it settles. */
+async function onFakeTime<T>(s: Scripted, promise: Promise<T>, stepMs = 250): Promise<T> {
+  const state = track(promise);
+  for (let i = 0; i < 100 && !state.settled; i++) {
+    await settle();
+    if (!state.settled) await s.time.advance(stepMs);
+  }
+  return promise;
+}
+
 describe("callTool and input_required (modern era)", () => {
   const elicit = { method: "elicitation/create", params: { mode: "form", message: "Sure?", requestedSchema: { type: "object", properties: {} } } };
 
@@ -271,7 +281,7 @@ describe("callTool and input_required (modern era)", () => {
       if (m.params.requestState === undefined) return peer.reply(m.id, { resultType: "input_required", requestState: "later" });
       peer.reply(m.id, { content: [] });
     }));
-    await s.client.callTool("free");
+    await onFakeTime(s, s.client.callTool("free"));
     const retry = s.requests("tools/call")[1];
     expect(retry.params.requestState).toBe("later");
     expect(retry.params.inputResponses).toBeUndefined();
@@ -282,7 +292,7 @@ describe("callTool and input_required (modern era)", () => {
     const s = await connectScripted("modern", toolServer((m, peer) => peer.reply(m.id, { resultType: "input_required", requestState: "again" })), {
       client: { features: { maxInputRounds: 2 } },
     });
-    await expect(s.client.callTool("free")).rejects.toMatchObject({ code: "input_required", message: expect.stringMatching(/2 rounds/) });
+    await expect(onFakeTime(s, s.client.callTool("free"))).rejects.toMatchObject({ code: "input_required", message: expect.stringMatching(/2 rounds/) });
     expect(s.requests("tools/call")).toHaveLength(3);
     await s.client.close();
   });
@@ -293,8 +303,68 @@ describe("callTool and input_required (modern era)", () => {
       if (round < 2) return peer.reply(m.id, { resultType: "input_required", requestState: String(round + 1) });
       peer.reply(m.id, { content: text("after two rounds") });
     }), { client: { features: { maxInputRounds: 2 } } });
-    expect((await s.client.callTool("free")).content).toEqual(text("after two rounds"));
+    expect((await onFakeTime(s, s.client.callTool("free"))).content).toEqual(text("after two rounds"));
     expect(s.requests("tools/call")).toHaveLength(3);
+    await s.client.close();
+  });
+
+  it("a state-only retry waits the client inputs' stateOnlyRetryDelay (250 ms), not less: the loop request() runs", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => {
+      if (m.params.requestState === undefined) return peer.reply(m.id, { resultType: "input_required", requestState: "later" });
+      peer.reply(m.id, { content: text("later") });
+    }));
+    const call = track(s.client.callTool("free"));
+    await until(() => s.requests("tools/call").length === 1, "the first call");
+    await settle();
+    await s.time.advance(249);
+    await settle();
+    expect(s.requests("tools/call")).toHaveLength(1);
+    await s.time.advance(1);
+    await until(() => call.settled, "the retried call");
+    expect(s.requests("tools/call")).toHaveLength(2);
+    expect(call.value?.content).toEqual(text("later"));
+    await s.client.close();
+  });
+
+  it("request() and callTool() answer input requests alike: a handle() handler first, then the inputs' one", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => {
+      if (m.params.inputResponses === undefined) return peer.reply(m.id, { resultType: "input_required", inputRequests: { ok: elicit }, requestState: "s" });
+      peer.reply(m.id, { content: text(`answer ${m.params.inputResponses.ok.action}`) });
+    }));
+    s.client.onElicit(() => ({ action: "decline" }));
+    expect(await s.client.request("tools/call", { name: "free" })).toEqual({ content: text("answer decline") });
+    s.client.handle("elicitation/create", () => ({ action: "accept", content: {} }));
+    expect(await s.client.request("tools/call", { name: "free" })).toEqual({ content: text("answer accept") });
+    expect((await s.client.callTool("free")).content).toEqual(text("answer accept"));
+    await s.client.close();
+  });
+
+  it("an input_required without inputRequests or requestState is an invalid_result", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => peer.reply(m.id, { resultType: "input_required" })));
+    await expect(s.client.callTool("free")).rejects.toMatchObject({ code: "invalid_result", message: expect.stringMatching(/neither inputRequests nor requestState/) });
+    expect(s.requests("tools/call")).toHaveLength(1);
+    await s.client.close();
+  });
+
+  it("input requests of one round are answered in parallel, each under its key", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => {
+      if (m.params.inputResponses === undefined) return peer.reply(m.id, { resultType: "input_required", inputRequests: { a: elicit, b: elicit } });
+      peer.reply(m.id, { content: text(JSON.stringify(m.params.inputResponses)) });
+    }));
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    s.client.handle("elicitation/create", async (_params, context) => {
+      started.push(String(context.id));
+      await gate;
+      return { action: "accept", content: { key: String(context.id) } };
+    });
+    const call = track(s.client.callTool("free"));
+    await until(() => started.length === 2, "both handlers started before either answered");
+    release();
+    await until(() => call.settled, "the retried call");
+    expect(started.sort()).toEqual(["a", "b"]);
+    expect(JSON.parse((call.value!.content[0] as { text: string }).text)).toEqual({ a: { action: "accept", content: { key: "a" } }, b: { action: "accept", content: { key: "b" } } });
     await s.client.close();
   });
 
