@@ -133,6 +133,7 @@ export interface ClientRequestOptions {
     id?: RequestId;
     inputRequired?: "auto" | "manual";
     maxInputRounds?: number;
+    clientCapabilities?: Capabilities;
     idempotent?: boolean;
 }
 

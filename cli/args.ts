@@ -64,7 +64,8 @@ Commands:
   serve --http PORT [--host H] [--max-sessions N] [--idle SECONDS] -- COMMAND ARGS...
                                expose a stdio server over Streamable HTTP at /mcp, both eras: modern
                                requests share one process, each legacy session gets its own
-                               (default 127.0.0.1, 32 sessions, 300 s idle)
+                               (default 127.0.0.1, 32 sessions, 300 s idle); elicitation, sampling
+                               and roots cross it (legacy: while a request is in flight)
   demo                         serve the demo server on stdin/stdout
 
 Targets (default: the bundled demo server):

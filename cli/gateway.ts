@@ -3,7 +3,10 @@
  * HTTP, in both eras. Modern requests (stateless) are all forwarded to one child process over one
  * modern connection; each legacy HTTP session (`Mcp-Session-Id`) gets its own child, connected in the
  * legacy era, which ends with the session (DELETE, idle timeout). Sessions are bounded in count
- * (`--max-sessions`, 429 beyond) and idle time (`--idle`).
+ * (`--max-sessions`, 429 beyond) and idle time (`--idle`). What a server asks its client crosses
+ * too: a legacy child's elicitation, sampling and roots requests go to the HTTP client on the
+ * response stream of one of its requests in flight; a modern child sees the HTTP client's
+ * capabilities, and its `input_required` results and the client's retries pass through unchanged.
  * @module
  */
 import {
@@ -17,7 +20,7 @@ import {
   type ServerSession,
 } from "onemodelcontext";
 import { serve } from "onemodelcontext/node";
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from "onemodelcontext/protocol";
+import { LEGACY_VERSIONS, MODERN_VERSIONS, readRequestEnvelope } from "onemodelcontext/protocol";
 import type { CliArgs } from "./args.ts";
 import { EXIT } from "./args.ts";
 import { CLI_VERSION, resolveTarget, transportOf } from "./session.ts";
@@ -32,7 +35,11 @@ const UNSOLICITED = [
   "notifications/resources/list_changed",
   "notifications/resources/updated",
   "notifications/message",
+  "notifications/elicitation/complete",
 ] as const;
+
+/** What a legacy child asks its client (elicitation, sampling, roots), passed on to the HTTP client. */
+const SERVER_REQUESTS = ["elicitation/create", "sampling/createMessage", "roots/list"] as const;
 
 function errorReply(id: unknown, error: unknown): Record<string, unknown> {
   if (error instanceof JsonRpcError) {
@@ -49,6 +56,17 @@ function errorReply(id: unknown, error: unknown): Record<string, unknown> {
  */
 class InFlight {
   readonly contexts = new Set<DispatchContext>();
+  /**
+   * Sends a child's server-to-client request to the HTTP client, on the response stream of one of
+   * this child's requests in flight (the client answers it by POST, whichever stream carried it).
+   * Over stdio the request names none of them; with none in flight there is no way to the client.
+   */
+  forward(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    for (const context of this.contexts) {
+      if (context.request) return context.request(method, params, { signal });
+    }
+    return Promise.reject(new JsonRpcError(-32603, `Gateway: ${method} cannot reach the HTTP client: no request of this session is in flight to carry it`));
+  }
   route(method: string, params: unknown, fallback: ((method: string, params: unknown) => void) | undefined): void {
     if (this.contexts.size === 1) {
       for (const context of this.contexts) void context.notify(method, params).catch(() => {});
@@ -138,6 +156,7 @@ export class GatewayDispatcher implements HttpDispatcher {
         this.#legacy.set(session, child);
         const client = await child;
         const flight = this.#flight(client);
+        for (const method of SERVER_REQUESTS) client.handle(method, (p: unknown, c: { signal: AbortSignal }) => flight.forward(method, p, c.signal));
         const toSession = (method: string, p: unknown): void => void session.notify?.(method, p)?.catch(() => {});
         for (const method of UNSOLICITED) {
           client.onNotification(method as never, (p: unknown) => (method === "notifications/message" ? flight.route(method, p, toSession) : toSession(method, p)));
@@ -165,9 +184,13 @@ export class GatewayDispatcher implements HttpDispatcher {
       const flight = this.#flight(client);
       flight.contexts.add(context);
       try {
+        // Modern: the HTTP client's capabilities go to the child, and an input_required result goes
+        // back as it is; the client's retry (inputResponses, requestState) is passed on like any request.
+        const envelope = legacy ? undefined : readRequestEnvelope(m.params);
         const result = await client.request(m.method as never, m.params as never, {
           signal: context.signal,
           onNotification: (method: string, params: unknown) => void context.notify(method, params),
+          ...(envelope?.kind === "envelope" ? { inputRequired: "manual", clientCapabilities: envelope.envelope.clientCapabilities } : {}),
         });
         return { jsonrpc: "2.0", id: m.id, result };
       } finally {

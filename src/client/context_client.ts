@@ -100,6 +100,12 @@ export interface ClientRequestOptions {
   /** Retries `input_required` may cause before the request fails. Default: the `inputs`' `maxInputRounds` (10). */
   maxInputRounds?: number;
   /**
+   * Modern era: the client capabilities this request's envelope declares instead of this client's
+   * own (a gateway passing on another client's request, with `inputRequired: "manual"`). Ignored in
+   * the legacy era, where `initialize` declared them.
+   */
+  clientCapabilities?: Capabilities;
+  /**
    * Marks the request safe to repeat: over HTTP, a response stream that breaks before the reply
    * re-issues it once with a new id instead of rejecting. Default `false`.
    */
@@ -325,7 +331,7 @@ export class ContextClient<
     }
     const envelope = {
       protocolVersion: this.#session.protocolVersion,
-      clientCapabilities: this.#capabilities(),
+      clientCapabilities: options.clientCapabilities ?? this.#capabilities(),
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
     };
     try {

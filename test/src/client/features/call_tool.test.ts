@@ -339,6 +339,17 @@ describe("callTool and input_required (modern era)", () => {
     await s.client.close();
   });
 
+  it("request() declares the clientCapabilities it is given instead of the client's own (a gateway passing a request on)", async () => {
+    const s = await connectScripted("modern", toolServer((m, peer) => peer.reply(m.id, { content: [] })));
+    s.client.onElicit(() => ({ action: "decline" }));
+    await s.client.request("tools/call", { name: "free" }, { clientCapabilities: { roots: {} }, inputRequired: "manual" });
+    await s.client.request("tools/call", { name: "free" });
+    const [given, own] = s.requests("tools/call");
+    expect(given.params._meta[MetaKeys.clientCapabilities]).toEqual({ roots: {} });
+    expect(own.params._meta[MetaKeys.clientCapabilities]).toEqual({ elicitation: { form: {} } });
+    await s.client.close();
+  });
+
   it("an input_required without inputRequests or requestState is an invalid_result", async () => {
     const s = await connectScripted("modern", toolServer((m, peer) => peer.reply(m.id, { resultType: "input_required" })));
     await expect(s.client.callTool("free")).rejects.toMatchObject({ code: "invalid_result", message: expect.stringMatching(/neither inputRequests nor requestState/) });
