@@ -28,6 +28,7 @@ import type { ListenOptions } from "./features/open_listen.ts";
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
 import { ClientInputs, type ElicitHandler, type ElicitHandlerOptions, type ListRootsHandler, type SampleHandler, type SampleHandlerOptions } from "./client_inputs.ts";
+import type { InputAnswerer } from "./input_rounds.ts";
 import type { Root } from "../wire/protocol/v2026_07_28.ts";
 import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
@@ -170,7 +171,7 @@ export class ContextClient<
       request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, { ...o, inputRequired: "manual" }),
       closed: () => this.closed,
       report: (error) => this.#report(error),
-      answerInputRequest: (method, params, context) => this.#answerInput(method, params, context),
+      answerInputRequest: this.#answerInput,
       get stateOnlyRetryDelay() {
         return inputs.stateOnlyRetryDelay;
       },
@@ -183,12 +184,12 @@ export class ContextClient<
    * for `request()` and the feature API alike: a `handle()` handler for `method` first, then
    * `inputs`; `undefined` when neither answers it or `method` is not an input request method.
    */
-  #answerInput(method: string, params: unknown, context: { key: string; signal: AbortSignal }): Promise<unknown> | undefined {
+  readonly #answerInput: InputAnswerer = (method, params, context) => {
     if (!INPUT_REQUEST_METHODS.has(method)) return undefined;
     const handler = this.#handlers.request(method);
     if (handler) return Promise.resolve(handler(params, { id: context.key, method, signal: context.signal, notify: () => Promise.resolve() }));
     return this.#inputs.canAnswer(method) ? this.#inputs.answer(method, params, { era: "modern", ...context }) : undefined;
-  }
+  };
 
   /**
    * Connects and negotiates the era. Rejects with a `TransportError` whose `code` is
@@ -338,8 +339,8 @@ export class ContextClient<
       if (options.inputRequired === "manual") return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
       // Each retry is a new request (a new id) with this request's own answers and state.
       const send = (m: string, p: Record<string, unknown>) => exchange.request(m, withRequestEnvelope(p, envelope), sent);
-      const answer = (m: string, p: unknown, c: { key: string; signal: AbortSignal }) => this.#answerInput(m, p, c);
-      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, { signal: options.signal, maxInputRounds: options.maxInputRounds, answer });
+      const rounds = { signal: options.signal, maxInputRounds: options.maxInputRounds, answer: this.#answerInput };
+      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, rounds);
     } catch (error) {
       if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
         await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
