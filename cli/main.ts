@@ -240,6 +240,7 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
 }
 
 const LIST_WORDS: Record<string, string> = {
+  resync: "the listen stream reopened: changes may have been missed, list again",
   toolsListChanged: "the tool list changed",
   promptsListChanged: "the prompt list changed",
   resourcesListChanged: "the resource list changed",

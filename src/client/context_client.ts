@@ -157,6 +157,8 @@ export class ContextClient<
   #closing: Promise<void> | undefined;
   #transportClosing: Promise<void> | undefined;
   readonly #features: ClientFeatures;
+  /** Connected through an `ExchangeTransport` (HTTP): each request on its own connection. */
+  #separateRequests = false;
 
   private constructor(options: ContextClientOptions, cache: EraCacheStore | undefined, cacheKey: string | undefined) {
     this.#options = options;
@@ -171,6 +173,7 @@ export class ContextClient<
       request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, { ...o, inputRequired: "manual" }),
       closed: () => this.closed,
       report: (error) => this.#report(error),
+      separateRequests: () => this.#separateRequests,
       answerInputRequest: this.#answerInput,
       get stateOnlyRetryDelay() {
         return inputs.stateOnlyRetryDelay;
@@ -234,6 +237,7 @@ export class ContextClient<
       });
       client.#session = { ...session, live: { exchange: session.exchange } };
       client.#era = session.era;
+      client.#separateRequests = true;
       client.#watchRoots();
       return client;
     }

@@ -30,6 +30,7 @@ import type {
 import { ListCache } from "./list_cache.ts";
 import { NotificationFanout } from "./notification_fanout.ts";
 import { type ListenOptions, openListen } from "./open_listen.ts";
+import { type ListenReconnectOptions, type ListenReconnectPolicy, listenReconnectPolicy } from "./listen_reconnect.ts";
 import { OutputSchemas } from "./output_schemas.ts";
 import { type IterateOptions, type ListOptions, ListReader } from "./list_reader.ts";
 import { ProgressRouter } from "./progress_router.ts";
@@ -51,6 +52,12 @@ export interface ClientFeatureOptions {
   maxInputRounds?: number;
   /** Checks `structuredContent` against tools' output schemas. Default: a `JsonSchemaValidator`. */
   schemaValidator?: SchemaValidator;
+  /**
+   * Modern era over HTTP: how a listen stream that broke off (or that a replica shutting down ended)
+   * reopens; each reopening is followed by a `resync` event. `false`: the stream ends instead.
+   * Default `{ initialDelay: 500, maxDelay: 15 000, factor: 2, maxAttempts: 8 }`.
+   */
+  listenReconnect?: ListenReconnectOptions | false;
 }
 
 /** Options of `callTool()`. */
@@ -86,6 +93,7 @@ export class ClientFeatures {
   readonly #lists: ListReader;
   #logLevel: LoggingLevel | undefined;
   #listens = 0;
+  readonly #listenReconnect: ListenReconnectPolicy | undefined;
   readonly #onClosed = new Set<() => void>();
   #watchingClose = false;
 
@@ -95,6 +103,7 @@ export class ClientFeatures {
       maxPages: integerOption("maxListPages", options.maxListPages, 1_000, 1),
       maxItems: integerOption("maxListItems", options.maxListItems, 100_000, 0),
     };
+    this.#listenReconnect = listenReconnectPolicy(options.listenReconnect);
     const report = (error: Error): void => host.report(error);
     this.#fanout = new NotificationFanout(report);
     this.#progress = new ProgressRouter(report);
@@ -227,7 +236,8 @@ export class ClientFeatures {
   }
 
   /**
-   * Change events as an async iterable, the same in both eras: modern → one `subscriptions/listen`;
+   * Change events as an async iterable, the same in both eras: modern → one `subscriptions/listen`
+   * (over HTTP reopened after it breaks, see `listenReconnect`, with a `resync` event);
    * legacy → the list-changed notifications and `resources/subscribe` for `resourceUris`. See
    * {@linkcode ChangeStream} for the buffering rule and how to end it.
    */
@@ -238,6 +248,7 @@ export class ClientFeatures {
       subscriptions: this.#subscriptions,
       nextListenId: () => `omc-listen-${++this.#listens}`,
       watchClose: (onClosed) => this.#watchClose(onClosed),
+      reconnect: this.#host.separateRequests?.() === true ? this.#listenReconnect : undefined,
     }, options);
   }
 

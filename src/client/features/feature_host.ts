@@ -35,6 +35,11 @@ export interface FeatureHost {
   /** Where trouble that is nobody's exception goes (a hostile notification, a failing listener). */
   report(error: Error): void;
   /**
+   * True when each request travels on its own connection (HTTP), so one request's stream can break
+   * while the client stays connected: a broken modern listen stream then reopens. Absent: false.
+   */
+  separateRequests?(): boolean;
+  /**
    * Answers one server request embedded in a modern `input_required` result (`elicitation/create`,
    * `sampling/createMessage`, `roots/list`; `key` is its `inputRequests` key) with the client's own
    * handler; `undefined` when the client has no handler for `method`. Absent: every

@@ -32,9 +32,11 @@ export type CompletionArgument = ClientRequestParams<"completion/complete">["arg
 
 /**
  * One change a listen stream reports, the same in both eras. A list change carries no data: list
- * again to see it.
+ * again to see it. `resync`: the stream broke off and reopened (over HTTP, e.g. on another replica),
+ * so changes may have been missed in the gap: list again and read the subscribed resources again.
  */
 export type ChangeEvent =
+  | { readonly type: "resync" }
   | { readonly type: "toolsListChanged" }
   | { readonly type: "promptsListChanged" }
   | { readonly type: "resourcesListChanged" }

@@ -1,17 +1,20 @@
 /**
  * `openListen`: change events of both eras on one {@linkcode ChangeStream}. Modern: one
- * `subscriptions/listen` request, demultiplexed by its subscription id. Legacy: the
+ * `subscriptions/listen` request, demultiplexed by its subscription id; over HTTP, reopened (a new id,
+ * bounded backoff with jitter) when it breaks off or the server ends it, then a `resync` event. Legacy: the
  * `notifications/*\/list_changed` and `notifications/resources/updated` notifications, with
  * `resources/subscribe` for the URIs.
  * @module
  */
-import { CancelledError } from "../../wire/errors.ts";
+import { asError, CancelledError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import { MetaKeys } from "../../wire/protocol_versions.ts";
+import { delay } from "../../stream/time_kit.ts";
 import { ChangeStream } from "./change_stream.ts";
 import { ClientFeatureError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ChangeEvent, ChangeFilter } from "./feature_types.ts";
+import { isReopenable, type ListenReconnectPolicy, listenReconnectDelay } from "./listen_reconnect.ts";
 import type { NotificationFanout } from "./notification_fanout.ts";
 import type { ResourceSubscriptions } from "./resource_subscriptions.ts";
 
@@ -38,6 +41,8 @@ export interface ListenContext {
   readonly nextListenId: () => string;
   /** Calls `onClosed` once when the connection ends; returns the function that forgets it. */
   readonly watchClose: (onClosed: () => void) => () => void;
+  /** How a broken modern listen stream reopens; `undefined`: it ends instead (stream transports, or turned off). */
+  readonly reconnect?: ListenReconnectPolicy;
 }
 
 const LIST_METHODS = {
@@ -101,38 +106,89 @@ function subscriptionIdOf(params: unknown): unknown {
 }
 
 function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream {
-  const { host, fanout } = context;
-  const id = context.nextListenId();
-  const controller = new AbortController();
+  const { host, fanout, reconnect } = context;
+  const closer = new AbortController(); // aborts when the consumer closes the stream
+  let id = context.nextListenId();
+  let attempt = new AbortController();
+  let over = false;
+  let acknowledged = false; // the current attempt was acknowledged
+  let everAcknowledged = false;
+  let gap = false; // an acknowledged stream broke: events may have been missed until the next acknowledgement
+  let attempts = 0; // reconnection attempts since the last acknowledgement
   const offs: Array<() => void> = [];
   const finish = (error?: unknown, serverReason?: string): void => {
+    over = true;
     for (const off of offs.splice(0)) off();
     stream.end(error, serverReason);
   };
   const stream = new ChangeStream(() => {
+    over = true;
     for (const off of offs.splice(0)) off();
-    controller.abort(new CancelledError(`Listen stream ${id} closed by the client`));
+    closer.abort(new CancelledError(`Listen stream ${id} closed by the client`));
   });
   const ours = (params: unknown): boolean => subscriptionIdOf(params) === id;
   offs.push(fanout.on("notifications/subscriptions/acknowledged", (params) => {
-    if (!ours(params)) return;
-    const granted = isPlainObject(params) && isPlainObject(params.notifications) ? params.notifications : {};
-    stream.acknowledge(granted as ChangeFilter);
+    if (!ours(params) || over) return;
+    acknowledged = true;
+    attempts = 0;
+    if (!everAcknowledged) {
+      everAcknowledged = true;
+      const granted = isPlainObject(params) && isPlainObject(params.notifications) ? params.notifications : {};
+      stream.acknowledge(granted as ChangeFilter);
+    } else if (gap) {
+      gap = false;
+      stream.push({ type: "resync" });
+    }
   }));
   offs.push(fanout.on("notifications/cancelled", (params) => {
-    if (!isPlainObject(params) || params.requestId !== id) return;
+    if (!isPlainObject(params) || params.requestId !== id || over) return;
     finish(undefined, typeof params.reason === "string" ? `cancelled: ${params.reason.slice(0, 200)}` : "cancelled");
-    controller.abort(new CancelledError(`Listen stream ${id} ended by the server`));
+    attempt.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
   const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
-  host.request("subscriptions/listen", { notifications: filter }, { signal: controller.signal, id, onNotification: related }).then(
-    () => finish(undefined, "result"),
-    (error) => {
-      if (controller.signal.aborted && error === controller.signal.reason) finish();
-      else finish(error);
-    },
-  );
+  let connectionClosed = false;
+  const unwatch = reconnect ? context.watchClose(() => (connectionClosed = true)) : () => {};
+  void stream.ended.then(unwatch);
+
+  void (async () => {
+    for (;;) {
+      attempt = new AbortController();
+      const current = attempt;
+      const onClose = (): void => current.abort(closer.signal.reason);
+      closer.signal.addEventListener("abort", onClose, { once: true });
+      acknowledged = false;
+      let failure: { error: unknown } | undefined;
+      try {
+        await host.request("subscriptions/listen", { notifications: filter }, { signal: current.signal, id, onNotification: related });
+      } catch (error) {
+        failure = { error };
+      } finally {
+        closer.signal.removeEventListener("abort", onClose);
+      }
+      if (over || current.signal.aborted) return finish();
+      if (!reconnect || connectionClosed || (failure && !isReopenable(failure.error))) {
+        return failure ? finish(failure.error) : finish(undefined, "result");
+      }
+      if (acknowledged) gap = true;
+      attempts++;
+      const why = failure ? `broke off (${asError(failure.error).message})` : "was ended by the server (its graceful result)";
+      if (attempts > reconnect.maxAttempts) {
+        const cause = failure?.error;
+        return finish(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; gave up after ${reconnect.maxAttempts} reconnection attempts in a row`, { cause }));
+      }
+      const wait = listenReconnectDelay(reconnect, attempts);
+      host.report(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; reopening it in ${Math.round(wait)} ms (attempt ${attempts} of ${reconnect.maxAttempts})`, { cause: failure?.error }));
+      try {
+        await delay(host.time, wait, closer.signal);
+      } catch {
+        return finish();
+      }
+      if (over) return;
+      if (connectionClosed) return finish(new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"));
+      id = context.nextListenId();
+    }
+  })();
   return stream;
 }
 
