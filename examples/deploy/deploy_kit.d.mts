@@ -15,6 +15,8 @@ export interface NginxConfigOptions {
   sessions?: boolean | "hash";
   readTimeoutSeconds?: number;
   upstreamKeepaliveTimeoutSeconds?: number;
+  /** Adds `X-Upstream-Addr: <replica host:port>` to each response (tests: which replica holds a stream). Default false. */
+  upstreamHeader?: boolean;
 }
 export function renderNginxConfig(options: NginxConfigOptions): string;
 export interface ProcessExit {

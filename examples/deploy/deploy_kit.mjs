@@ -49,7 +49,7 @@ export async function waitForPort(port, { timeoutMs = 10_000, what = `port ${por
  * starts with `<name>.` goes to that replica; everything else round robin. `sessions: "hash"` renders
  * `hash $http_mcp_session_id consistent` instead, the pin that does not work (kept to show why).
  */
-export function renderNginxConfig({ prefix, port, replicas, sessions = false, readTimeoutSeconds = 3600, upstreamKeepaliveTimeoutSeconds = 4 }) {
+export function renderNginxConfig({ prefix, port, replicas, sessions = false, readTimeoutSeconds = 3600, upstreamKeepaliveTimeoutSeconds = 4, upstreamHeader = false }) {
   const server = (r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2s;`;
   const values = {
     PREFIX: prefix,
@@ -62,6 +62,7 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
       : "",
     READ_TIMEOUT: String(readTimeoutSeconds),
     UPSTREAM_KEEPALIVE_TIMEOUT: String(upstreamKeepaliveTimeoutSeconds),
+    DEBUG_HEADERS: upstreamHeader ? "      add_header X-Upstream-Addr $upstream_addr;" : "",
   };
   return readFileSync(TEMPLATE, "utf8")
     .split("\n")
@@ -78,14 +79,14 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
  * service; resolves once it accepts connections. `stop()` sends SIGQUIT (graceful) and then SIGKILL
  * after 5 s; it resolves when nginx has exited.
  */
-export async function startNginx({ prefix, replicas, port, sessions = false, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds, log = () => {} }) {
+export async function startNginx({ prefix, replicas, port, sessions = false, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds, upstreamHeader, log = () => {} }) {
   if (!existsSync(NGINX)) {
     throw new Error(`nginx is not installed at ${NGINX}: install Debian's nginx (apt-get install -y nginx; .ci/run installs it when missing), or set NGINX_PATH`);
   }
   port ??= await freePort();
   mkdirSync(prefix, { recursive: true });
   const config = join(prefix, "nginx.conf");
-  writeFileSync(config, renderNginxConfig({ prefix, port, replicas, sessions, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds }));
+  writeFileSync(config, renderNginxConfig({ prefix, port, replicas, sessions, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds, upstreamHeader }));
   const child = spawn(NGINX, ["-p", prefix, "-c", config, "-e", join(prefix, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stdout.on("data", (chunk) => log(String(chunk)));

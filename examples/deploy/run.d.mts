@@ -17,5 +17,7 @@ export function deploy(options?: {
   /** Added to each replica's environment. */
   env?: Record<string, string>;
   upstreamKeepaliveTimeoutSeconds?: number;
+  /** nginx adds `X-Upstream-Addr` (the replica) to each response; for tests. Default false. */
+  upstreamHeader?: boolean;
   log?: (text: string) => void;
 }): Promise<Deployment>;

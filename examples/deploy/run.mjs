@@ -49,7 +49,7 @@ function parseArgs(argv) {
  * Starts the deployment; resolves with `{ url, nginx, replicas, stop() }`. Used by the CLI below and
  * by tests (with a stand-in replica command).
  */
-export async function deploy({ replicas = 3, port, sessions = false, prefix, command, stateKey, env = {}, upstreamKeepaliveTimeoutSeconds, log = (line) => process.stderr.write(line) } = {}) {
+export async function deploy({ replicas = 3, port, sessions = false, prefix, command, stateKey, env = {}, upstreamKeepaliveTimeoutSeconds, upstreamHeader = false, log = (line) => process.stderr.write(line) } = {}) {
   const [executable, ...args] = command ?? [process.execPath, join(ROOT, "examples/everything/server.mjs")];
   const key = stateKey ?? process.env.ONEMODELCONTEXT_STATE_KEY ?? randomBytes(32).toString("hex");
   prefix ??= mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-"));
@@ -64,7 +64,7 @@ export async function deploy({ replicas = 3, port, sessions = false, prefix, com
     for (const result of results) if (result.status === "fulfilled") started.push(result.value);
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
-    const nginx = await startNginx({ prefix, port, sessions, replicas: started, upstreamKeepaliveTimeoutSeconds, log });
+    const nginx = await startNginx({ prefix, port, sessions, replicas: started, upstreamKeepaliveTimeoutSeconds, upstreamHeader, log });
     return {
       url: nginx.url,
       nginx,
