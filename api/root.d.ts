@@ -28,6 +28,8 @@ export declare class CancelledError extends TransportError {
 
 // ChangeEvent: type, from src/client/features/feature_types.ts
 export type ChangeEvent = {
+    readonly type: "resync";
+} | {
     readonly type: "toolsListChanged";
 } | {
     readonly type: "promptsListChanged";
@@ -104,6 +106,7 @@ export interface ClientFeatureOptions {
     maxRequestTimeout?: number;
     maxInputRounds?: number;
     schemaValidator?: SchemaValidator;
+    listenReconnect?: ListenReconnectOptions | false;
 }
 
 // ClientInputContext: type, from src/client/client_inputs.ts
@@ -676,6 +679,14 @@ export interface ListenOptions {
     resources?: boolean;
     resourceUris?: readonly string[];
     signal?: AbortSignal;
+}
+
+// ListenReconnectOptions: type, from src/client/features/listen_reconnect.ts
+export interface ListenReconnectOptions {
+    initialDelay?: number;
+    maxDelay?: number;
+    factor?: number;
+    maxAttempts?: number;
 }
 
 // LogEntry: type, from src/client/features/feature_types.ts

@@ -8,11 +8,14 @@
  *
  *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,runtimes,large,rss,close]
  *                      [--baseline=DIR]   (another built checkout, measured as column "before")
- *                      [--no-build] [--no-channel] [--no-http] [--write]
+ *                      [--no-build] [--no-channel] [--no-http] [--no-scaleout] [--write]
  *
  * The HTTP section (bench/http/run.mjs: round trips over HTTP, idle listen streams, a non-reading
  * progress stream) runs after the stdio rows unless --no-http, with the same --reps and half the
- * --duration per sample, and is appended to the output.
+ * --duration per sample, and is appended to the output. The scale-out section (bench/scaleout.mjs:
+ * nginx in front of 1 and 3 replicas, ours and SDK 2.4's, SIGTERM/SIGKILL counts, listen streams
+ * across replicas over Redis) follows unless --no-scaleout, with 3 × --duration of load per setup;
+ * without nginx or redis-server it prints why it skips.
  *
  * --write also puts the table, the machine and the command into bench/RESULTS.md, between the
  * generated-section markers (the analysis around them is kept).
@@ -234,6 +237,18 @@ if (!flag('no-http')) {
   if (http.status !== 0) failures.push(`bench/http/run.mjs exited with ${http.status}`);
 }
 
+let scaleoutSection = '';
+if (!flag('no-scaleout')) {
+  log('\nbench/scaleout.mjs:');
+  const scaleout = spawnSync(process.execPath, [fileURLToPath(new URL('./scaleout.mjs', import.meta.url)), `--duration=${durationMs * 3}`], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  scaleoutSection = scaleout.stdout ?? '';
+  if (scaleout.status !== 0) failures.push(`bench/scaleout.mjs exited with ${scaleout.status}`);
+}
+
 const totalS = (performance.now() - started) / 1000;
 host.loadAfter = machine().load;
 const { table, details, verdicts } = renderReport(results);
@@ -260,6 +275,7 @@ const output = [
   '',
   details,
   ...(httpSection ? ['', httpSection.trimEnd()] : []),
+  ...(scaleoutSection ? ['', scaleoutSection.trimEnd()] : []),
 ].join('\n');
 process.stdout.write(`${output}\n`);
 

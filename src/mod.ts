@@ -106,6 +106,7 @@ export {
   type ListedResourceTemplate,
   type ListedTool,
   type ListenOptions,
+  type ListenReconnectOptions,
   type ListOptions,
   type LogEntry,
   type ProgressUpdate,

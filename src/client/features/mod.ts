@@ -25,3 +25,4 @@ export type {
   ListedTool,
 } from "./feature_types.ts";
 export type { ListenOptions } from "./open_listen.ts";
+export type { ListenReconnectOptions } from "./listen_reconnect.ts";
