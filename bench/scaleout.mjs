@@ -127,8 +127,8 @@ for (const setup of setups) {
   } finally {
     await deployment.stop();
   }
-  let sigterm = { ok: "", failed: "" };
-  let sigkill = { ok: "", failed: "" };
+  let sigterm = { ok: "—", failed: "—" };
+  let sigkill = { ok: "—", failed: "—" };
   if (setup.replicas > 1) {
     for (const signal of ["SIGTERM", "SIGKILL"]) {
       log(`${setup.name}: ${calls} calls across a ${signal}`);
