@@ -11,7 +11,8 @@ import { integerOption, numberOption } from "../../stream/options.ts";
  * How a `subscriptions/listen` stream over HTTP reopens after it broke off (the replica holding it
  * died, a proxy answered 502/503/504) or after the server ended it gracefully (a replica shutting
  * down). Attempt `n` in a row waits a random point between half and all of
- * `min(initialDelay × factor^(n-1), maxDelay)`; an acknowledged stream starts the count again.
+ * `min(initialDelay × factor^(n-1), maxDelay)`; a reopened stream that stays acknowledged for
+ * `maxDelay` starts the count again (one acknowledged and ended at once does not).
  */
 export interface ListenReconnectOptions {
   /** The wait before the first attempt, in ms (before jitter). Default 500. */
@@ -20,7 +21,7 @@ export interface ListenReconnectOptions {
   maxDelay?: number;
   /** Each attempt in a row multiplies the wait by this. Default 2. */
   factor?: number;
-  /** Attempts in a row without an acknowledgement before the stream ends with `listen_ended`. Default 8. */
+  /** Attempts in a row (no stream in between stayed open `maxDelay`) before the stream ends with `listen_ended`. Default 8. */
   maxAttempts?: number;
 }
 

@@ -114,7 +114,8 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   let acknowledged = false; // the current attempt was acknowledged
   let everAcknowledged = false;
   let gap = false; // an acknowledged stream broke: events may have been missed until the next acknowledgement
-  let attempts = 0; // reconnection attempts since the last acknowledgement
+  let acknowledgedAt = 0;
+  let attempts = 0; // reopenings since the last stream that stayed acknowledged for maxDelay
   const offs: Array<() => void> = [];
   const finish = (error?: unknown, serverReason?: string): void => {
     over = true;
@@ -130,7 +131,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   offs.push(fanout.on("notifications/subscriptions/acknowledged", (params) => {
     if (!ours(params) || over) return;
     acknowledged = true;
-    attempts = 0;
+    acknowledgedAt = host.time.now();
     if (!everAcknowledged) {
       everAcknowledged = true;
       const granted = isPlainObject(params) && isPlainObject(params.notifications) ? params.notifications : {};
@@ -171,11 +172,14 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
         return failure ? finish(failure.error) : finish(undefined, "result");
       }
       if (acknowledged) gap = true;
+      // Only a stream that lived as long as the longest wait proves the server healthy: one that is
+      // acknowledged and ended at once, again and again, still runs into maxAttempts.
+      if (acknowledged && host.time.now() - acknowledgedAt >= reconnect.maxDelay) attempts = 0;
       attempts++;
       const why = failure ? `broke off (${asError(failure.error).message})` : "was ended by the server (its graceful result)";
       if (attempts > reconnect.maxAttempts) {
         const cause = failure?.error;
-        return finish(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; gave up after ${reconnect.maxAttempts} reconnection attempts in a row`, { cause }));
+        return finish(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; gave up after ${reconnect.maxAttempts} reopenings in a row (none stayed open ${reconnect.maxDelay} ms)`, { cause }));
       }
       const wait = listenReconnectDelay(reconnect, attempts);
       host.report(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; reopening it in ${Math.round(wait)} ms (attempt ${attempts} of ${reconnect.maxAttempts})`, { cause: failure?.error }));

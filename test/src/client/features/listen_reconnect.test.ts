@@ -141,29 +141,47 @@ describe("listen over separate requests: a broken stream reopens", () => {
     const end = await stream.next().then(() => undefined, (error: unknown) => error);
     expect(end).toBeInstanceOf(ClientFeatureError);
     expect((end as ClientFeatureError).code).toBe("listen_ended");
-    expect((end as Error).message).toMatch(/gave up after 3 reconnection attempts/);
+    expect((end as Error).message).toMatch(/gave up after 3 reopenings in a row/);
     expect((end as Error).cause).toBeInstanceOf(StreamBrokenError);
     await s.time.advance(60_000);
     expect(s.listens.length).toBe(4); // the first and three attempts, no more
     expect(s.time.pendingTimers).toBe(0);
   });
 
-  it("an acknowledgement starts the count again: more breaks than maxAttempts in all, never that many in a row, keep the stream alive", async () => {
-    const s = setup({ listenReconnect: { initialDelay: 10, maxAttempts: 2 } });
+  it("a reopened stream that stays acknowledged for maxDelay starts the count again: more breaks than maxAttempts in all keep the stream alive", async () => {
+    const s = setup({ listenReconnect: { initialDelay: 10, maxDelay: 1_000, maxAttempts: 2 } });
     const stream = s.features.listen({ tools: true });
     await settle();
     for (let round = 0; round < 4; round++) {
       const current = s.listens.at(-1)!;
       s.ack(current.id);
+      await s.time.advance(1_000); // open for maxDelay: healthy
       current.reject(broken(current.id));
       await settle();
-      await s.time.advance(10);
+      await s.time.advance(10); // so each reopening is attempt 1 again (at most initialDelay)
     }
     expect(s.listens.length).toBe(5);
     s.ack(s.listens[4]!.id);
     expect(await drain(stream)).toEqual([{ type: "resync" }]); // coalesced: one resync while unread
     expect(stream.endReason).toBeUndefined();
     await stream.close();
+  });
+
+  it("a server that acknowledges and ends the stream at once, again and again, is given up on after maxAttempts", async () => {
+    const s = setup({ listenReconnect: { initialDelay: 10, maxDelay: 1_000, maxAttempts: 2 } });
+    const stream = s.features.listen({ tools: true });
+    await settle();
+    for (let round = 0; round < 3; round++) {
+      const current = s.listens.at(-1)!;
+      s.ack(current.id);
+      await s.time.advance(999); // open just under maxDelay: no proof of health
+      current.resolve({ resultType: "complete" });
+      await settle();
+      if (round < 2) await s.time.advance(10 * 2 ** round);
+    }
+    await expect(drain(stream).then(() => stream.next())).rejects.toMatchObject({ code: "listen_ended", message: expect.stringMatching(/gave up after 2 reopenings in a row/) });
+    await s.time.advance(60_000);
+    expect(s.listens.length).toBe(3);
   });
 
   it("close() during the wait stops it: the timer is cancelled and no request follows", async () => {
