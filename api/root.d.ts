@@ -385,6 +385,7 @@ export interface ExchangeConnectSettings {
     report(error: Error): void;
     onRequest(request: IncomingRequest, context: RequestContext): unknown;
     onNotification(method: string, params: unknown): unknown;
+    onResync?(): void;
 }
 
 // ExchangeRequestOptions: type, from src/client/client_exchange.ts

@@ -62,6 +62,19 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
       : "",
     READ_TIMEOUT: String(readTimeoutSeconds),
     UPSTREAM_KEEPALIVE_TIMEOUT: String(upstreamKeepaliveTimeoutSeconds),
+    SESSION_GONE: sessions === true
+      ? [
+        "      error_page 502 = @replica_gone;",
+        "    }",
+        "",
+        "    location @replica_gone {",
+        "      default_type application/json;",
+        "      if ($http_mcp_session_id) {",
+        "        return 404 '{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found: its replica is gone\"}}';",
+        "      }",
+        "      return 502;",
+      ].join("\n")
+      : "",
     DEBUG_HEADERS: upstreamHeader ? "      add_header X-Upstream-Addr $upstream_addr;" : "",
   };
   return readFileSync(TEMPLATE, "utf8")

@@ -234,6 +234,7 @@ export class ContextClient<
           client.#features.dispatchNotification(method, params);
           return client.#handlers.notification(method)?.(params);
         },
+        onResync: () => client.#features.resync(),
       });
       client.#session = { ...session, live: { exchange: session.exchange } };
       client.#era = session.era;

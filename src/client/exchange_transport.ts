@@ -29,6 +29,12 @@ export interface ExchangeConnectSettings {
   onRequest(request: IncomingRequest, context: RequestContext): unknown;
   /** Receives a notification no pending request claimed. */
   onNotification(method: string, params: unknown): unknown;
+  /**
+   * Server messages may have been lost (a legacy session re-initialized after its server forgot it,
+   * a GET stream reopened without resuming): the feature API renews resource subscriptions and
+   * tells listen streams (`resync`).
+   */
+  onResync?(): void;
 }
 
 /** What an {@linkcode ExchangeTransport} settled on. */

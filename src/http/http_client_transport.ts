@@ -297,6 +297,7 @@ class HttpEraProbe {
       report: s.report,
       onNotification: s.onNotification,
       onRequest: s.onRequest,
+      onResync: s.onResync,
     });
     const abandon = (): void => void session.close();
     this.#signal.addEventListener("abort", abandon, { once: true });

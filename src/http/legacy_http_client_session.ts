@@ -36,6 +36,8 @@ export interface LegacyHttpSessionOptions {
   report(error: Error): void;
   onNotification(method: string, params: unknown): unknown;
   onRequest(request: IncomingRequest, context: RequestContext): unknown;
+  /** Server messages may have been lost: the session re-initialized, or the GET stream reopened without resuming. */
+  onResync?(): void;
 }
 
 interface Pending {
@@ -61,6 +63,8 @@ export class LegacyHttpClientSession implements ClientExchange {
   #sessionId: string | undefined;
   #generation = 0;
   #reinitializing: Promise<void> | undefined;
+  /** The last re-initialization came from a GET stream's 404 before that stream had opened, and no GET stream opened since. */
+  #lostBeforeOpen = false;
   #nextId = 0;
   #isClosed = false;
 
@@ -163,6 +167,7 @@ export class LegacyHttpClientSession implements ClientExchange {
     this.#listening.abort(new ClosedError("The session was re-initialized"));
     this.#listening = new AbortController();
     if (this.#o.listen) {
+      const generation = this.#generation;
       void listenForServerMessages({
         endpoint: this.#o.endpoint,
         time: this.#o.time,
@@ -171,6 +176,18 @@ export class LegacyHttpClientSession implements ClientExchange {
         onMessage: (message) => this.#dispatch(message, undefined, undefined),
         report: this.#o.report,
         signal: this.#listening.signal,
+        onOpened: ({ reopened, resumed }) => {
+          this.#lostBeforeOpen = false;
+          if (reopened && !resumed) this.#o.onResync?.();
+        },
+        onSessionLost: (opened) => {
+          // A GET stream refused before it ever opened, right after a re-initialization for the same
+          // reason, is a server that 404s every GET: give up rather than loop.
+          if (!opened && this.#lostBeforeOpen) return false;
+          this.#lostBeforeOpen = !opened;
+          void this.#reinitialize(generation).catch((error) => this.#o.report(asError(error)));
+          return true;
+        },
       });
     }
     return result;
@@ -183,6 +200,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         const version = this.#version;
         this.#o.report(new ProtocolError(`The server forgot session ${JSON.stringify(this.#sessionId)} (404); initializing again`));
         await this.#handshake(() => version);
+        this.#o.onResync?.(); // the old session's subscriptions and undelivered messages are gone
       } finally {
         this.#reinitializing = undefined;
       }

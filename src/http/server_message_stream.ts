@@ -40,11 +40,22 @@ export interface ServerMessageStreamOptions {
   report(error: Error): void;
   /** Ends listening (the session closed or re-initialized). */
   signal: AbortSignal;
+  /**
+   * The stream opened (a 2xx). `reopened`: it had been open before; `resumed`: `Last-Event-ID` was
+   * sent (the server can replay what was missed), so a reopening without it may have lost messages.
+   */
+  onOpened?(info: { reopened: boolean; resumed: boolean }): void;
+  /**
+   * A 404: the server forgot the session (its replica went away). `opened`: the stream had been open.
+   * Returns true when the session re-initializes (listening then stops here), false to give up.
+   */
+  onSessionLost?(opened: boolean): boolean;
 }
 
 /**
  * Keeps the GET stream open until `signal` aborts. Stops for good on 405 (the server offers no GET
- * stream) and on any other 4xx but 408 and 429 (reported once); gives up after
+ * stream) and on any other 4xx but 408 and 429 (reported once; a 404 goes to `onSessionLost` first,
+ * which may re-initialize the session instead); gives up after
  * `reconnect.maxAttempts` failures in a row (reported).
  */
 export async function listenForServerMessages(options: ServerMessageStreamOptions): Promise<void> {
@@ -52,6 +63,7 @@ export async function listenForServerMessages(options: ServerMessageStreamOption
   let lastEventId = "";
   let retry: number | undefined;
   let failures = 0;
+  let opened = false;
   while (!signal.aborted) {
     try {
       const headers: Record<string, string> = { Accept: "text/event-stream", ...options.headers() };
@@ -59,6 +71,11 @@ export async function listenForServerMessages(options: ServerMessageStreamOption
       const response = await endpoint.send("GET", { headers, signal });
       if (response.status === 405) {
         // The server offers no GET stream: server messages come only on response streams.
+        await response.body?.cancel();
+        return;
+      }
+      if (response.status === 404 && options.onSessionLost?.(opened)) {
+        // The session was known, and is not any more: the session re-initializes and listens anew.
         await response.body?.cancel();
         return;
       }
@@ -73,6 +90,8 @@ export async function listenForServerMessages(options: ServerMessageStreamOption
         throw new HttpStatusError("GET (the server message stream)", { status: response.status });
       }
       failures = 0;
+      options.onOpened?.({ reopened: opened, resumed: lastEventId !== "" });
+      opened = true;
       const outcome = await endpoint.read(response, (value) => void options.onMessage(value), signal);
       if (outcome.lastEventId !== "") lastEventId = outcome.lastEventId;
       if (outcome.retry !== undefined) retry = outcome.retry;

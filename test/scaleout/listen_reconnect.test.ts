@@ -4,6 +4,9 @@
  * graceful result), the stream reopens by itself on another replica, says `resync`, and a later
  * tool-list change made on a third replica reaches it over Redis. nginx names the replica of each
  * response (`X-Upstream-Addr`, deploy's `upstreamHeader`), the readiness signal of which one to stop.
+ * Legacy era behind the session pin: the session's replica SIGKILLed, nginx answers the session's
+ * requests 404 (its `@replica_gone`), and the client re-initializes on a live replica, subscribes
+ * again, and its listen stream yields `resync` and later changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
@@ -118,6 +121,62 @@ describe("listen() through nginx reopens on another replica when its replica goe
     expect(survivor.name).not.toBe(holder.name);
     await changeToolsOn(survivor);
     expect(await nextEvent(changes, "the tool-list change")).toEqual({ type: "toolsListChanged" });
+    await changes.close();
+  });
+});
+
+describe("a legacy listen behind the session pin survives its replica's SIGKILL", () => {
+  let redis: RedisServer;
+  let deployment: Deployment;
+  let client: ContextClient;
+  const sessions: string[] = [];
+  let getOpened!: () => void;
+  /** Resolves once the session's GET stream (where legacy change notifications come) is open. */
+  const getOpen = new Promise<void>((resolve) => (getOpened = resolve));
+
+  beforeAll(async () => {
+    ensureDist();
+    redis = await startRedisServer();
+    deployment = await deploy({
+      replicas: 3,
+      sessions: true,
+      command: [process.execPath, SERVER, "--redis", `redis://127.0.0.1:${redis.port}`],
+      upstreamKeepaliveTimeoutSeconds: 1,
+      log,
+    });
+    const spy = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      const session = response.headers.get("mcp-session-id");
+      if (session !== null && session !== sessions.at(-1)) sessions.push(session);
+      if (init?.method === "GET" && response.ok) getOpened();
+      return response;
+    };
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { era: "legacy", eraCache: new EraCache(), onReport: (e) => log(`report: ${e.message}\n`) });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await deployment?.stop();
+    await redis?.kill();
+  });
+
+  it("re-initializes on a live replica after nginx's 404 for the lost session, says resync, and gets a later change over Redis", async () => {
+    const changes = client.listen({ tools: true });
+    expect(await noHang(changes.ready, "the legacy listen")).toEqual({ toolsListChanged: true });
+    await noHang(getOpen, "the GET stream");
+    const holder = deployment.replicas.find((r) => sessions[0]!.startsWith(`${r.name}.`))!;
+    expect(await holder.stop("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
+
+    expect(await nextEvent(changes, "resync after the SIGKILL")).toEqual({ type: "resync" });
+    expect(sessions.length).toBe(2);
+    expect(sessions[1]!.split(".")[0]).not.toBe(holder.name);
+    const other = deployment.replicas.find((r) => r !== holder && !sessions[1]!.startsWith(`${r.name}.`))!;
+    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${other.port}/mcp`), { eraCache: new EraCache(), onReport: () => {} });
+    try {
+      await direct.callTool("test_trigger_tool_change");
+    } finally {
+      await direct.close();
+    }
+    expect(await nextEvent(changes, "the tool-list change over Redis")).toEqual({ type: "toolsListChanged" });
     await changes.close();
   });
 });

@@ -3,7 +3,7 @@
  * streams) on top of any {@linkcode FeatureHost}. `ContextClient` exposes every method of it.
  * @module
  */
-import { InvalidOptionError } from "../../wire/errors.ts";
+import { asError, InvalidOptionError } from "../../wire/errors.ts";
 import { isPlainObject, LOGGING_LEVELS, type LoggingLevel } from "../../wire/meta_envelope.ts";
 import { MetaKeys } from "../../wire/protocol_versions.ts";
 import type { ClientRequestParams } from "../../wire/protocol/mod.ts";
@@ -95,6 +95,7 @@ export class ClientFeatures {
   #listens = 0;
   readonly #listenReconnect: ListenReconnectPolicy | undefined;
   readonly #onClosed = new Set<() => void>();
+  readonly #onResync = new Set<() => void>();
   #watchingClose = false;
 
   constructor(host: FeatureHost, options: ClientFeatureOptions = {}) {
@@ -131,6 +132,18 @@ export class ClientFeatures {
     this.#fanout.on("notifications/resources/list_changed", () => {
       this.#cache.invalidate("resources/list");
       this.#cache.invalidate("resources/templates/list");
+    });
+  }
+
+  /**
+   * The server may have lost or missed messages for this client (a legacy session re-initialized, a
+   * GET stream reopened without resuming): renews the held resource subscriptions, drops the list
+   * cache, then every legacy listen stream yields `{ type: "resync" }`.
+   */
+  resync(): void {
+    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] as const) this.#cache.invalidate(method);
+    void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => {
+      for (const callback of [...this.#onResync]) callback();
     });
   }
 
@@ -248,6 +261,10 @@ export class ClientFeatures {
       subscriptions: this.#subscriptions,
       nextListenId: () => `omc-listen-${++this.#listens}`,
       watchClose: (onClosed) => this.#watchClose(onClosed),
+      watchResync: (onResync) => {
+        this.#onResync.add(onResync);
+        return () => this.#onResync.delete(onResync);
+      },
       reconnect: this.#host.separateRequests?.() === true ? this.#listenReconnect : undefined,
     }, options);
   }

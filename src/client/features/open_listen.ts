@@ -41,6 +41,8 @@ export interface ListenContext {
   readonly nextListenId: () => string;
   /** Calls `onClosed` once when the connection ends; returns the function that forgets it. */
   readonly watchClose: (onClosed: () => void) => () => void;
+  /** Calls `onResync` whenever the legacy session lost messages (see `ClientFeatures.resync`); returns the function that forgets it. */
+  readonly watchResync: (onResync: () => void) => () => void;
   /** How a broken modern listen stream reopens; `undefined`: it ends instead (stream transports, or turned off). */
   readonly reconnect?: ListenReconnectPolicy;
 }
@@ -208,6 +210,7 @@ function openLegacy(context: ListenContext, filter: ChangeFilter): ChangeStream 
     if (errors.length > 0) throw errors[0];
   });
   const live = forward(context, stream, filter, () => true);
+  live.push(context.watchResync(() => stream.push({ type: "resync" })));
   const unwatch = context.watchClose(() => {
     for (const off of live.splice(0)) off();
     held.length = 0;

@@ -62,6 +62,18 @@ export class ResourceSubscriptions {
     if (subscribed) await this.#enqueue(() => this.#send(uri, false));
   }
 
+  /**
+   * Sends `resources/subscribe` again for every held URI whose subscribe succeeded (the server lost
+   * them: a legacy session re-initialized). Rejects with the first failure, after trying them all.
+   */
+  async renew(): Promise<void> {
+    const held = [...this.#counts].filter(([, entry]) => entry.count > 0);
+    const subscribed = await Promise.all(held.map(([, entry]) => entry.ready.then(() => true, () => false)));
+    const results = await Promise.allSettled(held.filter((_, i) => subscribed[i]).map(([uri]) => this.#enqueue(() => this.#send(uri, true))));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
   #enqueue(operation: () => Promise<unknown>): Promise<unknown> {
     const run = this.#tail.then(operation, operation);
     this.#tail = run.catch(() => {});

@@ -254,15 +254,17 @@ describe("legacy HTTP session: the GET stream", () => {
     await client.close();
   });
 
-  it("a 4xx other than 405 on GET (404, 400) is reported once and not retried; 429 is retried", async () => {
-    for (const [status, expected] of [[404, 1], [400, 1], [429, 2]] as const) {
+  it("a 4xx other than 405 on GET (400) is reported once and not retried; 404 re-initializes once (the session is gone), then likewise; 429 is retried", async () => {
+    for (const [status, expected] of [[404, 2], [400, 1], [429, 2]] as const) {
       const time = new FakeTimeProvider();
       const server = legacyServer({ get: () => new Response("no", { status }) });
       const { client, reports } = await connect(server.fake, { timeProvider: time });
       await flushMicrotasks();
       await time.advance(1_000);
       await flushMicrotasks();
+      for (let i = 0; i < 10; i++) await flushMicrotasks();
       expect(gets(server.fake), String(status)).toHaveLength(expected);
+      expect(server.fake.of("initialize"), String(status)).toHaveLength(status === 404 ? 2 : 1);
       expect(reports.some((e) => e.message.includes(`HTTP ${status}`))).toBe(true);
       await client.close();
     }
