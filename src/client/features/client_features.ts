@@ -30,6 +30,7 @@ import type {
 import { ListCache } from "./list_cache.ts";
 import { NotificationFanout } from "./notification_fanout.ts";
 import { type ListenOptions, openListen } from "./open_listen.ts";
+import { ListenSignals } from "./listen_signals.ts";
 import { type ListenReconnectOptions, type ListenReconnectPolicy, listenReconnectPolicy } from "./listen_reconnect.ts";
 import { OutputSchemas } from "./output_schemas.ts";
 import { type IterateOptions, type ListOptions, ListReader } from "./list_reader.ts";
@@ -94,9 +95,7 @@ export class ClientFeatures {
   #logLevel: LoggingLevel | undefined;
   #listens = 0;
   readonly #listenReconnect: ListenReconnectPolicy | undefined;
-  readonly #onClosed = new Set<() => void>();
-  readonly #onResync = new Set<() => void>();
-  #watchingClose = false;
+  readonly #signals: ListenSignals;
 
   constructor(host: FeatureHost, options: ClientFeatureOptions = {}) {
     this.#host = host;
@@ -105,6 +104,7 @@ export class ClientFeatures {
       maxItems: integerOption("maxListItems", options.maxListItems, 100_000, 0),
     };
     this.#listenReconnect = listenReconnectPolicy(options.listenReconnect);
+    this.#signals = new ListenSignals(() => host.closed());
     const report = (error: Error): void => host.report(error);
     this.#fanout = new NotificationFanout(report);
     this.#progress = new ProgressRouter(report);
@@ -142,9 +142,7 @@ export class ClientFeatures {
    */
   resync(): void {
     for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] as const) this.#cache.invalidate(method);
-    void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => {
-      for (const callback of [...this.#onResync]) callback();
-    });
+    void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => this.#signals.resync());
   }
 
   /** Hands a server notification to the feature API (progress, list changes, listen streams, logs). */
@@ -260,11 +258,8 @@ export class ClientFeatures {
       fanout: this.#fanout,
       subscriptions: this.#subscriptions,
       nextListenId: () => `omc-listen-${++this.#listens}`,
-      watchClose: (onClosed) => this.#watchClose(onClosed),
-      watchResync: (onResync) => {
-        this.#onResync.add(onResync);
-        return () => this.#onResync.delete(onResync);
-      },
+      watchClose: (onClosed) => this.#signals.watchClose(onClosed),
+      watchResync: (onResync) => this.#signals.watchResync(onResync),
       reconnect: this.#host.separateRequests?.() === true ? this.#listenReconnect : undefined,
     }, options);
   }
@@ -303,19 +298,6 @@ export class ClientFeatures {
   }
 
   // ---- internals ----
-
-  /** One watch on the connection's end for all legacy listen streams, so closed streams leave nothing behind. */
-  #watchClose(onClosed: () => void): () => void {
-    this.#onClosed.add(onClosed);
-    if (!this.#watchingClose) {
-      this.#watchingClose = true;
-      void this.#host.closed().then(() => {
-        for (const callback of [...this.#onClosed]) callback();
-        this.#onClosed.clear();
-      });
-    }
-    return () => this.#onClosed.delete(onClosed);
-  }
 
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {
