@@ -151,7 +151,13 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
   const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
   let connectionClosed = false;
-  const unwatch = reconnect ? context.watchClose(() => (connectionClosed = true)) : () => {};
+  let waiting: AbortController | undefined; // the wait before the next attempt
+  const unwatch = reconnect
+    ? context.watchClose(() => {
+      connectionClosed = true;
+      waiting?.abort();
+    })
+    : () => {};
   void stream.ended.then(unwatch);
 
   void (async () => {
@@ -185,10 +191,16 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
       }
       const wait = listenReconnectDelay(reconnect, attempts);
       host.report(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; reopening it in ${Math.round(wait)} ms (attempt ${attempts} of ${reconnect.maxAttempts})`, { cause: failure?.error }));
+      const waited = (waiting = new AbortController());
+      const cutWait = (): void => waited.abort();
+      closer.signal.addEventListener("abort", cutWait, { once: true });
       try {
-        await delay(host.time, wait, closer.signal);
+        await delay(host.time, wait, waited.signal);
       } catch {
-        return finish();
+        // Cut short by close() (the stream has ended) or by the connection's end (below).
+      } finally {
+        closer.signal.removeEventListener("abort", cutWait);
+        waiting = undefined;
       }
       if (over) return;
       if (connectionClosed) return finish(new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"));
