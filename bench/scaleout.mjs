@@ -164,6 +164,7 @@ if (only.has("listen")) {
     console.log(`| tool-list change on another replica → event at the listen stream, over Redis (p50 / max of ${listen.changes.length}, from the tool call's start) | ${median(listen.changes).toFixed(1)} / ${Math.max(...listen.changes).toFixed(1)} |`);
     console.log(`| SIGKILL of the replica holding the stream → \`resync\` from the stream reopened on another | ${listen.kill.toFixed(0)} |`);
     console.log(`| SIGTERM of the replica holding the stream (graceful result) → \`resync\` | ${listen.term.toFixed(0)} |`);
+    console.log(`| legacy: SIGKILL of the replica of the listen's session (pinned) → \`resync\` on a new session (the GET stream's reconnection, 1 000 ms by default, then nginx's 404) | ${listen.legacy.toFixed(0)} |`);
   }
 }
 
@@ -233,10 +234,48 @@ async function listenFigures() {
     const kill = await reopen("SIGKILL");
     const term = await reopen("SIGTERM");
     await changes.close();
-    return { changes: latencies, kill, term };
+    await client.close();
+    await deployment.stop();
+    client = deployment = undefined;
+    const legacy = await legacyReopen(server, redis.port, ContextClient, httpTransport);
+    return { changes: latencies, kill, term, legacy };
   } finally {
     await client?.close();
     await deployment?.stop();
     await redis.stop();
+  }
+}
+
+/** A legacy listen behind the session pin: from the SIGKILL of its session's replica to its `resync`. */
+async function legacyReopen(server, redisPort, ContextClient, httpTransport) {
+  log("listen: a legacy session pinned to a replica that is SIGKILLed");
+  const deployment = await deploy({ replicas: 3, sessions: true, command: [process.execPath, server, "--redis", `redis://127.0.0.1:${redisPort}`], log: () => {} });
+  let client;
+  try {
+    let session;
+    let getOpened;
+    const getOpen = new Promise((resolve) => (getOpened = resolve));
+    const spy = async (input, init) => {
+      const response = await fetch(input, init);
+      session ??= response.headers.get("mcp-session-id") ?? undefined;
+      if (init?.method === "GET" && response.ok) getOpened();
+      return response;
+    };
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { era: "legacy", eraCache: null, onReport: () => {} });
+    const changes = client.listen({ tools: true });
+    await changes.ready;
+    await getOpen;
+    const victim = deployment.replicas.find((r) => session?.startsWith(`${r.name}.`));
+    const t0 = performance.now();
+    const stopped = victim.stop("SIGKILL");
+    const { done, value } = await changes.next();
+    if (done || value.type !== "resync") throw new Error(`Expected resync from the legacy listen stream, got ${done ? "its end" : value.type}`);
+    const ms = performance.now() - t0;
+    await stopped;
+    await changes.close();
+    return ms;
+  } finally {
+    await client?.close();
+    await deployment.stop();
   }
 }
