@@ -141,7 +141,7 @@ export class ClientFeatures {
    * cache, then every legacy listen stream yields `{ type: "resync" }`.
    */
   resync(): void {
-    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] as const) this.#cache.invalidate(method);
+    this.#invalidateLists();
     void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => this.#signals.resync());
   }
 
@@ -260,6 +260,7 @@ export class ClientFeatures {
       nextListenId: () => `omc-listen-${++this.#listens}`,
       watchClose: (onClosed) => this.#signals.watchClose(onClosed),
       watchResync: (onResync) => this.#signals.watchResync(onResync),
+      invalidateLists: () => this.#invalidateLists(),
       reconnect: this.#host.separateRequests?.() === true ? this.#listenReconnect : undefined,
     }, options);
   }
@@ -298,6 +299,11 @@ export class ClientFeatures {
   }
 
   // ---- internals ----
+
+  /** Drops every cached listing (changes may have been missed). */
+  #invalidateLists(): void {
+    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]) this.#cache.invalidate(method);
+  }
 
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {

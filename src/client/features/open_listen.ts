@@ -43,6 +43,8 @@ export interface ListenContext {
   readonly watchClose: (onClosed: () => void) => () => void;
   /** Calls `onResync` whenever the legacy session lost messages (see `ClientFeatures.resync`); returns the function that forgets it. */
   readonly watchResync: (onResync: () => void) => () => void;
+  /** Drops the cached listings (a stream broke off: list-changed notifications may have been missed). */
+  readonly invalidateLists: () => void;
   /** How a broken modern listen stream reopens; `undefined`: it ends instead (stream transports, or turned off). */
   readonly reconnect?: ListenReconnectPolicy;
 }
@@ -140,6 +142,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
       stream.acknowledge(granted as ChangeFilter);
     } else if (gap) {
       gap = false;
+      context.invalidateLists();
       stream.push({ type: "resync" });
     }
   }));
@@ -179,7 +182,10 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
       if (!reconnect || connectionClosed || (failure && !isReopenable(failure.error))) {
         return failure ? finish(failure.error) : finish(undefined, "result");
       }
-      if (acknowledged) gap = true;
+      if (acknowledged) {
+        gap = true;
+        context.invalidateLists();
+      }
       // Only a stream that lived as long as the longest wait proves the server healthy: one that is
       // acknowledged and ended at once, again and again, still runs into maxAttempts.
       if (acknowledged && host.time.now() - acknowledgedAt >= reconnect.maxDelay) attempts = 0;

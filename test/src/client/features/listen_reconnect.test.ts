@@ -28,6 +28,7 @@ function fakeHost(separate = true) {
   const time = new FakeTimeProvider();
   const listens: Pending[] = [];
   const reports: Error[] = [];
+  const toolLists = { count: 0 };
   let close!: () => void;
   const closed = new Promise<void>((resolve) => (close = resolve));
   const host: FeatureHost = {
@@ -35,6 +36,10 @@ function fakeHost(separate = true) {
     serverCapabilities: () => ({}),
     time,
     request(method: string, params: Record<string, unknown>, options: HostRequestOptions) {
+      if (method === "tools/list") {
+        toolLists.count++;
+        return Promise.resolve({ tools: [{ name: `t${toolLists.count}`, inputSchema: { type: "object" } }], ttlMs: 60_000 });
+      }
       expect(method).toBe("subscriptions/listen");
       return new Promise((resolve, reject) => {
         options.signal?.addEventListener("abort", () => reject(options.signal!.reason), { once: true });
@@ -45,7 +50,7 @@ function fakeHost(separate = true) {
     report: (error) => void reports.push(error),
     separateRequests: () => separate,
   };
-  return { host, time, listens, reports, close };
+  return { host, time, listens, reports, close, toolLists };
 }
 
 function setup(options: ClientFeatureOptions = {}, separate = true) {
@@ -96,6 +101,24 @@ describe("listen over separate requests: a broken stream reopens", () => {
     expect(await drain(stream)).toEqual([{ type: "resync" }, { type: "toolsListChanged" }]);
     expect(s.reports.map((e) => (e as ClientFeatureError).code)).toEqual(["listen_ended"]);
     expect(s.reports[0]!.message).toMatch(/broke off .*reopening it in \d+ ms \(attempt 1 of 8\)/);
+    await stream.close();
+  });
+
+  it("a reopening drops the cached listings: after resync, listTools asks the server again instead of serving its ttlMs cache", async () => {
+    const s = setup({ listenReconnect: { initialDelay: 10 } });
+    const stream = s.features.listen({ tools: true });
+    await settle();
+    s.ack(s.listens[0]!.id);
+    expect((await s.features.listTools()).map((t) => t.name)).toEqual(["t1"]);
+    expect((await s.features.listTools()).map((t) => t.name)).toEqual(["t1"]); // cached for its ttlMs
+    expect(s.toolLists.count).toBe(1);
+    s.listens[0]!.reject(broken(s.listens[0]!.id));
+    await settle();
+    await s.time.advance(10);
+    s.ack(s.listens[1]!.id);
+    expect(await drain(stream)).toEqual([{ type: "resync" }]);
+    expect((await s.features.listTools()).map((t) => t.name)).toEqual(["t2"]);
+    expect(s.toolLists.count).toBe(2);
     await stream.close();
   });
 
