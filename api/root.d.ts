@@ -385,7 +385,9 @@ export interface ExchangeConnectSettings {
     report(error: Error): void;
     onRequest(request: IncomingRequest, context: RequestContext): unknown;
     onNotification(method: string, params: unknown): unknown;
-    onResync?(): void;
+    onResync?(info: {
+        sessionLost: boolean;
+    }): void;
 }
 
 // ExchangeRequestOptions: type, from src/client/client_exchange.ts

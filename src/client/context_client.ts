@@ -234,7 +234,7 @@ export class ContextClient<
           client.#features.dispatchNotification(method, params);
           return client.#handlers.notification(method)?.(params);
         },
-        onResync: () => client.#features.resync(),
+        onResync: (info) => client.#features.resync(info),
       });
       client.#session = { ...session, live: { exchange: session.exchange } };
       client.#era = session.era;

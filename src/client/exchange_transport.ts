@@ -30,11 +30,11 @@ export interface ExchangeConnectSettings {
   /** Receives a notification no pending request claimed. */
   onNotification(method: string, params: unknown): unknown;
   /**
-   * Server messages may have been lost (a legacy session re-initialized after its server forgot it,
-   * a GET stream reopened without resuming): the feature API renews resource subscriptions and
-   * tells listen streams (`resync`).
+   * Server messages may have been lost: a GET stream reopened without resuming, or (`sessionLost`) a
+   * legacy session re-initialized after its server forgot it. The feature API drops its list cache,
+   * renews resource subscriptions after a lost session, and tells listen streams (`resync`).
    */
-  onResync?(): void;
+  onResync?(info: { sessionLost: boolean }): void;
 }
 
 /** What an {@linkcode ExchangeTransport} settled on. */

@@ -36,8 +36,8 @@ export interface LegacyHttpSessionOptions {
   report(error: Error): void;
   onNotification(method: string, params: unknown): unknown;
   onRequest(request: IncomingRequest, context: RequestContext): unknown;
-  /** Server messages may have been lost: the session re-initialized, or the GET stream reopened without resuming. */
-  onResync?(): void;
+  /** Server messages may have been lost: the GET stream reopened without resuming, or (`sessionLost`) the session re-initialized. */
+  onResync?(info: { sessionLost: boolean }): void;
 }
 
 interface Pending {
@@ -178,7 +178,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         signal: this.#listening.signal,
         onOpened: ({ reopened, resumed }) => {
           this.#lostBeforeOpen = false;
-          if (reopened && !resumed) this.#o.onResync?.();
+          if (reopened && !resumed) this.#o.onResync?.({ sessionLost: false });
         },
         onSessionLost: (opened) => {
           // A GET stream refused before it ever opened, right after a re-initialization for the same
@@ -200,7 +200,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         const version = this.#version;
         this.#o.report(new ProtocolError(`The server forgot session ${JSON.stringify(this.#sessionId)} (404); initializing again`));
         await this.#handshake(() => version);
-        this.#o.onResync?.(); // the old session's subscriptions and undelivered messages are gone
+        this.#o.onResync?.({ sessionLost: true }); // the old session's subscriptions and undelivered messages are gone
       } finally {
         this.#reinitializing = undefined;
       }

@@ -136,12 +136,13 @@ export class ClientFeatures {
   }
 
   /**
-   * The server may have lost or missed messages for this client (a legacy session re-initialized, a
-   * GET stream reopened without resuming): renews the held resource subscriptions, drops the list
-   * cache, then every legacy listen stream yields `{ type: "resync" }`.
+   * The server may have missed messages for this client (a GET stream reopened without resuming) or
+   * lost its session (`sessionLost`: re-initialized): drops the list cache, renews the held resource
+   * subscriptions when the session was lost, then every legacy listen stream yields `{ type: "resync" }`.
    */
-  resync(): void {
+  resync(info: { sessionLost: boolean }): void {
     this.#invalidateLists();
+    if (!info.sessionLost) return this.#signals.resync();
     void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => this.#signals.resync());
   }
 

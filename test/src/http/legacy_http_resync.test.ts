@@ -88,12 +88,12 @@ describe("legacy HTTP client: a session lost under an open GET stream", () => {
     await client.close();
   });
 
-  it("a GET stream that reopens without a Last-Event-ID yields resync; one resumed with Last-Event-ID does not", async () => {
+  it("a GET stream that reopens without a Last-Event-ID yields resync (the same session: no new subscribe); one resumed with Last-Event-ID does not", async () => {
     const time = new FakeTimeProvider();
     const streams: SseControl[] = [];
     const s = server((_req, n) => (streams[n] = sse()).response);
     const { client } = await connect(s.fake, time);
-    const changes = client.listen({ tools: true });
+    const changes = client.listen({ tools: true, resourceUris: ["file:///a"] });
     await changes.ready;
     await settle();
     streams[0]!.end(); // no event id: what was sent in the gap is lost
@@ -112,6 +112,7 @@ describe("legacy HTTP client: a session lost under an open GET stream", () => {
     expect(s.fake.calls.filter((c) => c.method === "GET").at(-1)!.headers.get("last-event-id")).toBe("e-1");
     expect(changes.pending).toBe(0);
     expect(s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "initialize")).toHaveLength(1);
+    expect(s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "resources/subscribe")).toHaveLength(1);
     await changes.close();
     await client.close();
   });
