@@ -30,14 +30,16 @@ function keyOf(event: ChangeEvent): string {
  * subscribed URI wait at any time.
  *
  * End it with `close()` (or `break` out of `for await`, or an `AbortSignal` given to `listen`): in the
- * modern era that cancels the `subscriptions/listen` request, in the legacy era it unsubscribes.
+ * modern era that cancels the `subscriptions/listen` request, in the legacy era it unsubscribes. Over
+ * HTTP a broken stream reopens by itself and then yields `{ type: "resync" }` (see `listenReconnect`).
  *
  * @example
  * ```ts
  * const changes = client.listen({ tools: true, resourceUris: ["file:///notes.md"] });
  * console.log(await changes.ready); // what the server agreed to report
  * for await (const change of changes) {
- *   if (change.type === "toolsListChanged") tools = await client.listTools();
+ *   // resync: the stream reopened (over HTTP, e.g. on another replica); changes may have been missed
+ *   if (change.type === "toolsListChanged" || change.type === "resync") tools = await client.listTools();
  * }
  * ```
  */
