@@ -1,21 +1,24 @@
 /**
- * The HTTP pairs: each server is a spawned Node process (bench/http/*_server.mjs) that prints its
- * URL; each client runs in the benchmark process and offers call(tool, args) → text, close(), pid.
+ * The HTTP implementations: each server is a spawned Node process (bench/http/*_server.mjs) that
+ * prints its URL. Two ways to drive them:
+ * - `LOAD_TARGETS`: the shared raw load generator (bench/http/load.mjs) POSTs the same pre-built
+ *   `tools/call` echo body, with the headers of the target's era, to every server.
+ * - `CLIENT_PAIRS`: an MCP client library in the benchmark process, offering call(tool, args) → text
+ *   and close().
  */
 import { spawn } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { MODERN_VERSION, toolCall } from '../lib/payloads.mjs';
+import { MODERN_VERSION } from '../lib/payloads.mjs';
 import { within } from '../lib/stats.mjs';
 
 const textOf = (result) => result.content[0].text;
 
-/** Spawns `file` (in bench/http/) and resolves with `{ child, url }` once it printed its URL. */
+/** Spawns `file` (in bench/http/, or an absolute path) and resolves with `{ child, url, stop }` once it printed its URL. */
 export async function startServer(file, { env } = {}) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
+  const path = isAbsolute(file) ? file : fileURLToPath(new URL(file, import.meta.url));
+  const child = spawn(process.execPath, [path], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const lines = createInterface({ input: child.stdout });
   const url = await within(30_000, `${file} start`, new Promise((resolve, reject) => {
     lines.once('line', resolve);
@@ -42,25 +45,32 @@ async function connectSdk2(url) {
   return { call: async (name, args) => textOf(await client.callTool({ name, arguments: args })), close: () => client.close() };
 }
 
-/** The floor client: fetch POST of the JSON-RPC request, response.json(), the result's text. */
-async function connectFloor(url) {
-  let nextId = 1;
-  return {
-    async call(name, args) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(toolCall(nextId++, name, args)),
-      });
-      return textOf((await response.json()).result);
-    },
-    close: async () => {},
-  };
+/**
+ * Servers driven by the load generator. `era`: the request it gets (load.mjs echoRequest). `ours`
+ * marks our server's rows; `baseline` ones are added by `--baseline=DIR` (bench/http/run.mjs).
+ */
+export const LOAD_TARGETS = [
+  { id: 'ours', label: 'onemodelcontext modern', server: 'ours_server.mjs', era: 'modern' },
+  { id: 'oursL', label: 'onemodelcontext legacy (stateless)', server: 'ours_server.mjs', era: 'legacy' },
+  { id: 'sdk2', label: 'SDK 2.4 createMcpHandler modern', server: 'sdk2_server.mjs', era: 'modern' },
+  { id: 'sdk2L', label: 'SDK 2.4 createMcpHandler legacy', server: 'sdk2_server.mjs', era: 'legacy' },
+  { id: 'serve', label: 'serve() + plain fetch handler (no MCP)', server: 'serve_floor_server.mjs', era: 'plain' },
+  { id: 'floor', label: 'node:http JSON floor', server: 'floor_server.mjs', era: 'plain' },
+];
+
+/** The same targets served by another built checkout (`--baseline=DIR`, with its own bench/http servers). */
+export function baselineTargets(dir) {
+  const server = fileURLToPath(new URL('bench/http/ours_server.mjs', `file://${dir.replace(/\/?$/, '/')}`));
+  return [
+    { id: 'before', label: 'before: onemodelcontext modern', server, era: 'modern' },
+    { id: 'beforeL', label: 'before: onemodelcontext legacy', server, era: 'legacy' },
+  ];
 }
 
-export const HTTP_IMPLS = [
-  { id: 'ours', label: 'onemodelcontext (modern)', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'modern') },
-  { id: 'oursL', label: 'onemodelcontext (legacy)', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'legacy') },
-  { id: 'sdk2', label: 'SDK 2.4.0 (modern)', server: 'sdk2_server.mjs', connect: (url) => connectSdk2(url) },
-  { id: 'floor', label: 'node:http JSON floor', server: 'floor_server.mjs', connect: (url) => connectFloor(url) },
+/** Client library → server pairs (the client runs in the benchmark process). */
+export const CLIENT_PAIRS = [
+  { id: 'ours', label: 'our client → our server, modern', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'modern') },
+  { id: 'oursL', label: 'our client → our server, legacy', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'legacy') },
+  { id: 'sdk2ours', label: 'SDK 2.4 client → our server, modern', server: 'ours_server.mjs', connect: (url) => connectSdk2(url) },
+  { id: 'sdk2', label: 'SDK 2.4 client → SDK 2.4 server, modern', server: 'sdk2_server.mjs', connect: (url) => connectSdk2(url) },
 ];
