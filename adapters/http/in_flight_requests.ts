@@ -13,10 +13,21 @@ interface Entry {
   end(reason: Error): void;
 }
 
+/** One request counted by {@linkcode InFlightRequests.track}. */
+export interface TrackedRequest {
+  /** Called once if a drain ends the request before {@linkcode TrackedRequest.finish}: end the response with `reason`. */
+  onEnd: ((reason: Error) => void) | undefined;
+  /** True once finished or ended. */
+  readonly ended: boolean;
+  /** The response ended (sent whole, cancelled, or failed): stop counting it. Idempotent. */
+  finish(): void;
+}
+
 /**
- * Wraps a handler so that every request is counted until its response body ended (read to the end,
- * cancelled by the client, or ended by {@linkcode InFlightRequests.drain}). The wrapped body pulls
- * from the original one chunk per read, so backpressure passes through unchanged.
+ * Counts requests until their response body ended (read to the end, cancelled by the client, or
+ * ended by {@linkcode InFlightRequests.drain}): an adapter that writes responses itself calls
+ * {@linkcode InFlightRequests.track}; {@linkcode InFlightRequests.wrap} wraps a handler instead, its
+ * body pulling from the original one chunk per read, so backpressure passes through unchanged.
  */
 export class InFlightRequests {
   readonly #entries = new Set<Entry>();
@@ -27,45 +38,61 @@ export class InFlightRequests {
     return this.#entries.size;
   }
 
-  /** `handler`, counting each request until its response ended. */
-  wrap(handler: FetchHandler): (request: Request) => Promise<Response> {
-    return async (request) => {
-      let ended = false;
-      let source: ReadableStreamDefaultReader<Uint8Array> | undefined;
-      let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-      const entry: Entry = {
-        start: performance.now(),
-        end: (reason) => {
-          if (ended) return;
-          finish();
-          void source?.cancel(reason).catch(() => {}); // the handler side sees the cancel; the client sees the error below
-          try {
-            controller?.error(reason);
-          } catch {
-            // already closed: nothing left to end
-          }
-        },
-      };
-      const finish = (): void => {
+  /**
+   * Counts one request from now until {@linkcode TrackedRequest.finish}. When a drain ends it first,
+   * its `onEnd` (set by whoever writes the response) is called once with the reason.
+   */
+  track(): TrackedRequest {
+    let ended = false;
+    const tracked: TrackedRequest = {
+      onEnd: undefined,
+      get ended() {
+        return ended;
+      },
+      finish: () => {
         if (ended) return;
         ended = true;
         this.#entries.delete(entry);
         if (this.#entries.size === 0) this.#onIdle?.();
-      };
-      this.#entries.add(entry);
+      },
+    };
+    const entry: Entry = {
+      start: performance.now(),
+      end: (reason) => {
+        if (ended) return;
+        tracked.finish();
+        tracked.onEnd?.(reason);
+      },
+    };
+    this.#entries.add(entry);
+    return tracked;
+  }
+
+  /** `handler`, counting each request until its response ended. */
+  wrap(handler: FetchHandler): (request: Request) => Promise<Response> {
+    return async (request) => {
+      const tracked = this.track();
       let response: Response;
       try {
         response = await handler(request);
       } catch (error) {
-        finish();
+        tracked.finish();
         throw error;
       }
-      if (response.body === null || ended) {
-        finish();
+      if (response.body === null || tracked.ended) {
+        tracked.finish();
         return response;
       }
-      source = response.body.getReader();
-      const reader = source;
+      const reader = response.body.getReader();
+      let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+      tracked.onEnd = (reason) => {
+        void reader.cancel(reason).catch(() => {}); // the handler side sees the cancel; the client sees the error below
+        try {
+          controller?.error(reason);
+        } catch {
+          // already closed: nothing left to end
+        }
+      };
       const body = new ReadableStream<Uint8Array>(
         {
           start: (c) => {
@@ -75,18 +102,18 @@ export class InFlightRequests {
             try {
               const { done, value } = await reader.read();
               if (done) {
-                finish();
+                tracked.finish();
                 c.close();
               } else {
                 c.enqueue(value);
               }
             } catch (error) {
-              finish();
+              tracked.finish();
               c.error(error);
             }
           },
           cancel: async (reason) => {
-            finish();
+            tracked.finish();
             await reader.cancel(reason);
           },
         },

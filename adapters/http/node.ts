@@ -7,8 +7,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
+import { BodyTooLargeError } from "../../src/http/errors.ts";
+import { ACCEPTS_REQUEST_PARTS, READ_BODY, type RequestParts } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
-import { InFlightRequests } from "./in_flight_requests.ts";
+import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
@@ -28,10 +30,11 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   const { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal } = serveOptions(options);
   signal?.throwIfAborted();
   const inFlight = new InFlightRequests();
-  const fetch = inFlight.wrap(handler);
+  // createHttpHandler's handlers read only RequestParts: they get NodeRequest, no web Request.
+  const parts = (handler as { [ACCEPTS_REQUEST_PARTS]?: unknown })[ACCEPTS_REQUEST_PARTS] === true;
   const state = { draining: false };
   const server = createServer((req, res) => {
-    handle(fetch, req, res, { hostname, state }).catch((error: unknown) => {
+    handle(handler, req, res, { hostname, state, inFlight, parts }).catch((error: unknown) => {
       // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
       if (!res.headersSent) {
         res.statusCode = 500;
@@ -87,18 +90,18 @@ async function shutdown(
 }
 
 async function handle(
-  fetch: (request: Request) => Promise<Response>,
+  handler: FetchHandler,
   req: IncomingMessage,
   res: ServerResponse,
-  { hostname, state }: { hostname: string; state: { draining: boolean } },
+  { hostname, state, inFlight, parts }: { hostname: string; state: { draining: boolean }; inFlight: InFlightRequests; parts: boolean },
 ): Promise<void> {
   const disconnected = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) disconnected.abort(new ClosedError("The client closed the connection"));
   });
-  let request: Request;
+  let request: Request | NodeRequest;
   try {
-    request = toRequest(req, hostname, disconnected.signal);
+    request = parts ? new NodeRequest(req, hostname, disconnected.signal) : toRequest(req, hostname, disconnected.signal);
   } catch (error) {
     res.statusCode = 400;
     res.setHeader("Content-Type", "text/plain");
@@ -110,18 +113,32 @@ async function handle(
   res.once("finish", () => {
     if (!req.complete) req.destroy();
   });
-  const response = await fetch(request);
-  // Once stopping, every answer ends its connection, so the proxy stops sending on it.
-  if (state.draining) res.shouldKeepAlive = false;
-  await writeResponse(response, res, disconnected.signal);
+  const tracked = inFlight.track();
+  try {
+    const response = await handler(request as Request);
+    // Once stopping, every answer ends its connection, so the proxy stops sending on it.
+    if (state.draining) res.shouldKeepAlive = false;
+    await writeResponse(response, res, disconnected.signal, tracked);
+  } finally {
+    tracked.finish();
+  }
 }
 
-function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request {
+/** The headers of `req` as web `Headers` (throws on a value `Headers` refuses). */
+function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (!raw[i]!.startsWith(":")) headers.append(raw[i]!, raw[i + 1]!);
   }
+  return headers;
+}
+
+/** The methods a web `Request` refuses. */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request {
+  const headers = headersOf(req);
   const host = req.headers.host ?? hostname;
   const url = new URL(req.url ?? "/", `http://${host}`);
   const method = req.method ?? "GET";
@@ -131,6 +148,73 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
     init.duplex = "half";
   }
   return new Request(url, init);
+}
+
+/**
+ * What a handler that accepts {@linkcode RequestParts} gets in place of a web `Request`: the same
+ * method, URL, headers and signal, the body as a web stream only when asked for, and a
+ * {@linkcode READ_BODY} method that reads it whole from the socket under a byte cap. Refuses what a
+ * `Request` refuses (a bad URL, header value or method), so the client gets the same 400.
+ */
+class NodeRequest implements RequestParts {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
+  readonly #req: IncomingMessage;
+  #body: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(req: IncomingMessage, hostname: string, signal: AbortSignal) {
+    this.method = req.method ?? "GET";
+    if (FORBIDDEN_METHODS.has(this.method.toUpperCase())) throw new TypeError(`Method ${this.method} is not allowed`);
+    this.headers = headersOf(req);
+    this.url = new URL(req.url ?? "/", `http://${req.headers.host ?? hostname}`).href;
+    this.signal = signal;
+    this.#req = req;
+    if (this.method === "GET" || this.method === "HEAD") this.#body = null;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#body === undefined) this.#body = bodyOf(this.#req);
+    return this.#body;
+  }
+
+  /** The whole body, read from the socket; rejects with BodyTooLargeError at the first chunk past `limitBytes` (reading stops there). */
+  [READ_BODY](limitBytes: number): Promise<Uint8Array> | undefined {
+    if (this.#body !== undefined) return undefined; // the stream was taken (or there is no body): read that
+    this.#body = null;
+    const req = this.#req;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const detach = (): void => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+      };
+      const onData = (chunk: Buffer): void => {
+        if (total + chunk.byteLength > limitBytes) {
+          detach();
+          req.pause(); // the 413 is the outcome; the connection is dropped once it is sent
+          reject(new BodyTooLargeError(limitBytes));
+          return;
+        }
+        chunks.push(chunk);
+        total += chunk.byteLength;
+      };
+      const onEnd = (): void => {
+        detach();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      };
+      const onError = (error: Error): void => {
+        detach();
+        reject(error);
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+    });
+  }
 }
 
 /** The request body as a web stream that reads from the socket only as the handler pulls. */
@@ -172,7 +256,7 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-async function writeResponse(response: Response, res: ServerResponse, disconnected: AbortSignal): Promise<void> {
+async function writeResponse(response: Response, res: ServerResponse, disconnected: AbortSignal, tracked: TrackedRequest): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
   const cookies = response.headers.getSetCookie();
@@ -188,6 +272,15 @@ async function writeResponse(response: Response, res: ServerResponse, disconnect
   const reader = response.body.getReader();
   const onDisconnect = (): void => void reader.cancel(disconnected.reason).catch(() => {}); // the handler sees the cancel on its stream
   if (disconnected.aborted) return onDisconnect();
+  if (tracked.ended) {
+    // A drain ended the request before its response came: it is still sent, no longer counted.
+  } else {
+    // A drain ends the request: the handler sees the cancel, the client a cut response.
+    tracked.onEnd = (reason) => {
+      void reader.cancel(reason).catch(() => {});
+      res.destroy(reason);
+    };
+  }
   disconnected.addEventListener("abort", onDisconnect, { once: true });
   try {
     for (;;) {

@@ -3,6 +3,7 @@
  * the headers of actual responses, allowing and exposing every `Mcp-*` header.
  * @module
  */
+import type { RequestParts } from "./request_parts.ts";
 
 /** Request headers always allowed: the MCP ones and those a JSON-RPC POST needs. */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
@@ -82,7 +83,7 @@ export class CorsPolicy {
    * for any other request. An allowed preflight gets 204 with the allow headers; a refused one
    * (origin, method or a header not allowed) gets 204 without them, so the browser blocks the call.
    */
-  preflight(request: Request): Response | undefined {
+  preflight(request: RequestParts): Response | undefined {
     const method = request.headers.get("access-control-request-method");
     if (request.method !== "OPTIONS" || method === null) return undefined;
     const origin = request.headers.get("origin");
@@ -106,7 +107,7 @@ export class CorsPolicy {
    * listing every `Mcp-*` header it carries, when the request came from an allowed origin; unchanged
    * otherwise. The body is passed through, not read.
    */
-  apply(request: Request, response: Response): Response {
+  apply(request: RequestParts, response: Response): Response {
     const origin = request.headers.get("origin");
     if (origin === null || !this.allowsOrigin(origin)) return response;
     const headers = new Headers(response.headers);

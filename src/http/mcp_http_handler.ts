@@ -31,6 +31,7 @@ import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotat
 import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHeaders } from "./mcp_request_headers.ts";
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
+import { ACCEPTS_REQUEST_PARTS, type RequestParts } from "./request_parts.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
@@ -151,6 +152,8 @@ export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOp
     closed: { get: () => endpoint.closed },
     sessionCount: { get: () => endpoint.sessionCount },
     streamCount: { get: () => endpoint.streamCount },
+    // serve() may pass the lighter RequestParts: the endpoint reads nothing else of a request.
+    [ACCEPTS_REQUEST_PARTS]: { value: true },
   });
   return handler;
 }
@@ -211,7 +214,7 @@ class McpEndpoint {
     return this.#longStreams.size;
   }
 
-  async handle(request: Request): Promise<Response> {
+  async handle(request: RequestParts): Promise<Response> {
     if (this.#path !== undefined && new URL(request.url).pathname !== this.#path) {
       await request.body?.cancel().catch(() => {}); // not ours: refused unread
       return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
@@ -222,7 +225,7 @@ class McpEndpoint {
     return this.#cors ? this.#cors.apply(request, response) : response;
   }
 
-  async #route(request: Request): Promise<Response> {
+  async #route(request: RequestParts): Promise<Response> {
     const refused = this.#guard.refuse(request);
     if (refused) {
       await request.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
@@ -248,7 +251,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- POST
 
-  async #post(request: Request): Promise<Response> {
+  async #post(request: RequestParts): Promise<Response> {
     const contentType = request.headers.get("content-type");
     if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       await request.body?.cancel().catch(() => {});
@@ -285,7 +288,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- modern
 
-  #modernPost(request: Request, message: unknown, classified: Classified): Response | Promise<Response> {
+  #modernPost(request: RequestParts, message: unknown, classified: Classified): Response | Promise<Response> {
     if (classified.kind === "result" || classified.kind === "error") {
       return invalidRequest(classified.id, "Invalid request: a 2026-07-28 client sends no responses (the modern era has no server-to-client requests)");
     }
@@ -328,7 +331,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- legacy
 
-  #legacyPost(request: Request, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+  #legacyPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
     const isInitialize = classified.kind === "request" && classified.request.method === "initialize";
     const id = idOf(classified);
     if (!isInitialize && headerVersion !== null && !this.#server.versions.legacy.includes(headerVersion)) {
@@ -339,7 +342,7 @@ class McpEndpoint {
       : this.#statelessPost(request, message, classified, headerVersion);
   }
 
-  #statelessPost(request: Request, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+  #statelessPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
     if (classified.kind === "result" || classified.kind === "error") {
       return invalidRequest(classified.id, "Invalid request: no server-to-client request is waiting (this endpoint runs without sessions and sends none)");
     }
@@ -365,7 +368,7 @@ class McpEndpoint {
     return channel.response;
   }
 
-  #sessionPost(table: LegacySessionTable, request: Request, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response> {
+  #sessionPost(table: LegacySessionTable, request: RequestParts, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response> {
     const requestId = idOf(classified);
     let session: LegacyHttpSession | undefined;
     if (isInitialize) {
@@ -414,7 +417,7 @@ class McpEndpoint {
     return channel.response;
   }
 
-  #findSession(table: LegacySessionTable, request: Request, id: RequestId | undefined): LegacyHttpSession | Response {
+  #findSession(table: LegacySessionTable, request: RequestParts, id: RequestId | undefined): LegacyHttpSession | Response {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
     return table.get(sessionId.trim()) ?? httpError("sessionNotFound", id, { message: "Session not found: it ended or never existed; send initialize to start a new one" });
@@ -422,7 +425,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- GET, DELETE
 
-  async #get(request: Request): Promise<Response> {
+  async #get(request: RequestParts): Promise<Response> {
     const table = this.#sessions;
     if (!table) return methodNotAllowed("GET", this.#allowed());
     if (!accepts(request, ["text/event-stream"])) return httpError("notAcceptable", undefined, { message: "Not Acceptable: a GET stream needs Accept: text/event-stream" });
@@ -439,7 +442,7 @@ class McpEndpoint {
     return response;
   }
 
-  async #delete(request: Request): Promise<Response> {
+  async #delete(request: RequestParts): Promise<Response> {
     const table = this.#sessions;
     if (!table) return methodNotAllowed("DELETE", this.#allowed());
     const found = this.#findSession(table, request, undefined);
@@ -566,7 +569,7 @@ function modernStatus(reply: Record<string, unknown>): number {
 }
 
 /** True when `request`'s `Accept` allows one of `types` (an absent header allows everything). */
-function accepts(request: Request, types: readonly string[]): boolean {
+function accepts(request: RequestParts, types: readonly string[]): boolean {
   const accept = request.headers.get("accept");
   if (accept === null || accept.trim() === "") return true;
   const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());

@@ -4,6 +4,7 @@
  * @module
  */
 import { forbidden } from "./http_errors.ts";
+import type { RequestParts } from "./request_parts.ts";
 
 /** Options of {@linkcode OriginGuard}. */
 export interface OriginGuardOptions {
@@ -52,7 +53,7 @@ export class OriginGuard {
   }
 
   /** Why the request is refused, or `undefined` when it may pass. */
-  check(request: Request): string | undefined {
+  check(request: RequestParts): string | undefined {
     const host = request.headers.get("host") ?? new URL(request.url).host;
     const hostname = hostnameOf(host);
     if (hostname === undefined) return `Host ${JSON.stringify(host)} is not a valid host`;
@@ -77,7 +78,7 @@ export class OriginGuard {
   }
 
   /** The 403 answer (a JSON-RPC error without id) when the request is refused, else `undefined`. */
-  refuse(request: Request): Response | undefined {
+  refuse(request: RequestParts): Response | undefined {
     const reason = this.check(request);
     return reason === undefined ? undefined : forbidden(reason);
   }

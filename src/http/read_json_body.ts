@@ -5,6 +5,7 @@
 import { integerOption } from "../stream/options.ts";
 import { InvalidUtf8Error, ParseError } from "../wire/errors.ts";
 import { BodyTooLargeError } from "./errors.ts";
+import { READ_BODY, type ReadBody, type RequestParts } from "./request_parts.ts";
 
 /** The default cap of {@linkcode readJsonBody}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -24,7 +25,7 @@ export interface JsonBody {
 }
 
 /**
- * Reads `request`'s body as UTF-8 JSON.
+ * Reads `request`'s body as UTF-8 JSON (through its {@linkcode READ_BODY} method when it has one: `serve()` on Node).
  *
  * Rejects with {@linkcode BodyTooLargeError} (answer 413) at once, reading nothing, when
  * `Content-Length` declares more than `maxBodyBytes`; and, whatever `Content-Length` says, as soon
@@ -44,7 +45,7 @@ export interface JsonBody {
  * }
  * ```
  */
-export async function readJsonBody(request: Request, options: ReadJsonBodyOptions = {}): Promise<JsonBody> {
+export async function readJsonBody(request: RequestParts, options: ReadJsonBodyOptions = {}): Promise<JsonBody> {
   const limit = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
   const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== undefined && declared > limit) {
@@ -52,9 +53,14 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
     void request.body?.cancel().catch(() => {}); // the body is refused unread; a failing cancel changes nothing
     throw new BodyTooLargeError(limit, declared);
   }
+  const direct = (request as { [READ_BODY]?: ReadBody })[READ_BODY]?.(limit);
   const chunks: Uint8Array[] = [];
   let total = 0;
-  if (request.body !== null) {
+  if (direct !== undefined) {
+    const whole = await direct;
+    chunks.push(whole);
+    total = whole.byteLength;
+  } else if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();

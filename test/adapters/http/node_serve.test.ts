@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
 import { SseStream } from "../../../src/http/sse_stream.ts";
+import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/request_parts.ts";
 import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
 import { FakeServer, gate, modernRequest, SseReader } from "../../src/http/http_handler_helpers.ts";
 
@@ -255,5 +256,63 @@ describe("serve (node:http)", () => {
     expect(await new SseReader(call).rest()).toHaveLength(2);
     const big = await via(modernRequest(3, "tools/list", { pad: "x".repeat(20_000) }));
     expect(big.status).toBe(413);
+  });
+
+  it("gives a handler marked as accepting RequestParts a lighter request that reads its body whole, and any other handler a web Request", async () => {
+    const seen: string[] = [];
+    const plain = await start(async (request) => {
+      seen.push(`plain ${request instanceof Request} ${await request.text()}`);
+      return new Response("ok");
+    });
+    const marked = Object.assign(
+      async (request: Request) => {
+        const read = (request as unknown as { [READ_BODY]?: ReadBody })[READ_BODY];
+        const bytes = await read?.call(request, 100);
+        seen.push(`marked ${request instanceof Request} ${new TextDecoder().decode(bytes)} ${request.method} ${new URL(request.url).pathname} ${request.headers.get("x-test")}`);
+        return new Response("ok");
+      },
+      { [ACCEPTS_REQUEST_PARTS]: true },
+    );
+    const lighter = await start(marked);
+    for (const server of [plain, lighter]) {
+      const response = await fetch(new URL("/p", server.url), { method: "POST", body: "hello", headers: { "X-Test": "t" } });
+      expect(await response.text()).toBe("ok");
+    }
+    expect(seen).toEqual(["plain true hello", "marked false hello POST /p t"]);
+  });
+
+  /** Sends a chunked POST of `chunks` on a raw socket, leaving the body unfinished; resolves with what came back once the server closed the socket. */
+  async function chunkedPost(server: HttpServer, chunks: string[], { finish }: { finish: boolean }): Promise<string> {
+    const socket = connect(Number(server.url.port), "127.0.0.1");
+    let received = "";
+    socket.setEncoding("utf8").on("data", (text: string) => (received += text));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+        "MCP-Protocol-Version: 2025-06-18\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+    );
+    for (const chunk of chunks) socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+    if (finish) socket.write("0\r\n\r\n");
+    await closed;
+    return received;
+  }
+
+  it("answers 413 for a chunked body that passes maxBodyBytes while it streams, without waiting for the rest, and drops the connection", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }));
+    // 1,200 bytes of a body that never ends: the cap is passed, so the answer cannot wait for the end.
+    const received = await chunkedPost(server, ["[" + " ".repeat(599), " ".repeat(600)], { finish: false });
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it("takes a chunked body of exactly maxBodyBytes through serve()", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }));
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    const received = await chunkedPost(server, [body.slice(0, 20), body.slice(20) + " ".repeat(1000 - body.length)], { finish: true });
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received).toContain('"result":{"tools":[]}');
   });
 });
