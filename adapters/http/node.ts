@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
-import { ACCEPTS_REQUEST_PARTS, READ_BODY, type RequestParts } from "../../src/http/request_parts.ts";
+import { ACCEPTS_REQUEST_PARTS, BODY_TEXT, READ_BODY, type RequestParts } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
@@ -266,6 +266,13 @@ async function writeResponse(response: Response, res: ServerResponse, disconnect
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (response.body === null) {
     res.end();
+    return;
+  }
+  const text = (response as { [BODY_TEXT]?: unknown })[BODY_TEXT];
+  if (typeof text === "string" && !response.bodyUsed) {
+    // A JSON reply whose text came along: one write with its length, no stream read, no chunked framing.
+    if (!res.hasHeader("content-length")) res.setHeader("Content-Length", Buffer.byteLength(text));
+    res.end(text);
     return;
   }
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();

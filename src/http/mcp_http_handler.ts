@@ -315,10 +315,9 @@ class McpEndpoint {
 
     const listen = method === "subscriptions/listen";
     if (listen && this.#longStreams.size >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
-    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus });
     const controller = new AbortController();
+    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller) });
     link(controller, request.signal, "The client closed the response (HTTP disconnect)");
-    link(controller, channel.signal, "The client stopped reading the response stream");
     if (listen) this.#countStream(channel.openStream());
     const context: DispatchContext = {
       signal: controller.signal,
@@ -354,11 +353,10 @@ class McpEndpoint {
       return accepted();
     }
     const { id, method } = classified.request;
-    const channel = new ResponseChannel({ sse: this.#sse });
     const controller = new AbortController();
+    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller) });
     // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
     link(controller, request.signal, "The client closed the response (HTTP disconnect)");
-    link(controller, channel.signal, "The client stopped reading the response stream");
     const context: DispatchContext = {
       session: method === "initialize" ? undefined : session,
       signal: controller.signal,
@@ -574,6 +572,11 @@ function accepts(request: RequestParts, types: readonly string[]): boolean {
   if (accept === null || accept.trim() === "") return true;
   const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
   return ranges.some((range) => range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`));
+}
+
+/** A ResponseChannel's onCancel that aborts `controller`: the client stopped reading the response stream. */
+function stoppedReading(controller: AbortController): (reason: unknown) => void {
+  return (reason) => controller.abort(new CancelledError("The client stopped reading the response stream", { cause: reason }));
 }
 
 /** Aborts `controller` when `signal` aborts. */

@@ -1,7 +1,8 @@
 /**
- * The part of a web `Request` that `createHttpHandler` reads, and the two symbols by which a
- * `serve()` adapter may hand such a handler a lighter object than a `Request` (on Node, building a
- * `Request` with a streamed body and a signal costs more than the whole MCP exchange).
+ * The part of a web `Request` that `createHttpHandler` reads, and the symbols by which a `serve()`
+ * adapter and such a handler skip web streams on the hot path: a lighter object than a `Request`
+ * in, a JSON reply's text beside its `Response` body out (on Node, building a `Request` with a
+ * streamed body and a signal, and reading a `Response` body, cost more than the MCP exchange).
  * @module
  */
 
@@ -23,3 +24,10 @@ export const READ_BODY: unique symbol = Symbol.for("onemodelcontext.http.readBod
 
 /** The {@linkcode READ_BODY} method's shape. */
 export type ReadBody = (limitBytes: number) => Promise<Uint8Array> | undefined;
+
+/**
+ * A property a handler's `Response` may carry: its whole body as a string (a JSON reply). An adapter
+ * may send it in place of reading `body`, as long as `bodyUsed` is false; a `Response` rebuilt from
+ * this one (CORS headers added, say) has no such property and is read as usual.
+ */
+export const BODY_TEXT: unique symbol = Symbol.for("onemodelcontext.http.bodyText");

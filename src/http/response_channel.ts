@@ -6,6 +6,7 @@
  */
 import { CancelledError } from "../wire/errors.ts";
 import type { HeaderFields } from "./http_errors.ts";
+import { BODY_TEXT } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
 /** Options of {@linkcode ResponseChannel}. */
@@ -16,6 +17,8 @@ export interface ResponseChannelOptions {
   sse?: SseStreamOptions;
   /** The HTTP status of a JSON reply. Default 200. */
   statusOf?: (reply: Record<string, unknown>) => number;
+  /** Called once when the channel is cancelled (the client stopped the SSE stream, or {@linkcode ResponseChannel.abort}), with the reason. */
+  onCancel?: (reason: unknown) => void;
 }
 
 /**
@@ -36,7 +39,10 @@ export class ResponseChannel {
   /** The response, once its form is known. */
   readonly response: Promise<Response>;
   readonly #options: ResponseChannelOptions;
-  readonly #cancelled = new AbortController();
+  // The cancel signal is made only when asked for: most requests end with a JSON reply and never need one.
+  #cancelled: AbortController | undefined;
+  #cancelReason: unknown;
+  #isCancelled = false;
   #resolve!: (response: Response) => void;
   #settled = false;
   #sse: SseStream | undefined;
@@ -59,6 +65,10 @@ export class ResponseChannel {
 
   /** Aborts when the client stops the SSE stream (cancels the body) or {@linkcode ResponseChannel.abort} is called. */
   get signal(): AbortSignal {
+    if (!this.#cancelled) {
+      this.#cancelled = new AbortController();
+      if (this.#isCancelled) this.#cancelled.abort(this.#cancelReason);
+    }
     return this.#cancelled.signal;
   }
 
@@ -73,7 +83,7 @@ export class ResponseChannel {
     if (this.#settled) throw new CancelledError("The response was already sent as JSON: no stream can be opened");
     const sse = new SseStream(this.#options.sse);
     this.#sse = sse;
-    sse.signal.addEventListener("abort", () => this.#cancelled.abort(sse.signal.reason), { once: true });
+    sse.signal.addEventListener("abort", () => this.#cancel(sse.signal.reason), { once: true });
     this.#settle(sse.response({ headers: this.#options.headers }));
     return sse;
   }
@@ -83,11 +93,11 @@ export class ResponseChannel {
    * stream is full; resolves without sending once the reply was given or the client stopped reading.
    */
   async notify(message: unknown): Promise<void> {
-    if (this.#replied || this.#cancelled.signal.aborted) return;
+    if (this.#replied || this.#isCancelled) return;
     try {
       await this.openStream().write(message);
     } catch (error) {
-      if (error instanceof CancelledError || this.#cancelled.signal.aborted) return; // the client left: nothing to deliver to
+      if (error instanceof CancelledError || this.#isCancelled) return; // the client left: nothing to deliver to
       throw error;
     }
   }
@@ -95,7 +105,7 @@ export class ResponseChannel {
   /** Sends a message that must arrive (a server-to-client request): like notify, but rejects once the stream is gone. */
   async send(message: unknown): Promise<void> {
     if (this.#replied) throw new CancelledError("The request was already answered: nothing more can be sent on its response");
-    this.#cancelled.signal.throwIfAborted();
+    if (this.#isCancelled) this.signal.throwIfAborted();
     await this.openStream().write(message);
   }
 
@@ -110,14 +120,17 @@ export class ResponseChannel {
       const headers = new Headers(this.#options.headers);
       headers.set("Content-Type", "application/json");
       const status = this.#options.statusOf?.(message) ?? 200;
-      this.#settle(new Response(JSON.stringify(message), { status, headers }));
+      const text = JSON.stringify(message);
+      const response = new Response(text, { status, headers });
+      (response as { [BODY_TEXT]?: string })[BODY_TEXT] = text; // serve() may send it without reading the body stream
+      this.#settle(response);
       return;
     }
     const sse = this.#sse;
     try {
       await sse.write(message);
     } catch (error) {
-      if (!(error instanceof CancelledError) && !this.#cancelled.signal.aborted) {
+      if (!(error instanceof CancelledError) && !this.#isCancelled) {
         sse.abort(error);
         throw error;
       }
@@ -131,7 +144,15 @@ export class ResponseChannel {
     this.#replied = true;
     if (!this.#settled) this.#settle(response ?? new Response(null, { status: 503 }));
     this.#sse?.abort(reason);
-    if (!this.#cancelled.signal.aborted) this.#cancelled.abort(reason);
+    this.#cancel(reason);
+  }
+
+  #cancel(reason: unknown): void {
+    if (this.#isCancelled) return;
+    this.#isCancelled = true;
+    this.#cancelReason = reason;
+    this.#cancelled?.abort(reason);
+    this.#options.onCancel?.(reason);
   }
 
   #settle(response: Response): void {

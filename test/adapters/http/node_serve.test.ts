@@ -258,6 +258,27 @@ describe("serve (node:http)", () => {
     expect(big.status).toBe(413);
   });
 
+  it("sends a JSON reply in one piece with its Content-Length in bytes, not chunked", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/call", () => ({ content: [{ type: "text", text: "héllo ✓" }] }));
+    const server = await start(createHttpHandler(mcp));
+    const request = modernRequest(1, "tools/call", { name: "t" });
+    const headers = Object.fromEntries(request.headers);
+    const body = await request.text();
+    const reply = await new Promise<{ headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+      const req = httpRequest(new URL("/mcp", server.url), { method: "POST", headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(reply.headers["transfer-encoding"]).toBeUndefined();
+    expect(reply.headers["content-length"]).toBe(String(Buffer.byteLength(reply.text)));
+    expect(JSON.parse(reply.text).result.content[0].text).toBe("héllo ✓");
+  });
+
   it("gives a handler marked as accepting RequestParts a lighter request that reads its body whole, and any other handler a web Request", async () => {
     const seen: string[] = [];
     const plain = await start(async (request) => {
