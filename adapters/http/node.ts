@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
-import { ACCEPTS_REQUEST_PARTS, BODY_TEXT, READ_BODY, type RequestParts } from "../../src/http/request_parts.ts";
+import { ACCEPTS_REQUEST_PARTS, READ_BODY, type RequestParts, TAKES_TEXT_REPLY, TextReply } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
@@ -115,10 +115,11 @@ async function handle(
   });
   const tracked = inFlight.track();
   try {
-    const response = await handler(request as Request);
+    const response: Response | TextReply = await handler(request as Request);
     // Once stopping, every answer ends its connection, so the proxy stops sending on it.
     if (state.draining) res.shouldKeepAlive = false;
-    await writeResponse(response, res, disconnected.signal, tracked);
+    if (response instanceof TextReply) writeTextReply(response, res);
+    else await writeResponse(response, res, disconnected.signal, tracked);
   } finally {
     tracked.finish();
   }
@@ -152,11 +153,14 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
 
 /**
  * What a handler that accepts {@linkcode RequestParts} gets in place of a web `Request`: the same
- * method, URL, headers and signal, the body as a web stream only when asked for, and a
- * {@linkcode READ_BODY} method that reads it whole from the socket under a byte cap. Refuses what a
+ * method, URL, headers and signal, the body as a web stream only when asked for, a
+ * {@linkcode READ_BODY} method that reads it whole from the socket under a byte cap, and
+ * {@linkcode TAKES_TEXT_REPLY}: the handler may answer with a {@linkcode TextReply}. Refuses what a
  * `Request` refuses (a bad URL, header value or method), so the client gets the same 400.
  */
 class NodeRequest implements RequestParts {
+  /** serve() writes a TextReply itself. */
+  readonly [TAKES_TEXT_REPLY] = true;
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
@@ -256,6 +260,14 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
+/** A whole reply in one write, with its length: no stream, no chunked framing. */
+function writeTextReply(reply: TextReply, res: ServerResponse): void {
+  res.statusCode = reply.status;
+  for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
+  res.setHeader("Content-Length", Buffer.byteLength(reply.text));
+  res.end(reply.text);
+}
+
 async function writeResponse(response: Response, res: ServerResponse, disconnected: AbortSignal, tracked: TrackedRequest): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
@@ -266,13 +278,6 @@ async function writeResponse(response: Response, res: ServerResponse, disconnect
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (response.body === null) {
     res.end();
-    return;
-  }
-  const text = (response as { [BODY_TEXT]?: unknown })[BODY_TEXT];
-  if (typeof text === "string" && !response.bodyUsed) {
-    // A JSON reply whose text came along: one write with its length, no stream read, no chunked framing.
-    if (!res.hasHeader("content-length")) res.setHeader("Content-Length", Buffer.byteLength(text));
-    res.end(text);
     return;
   }
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();

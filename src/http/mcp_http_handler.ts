@@ -31,7 +31,7 @@ import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotat
 import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHeaders } from "./mcp_request_headers.ts";
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
-import { ACCEPTS_REQUEST_PARTS, type RequestParts } from "./request_parts.ts";
+import { ACCEPTS_REQUEST_PARTS, type RequestParts, TAKES_TEXT_REPLY, type TextReply } from "./request_parts.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
@@ -145,6 +145,7 @@ interface InFlight {
  */
 export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOptions = {}): HttpHandler {
   const endpoint = new McpEndpoint(server, options);
+  // A TextReply goes only to a caller that asked for one (TAKES_TEXT_REPLY): every other caller gets a Response.
   const handler = ((request: Request) => endpoint.handle(request)) as HttpHandler;
   Object.defineProperties(handler, {
     close: { value: () => endpoint.close() },
@@ -214,7 +215,7 @@ class McpEndpoint {
     return this.#longStreams.size;
   }
 
-  async handle(request: RequestParts): Promise<Response> {
+  async handle(request: RequestParts): Promise<Response | TextReply> {
     if (this.#path !== undefined && new URL(request.url).pathname !== this.#path) {
       await request.body?.cancel().catch(() => {}); // not ours: refused unread
       return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
@@ -222,10 +223,11 @@ class McpEndpoint {
     const preflight = this.#cors?.preflight(request);
     if (preflight) return preflight;
     const response = await this.#route(request);
-    return this.#cors ? this.#cors.apply(request, response) : response;
+    if (!this.#cors) return response;
+    return this.#cors.apply(request, response instanceof Response ? response : response.toResponse());
   }
 
-  async #route(request: RequestParts): Promise<Response> {
+  async #route(request: RequestParts): Promise<Response | TextReply> {
     const refused = this.#guard.refuse(request);
     if (refused) {
       await request.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
@@ -251,7 +253,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- POST
 
-  async #post(request: RequestParts): Promise<Response> {
+  async #post(request: RequestParts): Promise<Response | TextReply> {
     const contentType = request.headers.get("content-type");
     if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       await request.body?.cancel().catch(() => {});
@@ -288,7 +290,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- modern
 
-  #modernPost(request: RequestParts, message: unknown, classified: Classified): Response | Promise<Response> {
+  #modernPost(request: RequestParts, message: unknown, classified: Classified): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
       return invalidRequest(classified.id, "Invalid request: a 2026-07-28 client sends no responses (the modern era has no server-to-client requests)");
     }
@@ -316,7 +318,7 @@ class McpEndpoint {
     const listen = method === "subscriptions/listen";
     if (listen && this.#longStreams.size >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
     const controller = new AbortController();
-    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller) });
+    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
     link(controller, request.signal, "The client closed the response (HTTP disconnect)");
     if (listen) this.#countStream(channel.openStream());
     const context: DispatchContext = {
@@ -330,7 +332,7 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- legacy
 
-  #legacyPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+  #legacyPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response | TextReply> {
     const isInitialize = classified.kind === "request" && classified.request.method === "initialize";
     const id = idOf(classified);
     if (!isInitialize && headerVersion !== null && !this.#server.versions.legacy.includes(headerVersion)) {
@@ -341,7 +343,7 @@ class McpEndpoint {
       : this.#statelessPost(request, message, classified, headerVersion);
   }
 
-  #statelessPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response> {
+  #statelessPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
       return invalidRequest(classified.id, "Invalid request: no server-to-client request is waiting (this endpoint runs without sessions and sends none)");
     }
@@ -354,7 +356,7 @@ class McpEndpoint {
     }
     const { id, method } = classified.request;
     const controller = new AbortController();
-    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller) });
+    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
     // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
     link(controller, request.signal, "The client closed the response (HTTP disconnect)");
     const context: DispatchContext = {
@@ -366,7 +368,7 @@ class McpEndpoint {
     return channel.response;
   }
 
-  #sessionPost(table: LegacySessionTable, request: RequestParts, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response> {
+  #sessionPost(table: LegacySessionTable, request: RequestParts, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response | TextReply> {
     const requestId = idOf(classified);
     let session: LegacyHttpSession | undefined;
     if (isInitialize) {
@@ -398,7 +400,7 @@ class McpEndpoint {
     if (!controller) return invalidRequest(id, `Invalid request: request id ${JSON.stringify(id)} is already in flight on this session`);
     const done = session.begin();
     const live = session;
-    const channel = new ResponseChannel({ sse: this.#sse, headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined });
+    const channel = new ResponseChannel({ sse: this.#sse, headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined, textReply: takesTextReply(request) });
     const context: DispatchContext = {
       session,
       signal: controller.signal,
@@ -572,6 +574,11 @@ function accepts(request: RequestParts, types: readonly string[]): boolean {
   if (accept === null || accept.trim() === "") return true;
   const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
   return ranges.some((range) => range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`));
+}
+
+/** True when the caller of the handler takes a TextReply for this request (serve() on Node). */
+function takesTextReply(request: RequestParts): boolean {
+  return (request as { [TAKES_TEXT_REPLY]?: unknown })[TAKES_TEXT_REPLY] === true;
 }
 
 /** A ResponseChannel's onCancel that aborts `controller`: the client stopped reading the response stream. */

@@ -1,8 +1,8 @@
 /**
  * The part of a web `Request` that `createHttpHandler` reads, and the symbols by which a `serve()`
  * adapter and such a handler skip web streams on the hot path: a lighter object than a `Request`
- * in, a JSON reply's text beside its `Response` body out (on Node, building a `Request` with a
- * streamed body and a signal, and reading a `Response` body, cost more than the MCP exchange).
+ * in, a {@linkcode TextReply} in place of a `Response` out (on Node, building a `Request` with a
+ * streamed body and a signal, and a `Response` and reading its body, cost more than the MCP exchange).
  * @module
  */
 
@@ -25,9 +25,29 @@ export const READ_BODY: unique symbol = Symbol.for("onemodelcontext.http.readBod
 /** The {@linkcode READ_BODY} method's shape. */
 export type ReadBody = (limitBytes: number) => Promise<Uint8Array> | undefined;
 
+/** A request property: `true` when whoever passed the request takes a {@linkcode TextReply} in place of a `Response`. */
+export const TAKES_TEXT_REPLY: unique symbol = Symbol.for("onemodelcontext.http.takesTextReply");
+
 /**
- * A property a handler's `Response` may carry: its whole body as a string (a JSON reply). An adapter
- * may send it in place of reading `body`, as long as `bodyUsed` is false; a `Response` rebuilt from
- * this one (CORS headers added, say) has no such property and is read as usual.
+ * A whole reply as text (a JSON reply), which a handler may resolve with in place of a `Response`
+ * when the request said {@linkcode TAKES_TEXT_REPLY}: no body stream is built, none is read.
  */
-export const BODY_TEXT: unique symbol = Symbol.for("onemodelcontext.http.bodyText");
+export class TextReply {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The response headers, by name. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body. */
+  readonly text: string;
+
+  constructor(status: number, headers: Readonly<Record<string, string>>, text: string) {
+    this.status = status;
+    this.headers = headers;
+    this.text = text;
+  }
+
+  /** The same reply as a web `Response`. */
+  toResponse(): Response {
+    return new Response(this.text, { status: this.status, headers: this.headers });
+  }
+}

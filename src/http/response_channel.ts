@@ -6,7 +6,7 @@
  */
 import { CancelledError } from "../wire/errors.ts";
 import type { HeaderFields } from "./http_errors.ts";
-import { BODY_TEXT } from "./request_parts.ts";
+import { TextReply } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
 /** Options of {@linkcode ResponseChannel}. */
@@ -17,6 +17,8 @@ export interface ResponseChannelOptions {
   sse?: SseStreamOptions;
   /** The HTTP status of a JSON reply. Default 200. */
   statusOf?: (reply: Record<string, unknown>) => number;
+  /** A JSON reply as a {@linkcode TextReply} rather than a `Response` (the caller of the handler takes one). Default false. */
+  textReply?: boolean;
   /** Called once when the channel is cancelled (the client stopped the SSE stream, or {@linkcode ResponseChannel.abort}), with the reason. */
   onCancel?: (reason: unknown) => void;
 }
@@ -37,13 +39,13 @@ export interface ResponseChannelOptions {
  */
 export class ResponseChannel {
   /** The response, once its form is known. */
-  readonly response: Promise<Response>;
+  readonly response: Promise<Response | TextReply>;
   readonly #options: ResponseChannelOptions;
   // The cancel signal is made only when asked for: most requests end with a JSON reply and never need one.
   #cancelled: AbortController | undefined;
   #cancelReason: unknown;
   #isCancelled = false;
-  #resolve!: (response: Response) => void;
+  #resolve!: (response: Response | TextReply) => void;
   #settled = false;
   #sse: SseStream | undefined;
   #replied = false;
@@ -117,13 +119,8 @@ export class ResponseChannel {
     if (this.#replied) return;
     this.#replied = true;
     if (!this.#sse) {
-      const headers = new Headers(this.#options.headers);
-      headers.set("Content-Type", "application/json");
-      const status = this.#options.statusOf?.(message) ?? 200;
-      const text = JSON.stringify(message);
-      const response = new Response(text, { status, headers });
-      (response as { [BODY_TEXT]?: string })[BODY_TEXT] = text; // serve() may send it without reading the body stream
-      this.#settle(response);
+      const reply = new TextReply(this.#options.statusOf?.(message) ?? 200, jsonHeaders(this.#options.headers), JSON.stringify(message));
+      this.#settle(this.#options.textReply ? reply : reply.toResponse());
       return;
     }
     const sse = this.#sse;
@@ -155,9 +152,17 @@ export class ResponseChannel {
     this.#options.onCancel?.(reason);
   }
 
-  #settle(response: Response): void {
+  #settle(response: Response | TextReply): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#resolve(response);
   }
+}
+
+/** `fields` and `Content-Type: application/json`, as a record with lower-case names. */
+function jsonHeaders(fields: HeaderFields | undefined): Record<string, string> {
+  if (fields === undefined) return { "content-type": "application/json" };
+  const record: Record<string, string> = Object.fromEntries(new Headers(fields));
+  record["content-type"] = "application/json";
+  return record;
 }

@@ -279,6 +279,16 @@ describe("serve (node:http)", () => {
     expect(JSON.parse(reply.text).result.content[0].text).toBe("héllo ✓");
   });
 
+  it("adds the CORS headers to a JSON reply when the handler has CORS on", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    const server = await start(createHttpHandler(mcp, { cors: true, allowedOrigins: ["https://app.example"] }));
+    const request = modernRequest(1, "tools/list", {}, { headers: { Origin: "https://app.example" } });
+    const response = await fetch(new URL("/mcp", server.url), { method: "POST", headers: request.headers, body: await request.text() });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+  });
+
   it("gives a handler marked as accepting RequestParts a lighter request that reads its body whole, and any other handler a web Request", async () => {
     const seen: string[] = [];
     const plain = await start(async (request) => {

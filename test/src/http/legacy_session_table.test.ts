@@ -83,7 +83,7 @@ describe("LegacySessionTable", () => {
     const channel = new ResponseChannel({ sse: { keepAliveInterval: 0 } });
     const controller = new AbortController();
     const pending = session.request(channel, "roots/list", {}, controller.signal);
-    const reader = new SseReader(await channel.response);
+    const reader = new SseReader((await channel.response) as Response);
     const sent = await reader.next();
     expect(sent).toMatchObject({ method: "roots/list" });
     controller.abort(new Error("No longer needed"));

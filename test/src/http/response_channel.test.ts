@@ -1,24 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { BODY_TEXT } from "../../../src/http/request_parts.ts";
+import { TextReply } from "../../../src/http/request_parts.ts";
 import { ResponseChannel } from "../../../src/http/response_channel.ts";
 
 describe("ResponseChannel", () => {
-  it("answers a reply that comes first as JSON, with its text beside the body for serve()", async () => {
-    const channel = new ResponseChannel({ statusOf: () => 201 });
+  it("answers a reply that comes first as a JSON Response, with the status statusOf gives and the extra headers", async () => {
+    const channel = new ResponseChannel({ statusOf: () => 201, headers: { "Mcp-Session-Id": "s1" } });
     await channel.reply({ jsonrpc: "2.0", id: 1, result: { text: "é" } });
-    const response = await channel.response;
+    const response = (await channel.response) as Response;
+    expect(response).toBeInstanceOf(Response);
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("application/json");
-    const text = (response as { [BODY_TEXT]?: string })[BODY_TEXT];
-    expect(text).toBe('{"jsonrpc":"2.0","id":1,"result":{"text":"é"}}');
-    expect(await response.text()).toBe(text);
+    expect(response.headers.get("mcp-session-id")).toBe("s1");
+    expect(await response.text()).toBe('{"jsonrpc":"2.0","id":1,"result":{"text":"é"}}');
+  });
+
+  it("answers it as a TextReply instead when textReply is set, and as SSE even then once a notification went first", async () => {
+    const channel = new ResponseChannel({ statusOf: () => 201, headers: { "Mcp-Session-Id": "s1" }, textReply: true });
+    await channel.reply({ jsonrpc: "2.0", id: 1, result: {} });
+    const reply = await channel.response;
+    expect(reply).toBeInstanceOf(TextReply);
+    expect(reply).toMatchObject({ status: 201, headers: { "content-type": "application/json", "mcp-session-id": "s1" }, text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    const streamed = new ResponseChannel({ textReply: true });
+    void streamed.notify({ jsonrpc: "2.0", method: "notifications/progress" });
+    const response = (await streamed.response) as Response;
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    await response.body!.cancel();
   });
 
   it("calls onCancel once, with the reason, when the client cancels the stream; its signal, asked for later, is aborted too", async () => {
     const reasons: unknown[] = [];
     const channel = new ResponseChannel({ onCancel: (reason) => reasons.push(reason) });
     const sent = channel.notify({ jsonrpc: "2.0", method: "notifications/progress" });
-    const response = await channel.response;
+    const response = (await channel.response) as Response;
     await response.body!.cancel(new Error("gone"));
     await sent;
     channel.abort(new Error("second"));
@@ -31,7 +44,7 @@ describe("ResponseChannel", () => {
     const reasons: unknown[] = [];
     const channel = new ResponseChannel({ onCancel: (reason) => reasons.push(reason) });
     await channel.reply({ jsonrpc: "2.0", id: 1, result: {} });
-    await (await channel.response).text();
+    await ((await channel.response) as Response).text();
     expect(reasons).toEqual([]);
     expect(channel.signal.aborted).toBe(false);
   });
