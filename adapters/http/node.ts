@@ -99,7 +99,7 @@ async function handle(
   res.once("close", () => {
     if (!res.writableFinished) disconnected.abort(new ClosedError("The client closed the connection"));
   });
-  let request: Request | NodeRequest;
+  let request: Request | NodeRequest | undefined;
   try {
     request = parts ? new NodeRequest(req, hostname, disconnected.signal) : toRequest(req, hostname, disconnected.signal);
   } catch (error) {
@@ -116,6 +116,7 @@ async function handle(
   const tracked = inFlight.track();
   try {
     const response: Response | TextReply = await handler(request as Request);
+    request = undefined; // a long response (a listen stream) does not keep the request and its headers alive
     // Once stopping, every answer ends its connection, so the proxy stops sending on it.
     if (state.draining) res.shouldKeepAlive = false;
     if (response instanceof TextReply) writeTextReply(response, res);
@@ -133,6 +134,15 @@ function headersOf(req: IncomingMessage): Headers {
     if (!raw[i]!.startsWith(":")) headers.append(raw[i]!, raw[i + 1]!);
   }
   return headers;
+}
+
+/** The first `Host` of raw headers, as `req.headers.host` has it (without building `req.headers`). */
+function firstHost(raw: string[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === "host") return raw[i + 1];
+  }
+  return undefined;
 }
 
 /** The methods a web `Request` refuses. */
@@ -172,7 +182,7 @@ class NodeRequest implements RequestParts {
     this.method = req.method ?? "GET";
     if (FORBIDDEN_METHODS.has(this.method.toUpperCase())) throw new TypeError(`Method ${this.method} is not allowed`);
     this.headers = headersOf(req);
-    this.url = new URL(req.url ?? "/", `http://${req.headers.host ?? hostname}`).href;
+    this.url = new URL(req.url ?? "/", `http://${firstHost(req.rawHeaders) ?? hostname}`).href;
     this.signal = signal;
     this.#req = req;
     if (this.method === "GET" || this.method === "HEAD") this.#body = null;
