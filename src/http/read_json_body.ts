@@ -10,6 +10,9 @@ import { READ_BODY, type ReadBody, type RequestParts } from "./request_parts.ts"
 /** The default cap of {@linkcode readJsonBody}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** One decoder for every body: a whole-buffer decode keeps no state between calls, and making a decoder costs more than using one. */
+const FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {
   /** Largest body accepted, in bytes. Default 4 MiB. */
@@ -77,7 +80,7 @@ export async function readJsonBody(request: RequestParts, options: ReadJsonBodyO
   const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = FATAL_UTF8.decode(bytes);
   } catch (cause) {
     throw new InvalidUtf8Error({ cause });
   }

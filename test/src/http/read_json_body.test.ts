@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BodyTooLargeError } from "../../../src/http/errors.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "../../../src/http/read_json_body.ts";
+import { READ_BODY } from "../../../src/http/request_parts.ts";
 import { InvalidOptionError, InvalidUtf8Error, MessageTooLargeError, ParseError, TransportError } from "../../../src/wire/errors.ts";
 
 const encoder = new TextEncoder();
@@ -157,6 +158,20 @@ describe("readJsonBody", () => {
     it("refuses a body cut inside a code point", async () => {
       const bytes = encoder.encode('"é"');
       await expect(readJsonBody(post(bytes.subarray(0, 2)))).rejects.toBeInstanceOf(InvalidUtf8Error);
+    });
+
+    it("reads the next body whole after one cut inside a code point (nothing carries over between bodies)", async () => {
+      const bytes = encoder.encode('"é"');
+      await expect(readJsonBody(post(bytes.subarray(0, 2)))).rejects.toBeInstanceOf(InvalidUtf8Error);
+      await expect(readJsonBody(post(encoder.encode('"ok"')))).resolves.toMatchObject({ value: "ok" });
+      await expect(readJsonBody(post(bytes))).resolves.toMatchObject({ value: "é" });
+    });
+
+    it("reads a body through the request's READ_BODY method when it has one, and its stream when that method declines", async () => {
+      const direct = Object.assign(post("[]"), { [READ_BODY]: (limit: number) => Promise.resolve(encoder.encode(`{"limit":${limit}}`)) });
+      await expect(readJsonBody(direct, { maxBodyBytes: 100 })).resolves.toMatchObject({ value: { limit: 100 }, batch: false });
+      const declines = Object.assign(post("[]"), { [READ_BODY]: () => undefined });
+      await expect(readJsonBody(declines)).resolves.toMatchObject({ value: [], batch: true });
     });
 
     it("refuses text that is not JSON and quotes its start", async () => {
