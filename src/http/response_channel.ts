@@ -83,9 +83,8 @@ export class ResponseChannel {
   openStream(): SseStream {
     if (this.#sse) return this.#sse;
     if (this.#settled) throw new CancelledError("The response was already sent as JSON: no stream can be opened");
-    const sse = new SseStream(this.#options.sse);
+    const sse = new SseStream({ ...this.#options.sse, onCancel: (reason) => this.#cancel(reason) });
     this.#sse = sse;
-    sse.signal.addEventListener("abort", () => this.#cancel(sse.signal.reason), { once: true });
     this.#settle(sse.response({ headers: this.#options.headers }));
     return sse;
   }

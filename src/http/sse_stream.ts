@@ -32,9 +32,12 @@ export interface SseStreamOptions {
   keepAliveInterval?: number;
   /** Clock of the keep-alive timer. Default the system clock. */
   timeProvider?: TimeProvider;
+  /** Called once when the reader cancels or {@linkcode SseStream.abort} is called, with the reason (as {@linkcode SseStream.signal} aborts). */
+  onCancel?: (reason: Error) => void;
 }
 
-const KEEP_ALIVE = new TextEncoder().encode(":\n\n");
+const ENCODER = new TextEncoder();
+const KEEP_ALIVE = ENCODER.encode(":\n\n");
 
 /**
  * A `text/event-stream` response body with bounded memory.
@@ -61,10 +64,11 @@ const KEEP_ALIVE = new TextEncoder().encode(":\n\n");
 export class SseStream implements AsyncDisposable {
   readonly maxBufferedBytes: number;
   readonly readable: ReadableStream<Uint8Array>;
-  readonly #encoder = new TextEncoder();
   readonly #time: TimeProvider;
   readonly #keepAliveInterval: number;
-  readonly #abort = new AbortController();
+  // Made when asked for: an idle stream (a listen stream) should hold as little as it can.
+  #abort: AbortController | undefined;
+  readonly #onCancel: ((reason: Error) => void) | undefined;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   /** Frames not yet pulled by the reader, oldest first from `#head`. */
   #frames: Uint8Array[] = [];
@@ -85,6 +89,7 @@ export class SseStream implements AsyncDisposable {
   constructor(options: SseStreamOptions = {}) {
     this.maxBufferedBytes = integerOption("maxBufferedBytes", options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES, 1);
     this.#keepAliveInterval = numberOption("keepAliveInterval", options.keepAliveInterval, DEFAULT_KEEP_ALIVE_INTERVAL);
+    this.#onCancel = options.onCancel;
     this.#time = options.timeProvider ?? systemTimeProvider;
     this.readable = new ReadableStream<Uint8Array>(
       {
@@ -101,6 +106,10 @@ export class SseStream implements AsyncDisposable {
 
   /** Aborts when the reader cancels (client disconnect) or {@linkcode SseStream.abort} is called. */
   get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#failure) this.#abort.abort(this.#failure);
+    }
     return this.#abort.signal;
   }
 
@@ -135,7 +144,7 @@ export class SseStream implements AsyncDisposable {
     if (this.#failure) throw this.#failure;
     if (this.#closing) throw new ClosedError("The SSE stream is closed: nothing more can be written");
     signal?.throwIfAborted();
-    const frame = this.#encoder.encode(encodeSseEvent(event));
+    const frame = ENCODER.encode(encodeSseEvent(event));
     const previous = this.#turn;
     const mine = deferred();
     this.#turn = mine.promise;
@@ -261,7 +270,8 @@ export class SseStream implements AsyncDisposable {
     this.#bufferedBytes = 0;
     this.#room.resolve();
     this.#wakePull();
-    this.#abort.abort(error);
+    this.#abort?.abort(error);
+    this.#onCancel?.(error);
     this.#closed.resolve();
   }
 

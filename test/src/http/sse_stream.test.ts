@@ -178,6 +178,30 @@ describe("SseStream", () => {
       await stream.closed;
     });
 
+    it("calls onCancel once with the same reason the signal carries, and a signal asked for after the cancel is already aborted", async () => {
+      const reasons: unknown[] = [];
+      const stream = new SseStream({ keepAliveInterval: 0, onCancel: (reason) => reasons.push(reason) });
+      await stream.readable.cancel("client went away");
+      stream.abort(new Error("later"));
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toBeInstanceOf(CancelledError);
+      expect(stream.signal.aborted).toBe(true);
+      expect(stream.signal.reason).toBe(reasons[0]);
+    });
+
+    it("does not call onCancel for a stream that ends normally", async () => {
+      const reasons: unknown[] = [];
+      const stream = new SseStream({ keepAliveInterval: 0, onCancel: (reason) => reasons.push(reason) });
+      await stream.writeEvent({ data: "0" });
+      const closing = stream.close();
+      const reader = stream.readable.getReader();
+      while (!(await reader.read()).done);
+      await closing;
+      await stream.closed;
+      expect(reasons).toEqual([]);
+      expect(stream.signal.aborted).toBe(false);
+    });
+
     it("errors the reader and rejects writes with the reason on abort", async () => {
       const stream = new SseStream({ keepAliveInterval: 0 });
       const reader = stream.readable.getReader();
