@@ -6,7 +6,7 @@ import type { HttpServer } from "../../../adapters/http/serve_options.ts";
 import { SseStream } from "../../../src/http/sse_stream.ts";
 import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/request_parts.ts";
 import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
-import { FakeServer, gate, modernRequest, SseReader } from "../../src/http/http_handler_helpers.ts";
+import { aborted, FakeServer, gate, modernRequest, SseReader } from "../../src/http/http_handler_helpers.ts";
 
 const servers: HttpServer[] = [];
 afterEach(async () => {
@@ -277,6 +277,27 @@ describe("serve (node:http)", () => {
     expect(reply.headers["transfer-encoding"]).toBeUndefined();
     expect(reply.headers["content-length"]).toBe(String(Buffer.byteLength(reply.text)));
     expect(JSON.parse(reply.text).result.content[0].text).toBe("héllo ✓");
+  });
+
+  it("cancels the MCP handler's work when its client disconnects before the reply, naming the disconnect", async () => {
+    const started = gate();
+    const cancelled = gate<unknown>();
+    const mcp = new FakeServer();
+    mcp.on("tools/call", async ({ context }) => {
+      started.open();
+      cancelled.open(await aborted(context.signal));
+      return { content: [] };
+    });
+    const server = await start(createHttpHandler(mcp));
+    const request = modernRequest(1, "tools/call", { name: "slow" });
+    const client = new AbortController();
+    const pending = fetch(new URL("/mcp", server.url), { method: "POST", headers: request.headers, body: await request.text(), signal: client.signal }).catch((e: unknown) => e);
+    await started.promise;
+    client.abort();
+    await pending;
+    const reason = await cancelled.promise;
+    expect(reason).toBeInstanceOf(Error);
+    expect((reason as Error).message).toContain("HTTP disconnect");
   });
 
   it("adds the CORS headers to a JSON reply when the handler has CORS on", async () => {
