@@ -65,23 +65,29 @@ export function nodeReadable(stream: Readable): ReadableStream<Uint8Array> {
  */
 export function nodeWritable(stream: Writable, options: { endOnClose?: boolean } = {}): WritableStream<Uint8Array> {
   let failure: unknown;
-  stream.on("error", (error) => (failure ??= error));
+  /** The settle function of the write in flight (the web stream runs one write at a time). */
+  let pending: ((error?: Error | null) => void) | undefined;
   const gone = (): Error =>
     failure !== undefined ? new WriteFailedError({ cause: failure }) : new ClosedError("The output stream is closed");
+  const onGone = (): void => pending?.(gone());
+  // Listeners for the stream's life, not per write: a write in flight rejects on 'error' or 'close'.
+  stream.on("error", (error) => {
+    failure ??= error;
+    onGone();
+  });
+  stream.on("close", onGone);
   return new WritableStream<Uint8Array>(
     {
       write(chunk) {
         return new Promise<void>((resolve, reject) => {
           if (failure !== undefined || stream.destroyed || stream.writableEnded) return reject(gone());
-          const onGone = (): void => settle(gone());
           const settle = (error?: Error | null): void => {
-            stream.off("error", onGone);
-            stream.off("close", onGone);
+            if (pending !== settle) return; // already settled (by 'close' before the callback, or the reverse)
+            pending = undefined;
             if (error) reject(error instanceof WriteFailedError || error instanceof ClosedError ? error : new WriteFailedError({ cause: error }));
             else resolve();
           };
-          stream.on("error", onGone);
-          stream.on("close", onGone);
+          pending = settle;
           stream.write(chunk, settle);
         });
       },

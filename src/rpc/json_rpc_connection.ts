@@ -10,7 +10,7 @@ import type { Duplex } from "../stream/duplex.ts";
 import { asError, ClosedError, WriteFailedError } from "../wire/errors.ts";
 import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
 import type { JsonText } from "../wire/json_text.ts";
-import { NewlineChannel } from "../stream/newline_channel.ts";
+import { NewlineChannel, watchBlockWrites } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 import type { JsonRpcConnectionOptions } from "./connection_options.ts";
@@ -25,7 +25,6 @@ import { dispatchInput, type PumpHost, readInput } from "./input_pump.ts";
 import { failOversizeReply } from "./oversize_reply.ts";
 import { Linger, type LingerHost, type LingerReason } from "./linger.ts";
 import { type CallHost, PendingCalls } from "./pending_calls.ts";
-import { watchWrites } from "./write_watch.ts";
 
 export type { ConnectionCloseInfo, IncomingRequest, JsonRpcConnectionOptions, NotificationHandler, RequestContext, RequestHandler, RequestId };
 export { nestChannelOptions } from "./connection_options.ts";
@@ -77,11 +76,10 @@ export class JsonRpcConnection implements AsyncDisposable {
     };
     const own = !(transport instanceof NewlineChannel);
     this.channel = own
-      ? new NewlineChannel(
-        watchWrites(transport, { progress: () => this.#linger.progress(), failed: (cause) => this.#onWriteFailed(cause) }),
-        { timeProvider: time, shutdownTimeout: options.shutdownTimeout, onReport: this.#report, ...options.channel },
-      )
+      ? new NewlineChannel(transport, { timeProvider: time, shutdownTimeout: options.shutdownTimeout, onReport: this.#report, ...options.channel })
       : transport;
+    // Told of each block write as it completes or fails (for a channel of our own: one we were handed has its owner's).
+    if (own) watchBlockWrites(this.channel, { progress: () => this.#linger.progress(), failed: (cause) => this.#onWriteFailed(cause) });
     const connection = this;
     // One object serves every part: what each may ask of the connection.
     const host: CallHost & SlotHost & LingerHost & PumpHost = {

@@ -1,173 +1,32 @@
 /**
- * Input framing: bytes in, one event per line out, in one stage.
- *
- * {@linkcode LineSplitter} works on bytes: it cuts on `\n`, caps each line at `maxMessageBytes` while
- * the line arrives (an oversize line is dropped as it streams in, never buffered whole), keeps the
- * unfinished line of a chunk for the next one (so a line or a code point split across chunks is
- * reassembled), strips one `\r` before `\n`, skips blank lines, and decodes each complete line with
- * a fatal UTF-8 decoder. A bad line becomes a typed error in its place, and the next line is read.
+ * Input framing: bytes in, one event per line out, in one stage. The framing itself is
+ * {@linkcode LineCutter}'s; this module offers it as a `TransformStream`, as a stream of lines, and as
+ * a pull reader ({@linkcode LineReader}, what {@linkcode NewlineChannel} reads with).
  * @module
  */
-import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
-import { type MessageHead, scanMessageHead } from "../wire/scan_message_head.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, HEAD_BYTES, type InputLine, LineCutter, type LineSplitterOptions } from "./line_cutter.ts";
 
-/**
- * One event of the input: a line's text with its size in UTF-8 bytes, or a typed error that stands in
- * for a discarded line. An oversize line's error comes with what its first {@linkcode HEAD_BYTES}
- * bytes say (its id, whether it is a reply), so the request it answers can fail instead of waiting.
- */
-export type InputLine =
-  | { kind: "line"; text: string; bytes: number }
-  | { kind: "error"; error: MessageTooLargeError; head: MessageHead }
-  | { kind: "error"; error: InvalidUtf8Error; head?: undefined };
-
-/** How much of an oversize line is kept to read its id from: the first 4 KiB. */
-export const HEAD_BYTES = 4096;
-
-/** Options of {@linkcode splitLines} and {@linkcode LineSplitter}. */
-export interface LineSplitterOptions {
-  /** Longest accepted line in UTF-8 bytes, without its `\n` (or `\r\n`). Default {@linkcode DEFAULT_MAX_MESSAGE_BYTES}. */
-  maxMessageBytes?: number;
-}
-
-/** 16 MiB: above the 10 MiB the MCP TypeScript SDK reads, so anything it sends fits. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-
-const NEWLINE = 0x0a;
-const CR = 0x0d;
+export { DEFAULT_MAX_MESSAGE_BYTES, HEAD_BYTES, type InputLine, type LineSplitterOptions };
 
 /**
  * A `TransformStream` of bytes to the events of each chunk, as one array per chunk (never empty), so
- * a chunk holding many small messages costs one stream operation instead of one per line.
- *
- * Memory: the unfinished line is held up to `maxMessageBytes` + 1 bytes (the extra byte may be the
- * `\r` of a `\r\n`); past that the line is reported at once as a {@linkcode MessageTooLargeError}
- * and its remaining bytes are skipped up to its newline. So memory stays within the limit plus one
- * chunk, whatever the peer sends.
+ * a chunk holding many small messages costs one stream operation instead of one per line. Framing and
+ * memory bounds are {@linkcode LineCutter}'s: within `maxMessageBytes` plus one chunk.
  */
 export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
   constructor(options: LineSplitterOptions = {}) {
-    const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    // The first line keeps the decoder's default of dropping a byte order mark (the stream's start);
-    // later lines keep every character they hold.
-    const firstDecoder = new TextDecoder("utf-8", { fatal: true });
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-    let firstLine = true;
-    /** Pieces of the unfinished line carried over from earlier chunks (copies, not views). */
-    let parts: Uint8Array[] = [];
-    let lineBytes = 0;
-    let discarding = false;
-    let batch: InputLine[] = [];
-
-    const headDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-    /** Discards the current line, whose bytes so far are `parts` and then `chunk[start, end)`. */
-    const tooLarge = (chunk: Uint8Array, start: number, end: number): void => {
-      discarding = true;
-      const pieces = [...parts, chunk.subarray(start, end)];
-      parts = [];
-      const headBytes = new Uint8Array(Math.min(HEAD_BYTES, lineBytes));
-      let at = 0;
-      for (const piece of pieces) {
-        if (at >= headBytes.byteLength) break;
-        const take = piece.subarray(0, headBytes.byteLength - at);
-        headBytes.set(take, at);
-        at += take.byteLength;
-      }
-      const head = scanMessageHead(headDecoder.decode(headBytes));
-      batch.push({ kind: "error", error: new MessageTooLargeError(max, { sizeBytes: lineBytes }), head });
-    };
-
-    /** Checks the bound on `chunk[start, end)` joining the current line; false once it is oversize. */
-    const fits = (chunk: Uint8Array, start: number, end: number): boolean => {
-      if (discarding) return false;
-      if (end === start) return true;
-      lineBytes += end - start;
-      // One byte over is still fine while it is a `\r` that a `\n` may end.
-      if (lineBytes > max + 1 || (lineBytes === max + 1 && chunk[end - 1] !== CR)) {
-        tooLarge(chunk, start, end);
-        return false;
-      }
-      return true;
-    };
-
-    /** Ends the current line, whose last piece is `chunk[start, end)`. */
-    const endLine = (chunk: Uint8Array, start: number, end: number): void => {
-      if (fits(chunk, start, end)) {
-        let bytes: Uint8Array;
-        if (parts.length === 0) {
-          bytes = chunk.subarray(start, end);
-        } else {
-          parts.push(chunk.subarray(start, end));
-          bytes = concatAll(parts, lineBytes);
-        }
-        emitLine(bytes);
-      }
-      parts = [];
-      lineBytes = 0;
-      discarding = false;
-      firstLine = false;
-    };
-
-    const emitLine = (bytes: Uint8Array): void => {
-      let n = bytes.byteLength;
-      if (n > 0 && bytes[n - 1] === CR) n--;
-      if (n > max) return tooLarge(bytes, 0, 0); // cannot happen: `fits` allows the extra byte only for a `\r`
-      if (n === 0) return;
-      let text: string;
-      try {
-        text = (firstLine ? firstDecoder : decoder).decode(n === bytes.byteLength ? bytes : bytes.subarray(0, n));
-      } catch {
-        // The fatal decoder's TypeError says only "invalid data": the typed error below replaces it.
-        batch.push({ kind: "error", error: new InvalidUtf8Error() });
-        return;
-      }
-      if (!isBlank(text)) batch.push({ kind: "line", text, bytes: n });
-    };
-
-    const emitBatch = (controller: TransformStreamDefaultController<InputLine[]>): void => {
-      if (batch.length === 0) return;
-      controller.enqueue(batch);
-      batch = [];
-    };
-
+    const cutter = new LineCutter(options);
     super({
       transform(chunk, controller) {
-        let start = 0;
-        for (;;) {
-          const nl = chunk.indexOf(NEWLINE, start);
-          if (nl === -1) break;
-          endLine(chunk, start, nl);
-          start = nl + 1;
-        }
-        // The unfinished rest is copied: the source may reuse the chunk's buffer.
-        if (start < chunk.byteLength && fits(chunk, start, chunk.byteLength)) parts.push(chunk.slice(start));
-        emitBatch(controller);
+        const events = cutter.push(chunk);
+        if (events.length > 0) controller.enqueue(events);
       },
       flush(controller) {
-        if (parts.length > 0) endLine(EMPTY, 0, 0);
-        emitBatch(controller);
+        const events = cutter.end();
+        if (events.length > 0) controller.enqueue(events);
       },
     });
   }
-}
-
-const EMPTY = new Uint8Array(0);
-
-function isBlank(text: string): boolean {
-  const first = text.charCodeAt(0);
-  // Only lines that start with white space can be blank; JSON messages start with `{` or `[`.
-  if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
-  return text.trim().length === 0;
-}
-
-function concatAll(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
 
 /**
@@ -197,7 +56,9 @@ export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: 
 }
 
 /**
- * Reads {@linkcode splitLineBatches} one event at a time, holding at most one chunk's events.
+ * Reads a byte stream one line event at a time, holding at most one chunk's events. It reads the
+ * bytes itself, only when asked for a line and none is left, and cuts each chunk synchronously (no
+ * stream pipe in between).
  *
  * @example
  * ```ts
@@ -206,28 +67,45 @@ export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: 
  * ```
  */
 export class LineReader {
-  readonly #input: ReadableStreamDefaultReader<InputLine[]>;
+  readonly #input: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #cutter: LineCutter;
   #lines: InputLine[] = [];
   #at = 0;
+  #ended = false;
 
   constructor(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}) {
-    this.#input = splitLineBatches(readable, options).getReader();
+    this.#input = readable.getReader();
+    this.#cutter = new LineCutter(options);
   }
 
   /** The next line, a typed error standing in for a bad line, or `undefined` at end of input. */
   read(): Promise<InputLine | undefined> {
     if (this.#at < this.#lines.length) return Promise.resolve(this.#next());
-    return this.#input.read().then(({ done, value }) => {
-      if (done) return undefined;
-      this.#lines = value;
-      this.#at = 0;
-      return this.#next();
-    });
+    if (this.#ended) return Promise.resolve(undefined);
+    return this.#fill();
   }
 
   /** Stops reading and releases the byte stream. */
   cancel(reason?: unknown): Promise<void> {
+    this.#ended = true;
+    this.#lines = [];
+    this.#at = 0;
     return this.#input.cancel(reason);
+  }
+
+  async #fill(): Promise<InputLine | undefined> {
+    for (;;) {
+      const { done, value } = await this.#input.read();
+      if (this.#ended) return undefined; // cancelled meanwhile: an unfinished line is not an event
+      const events = done ? this.#cutter.end() : this.#cutter.push(value);
+      if (done) this.#ended = true;
+      if (events.length > 0) {
+        this.#lines = events;
+        this.#at = 0;
+        return this.#next();
+      }
+      if (done) return undefined;
+    }
   }
 
   #next(): InputLine {

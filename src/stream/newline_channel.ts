@@ -15,6 +15,25 @@ import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 
 const MiB = 1024 * 1024;
+
+/** Told of each completed and each failed block write the moment it happens (see {@linkcode watchBlockWrites}). */
+export interface BlockWriteWatcher {
+  /** A block write completed. */
+  progress(): void;
+  /** Output failed (a write failed, or the stream errored): called once. */
+  failed(cause: unknown): void;
+}
+
+const watchers = new WeakMap<NewlineChannel, BlockWriteWatcher>();
+
+/**
+ * Makes `watcher` hear of every completed block write of `channel` and of its output failing, as it
+ * happens rather than at the next send (the connection's no-progress deadline and fault detection).
+ * One watcher per channel; a later call replaces it. Not part of the public surface.
+ */
+export function watchBlockWrites(channel: NewlineChannel, watcher: BlockWriteWatcher): void {
+  watchers.set(channel, watcher);
+}
 /**
  * One JSON message per line, `\n` terminated, over `{ readable, writable }`.
  *
@@ -87,6 +106,7 @@ export class NewlineChannel implements AsyncDisposable {
       stopped: () => this.#failure !== undefined || this.#aborted,
       written: () => {
         this.blocksWritten++;
+        watchers.get(this)?.progress();
         this.#signalProgress();
       },
       failed: (cause) => this.#fail(cause),
@@ -312,6 +332,7 @@ export class NewlineChannel implements AsyncDisposable {
     this.#teardown(this.#failure);
     this.#signalProgress();
     this.#drainOutcome?.resolve("failed");
+    watchers.get(this)?.failed(cause);
   }
 
   #teardown(reason: unknown): void {

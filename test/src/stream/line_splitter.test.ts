@@ -267,6 +267,42 @@ describe("LineReader", () => {
     expect(await reader.read()).toBeUndefined();
   });
 
+  it("pulls a chunk only when asked for a line and none is left, and keeps a line cut across chunks", async () => {
+    let pulls = 0;
+    const chunks = [utf8('[1]\n[2]\n[3'), utf8("]\n")];
+    const readable = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulls++;
+          const next = chunks.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const reader = new LineReader(readable);
+    await flushMicrotasks();
+    expect(pulls).toBe(0);
+    expect(await reader.read()).toEqual({ kind: "line", text: "[1]", bytes: 3 });
+    expect(await reader.read()).toEqual({ kind: "line", text: "[2]", bytes: 3 });
+    expect(pulls).toBe(1);
+    expect(await reader.read()).toEqual({ kind: "line", text: "[3]", bytes: 3 });
+    expect(pulls).toBe(2);
+    expect(await reader.read()).toBeUndefined();
+  });
+
+  it("ends a read pending at cancel with undefined, not with the unfinished line", async () => {
+    const source = manualReadable();
+    const reader = new LineReader(source.readable);
+    source.push(utf8('{"partial":'));
+    const pending = reader.read();
+    await flushMicrotasks();
+    await reader.cancel("done");
+    expect(await pending).toBeUndefined();
+    expect(await reader.read()).toBeUndefined();
+  });
+
   it("releases the byte stream on cancel", async () => {
     let cancelled: unknown;
     const readable = new ReadableStream<Uint8Array>({ cancel: (reason) => void (cancelled = reason) });

@@ -1,0 +1,181 @@
+/**
+ * `LineCutter`: the framing state of one input stream, synchronous: bytes in, the events of each
+ * chunk out. {@linkcode LineSplitter} wraps it in a `TransformStream`; {@linkcode LineReader} calls it
+ * directly on each chunk it reads, which spares a stream pipe (and its promises) per chunk.
+ * @module
+ */
+import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
+import { type MessageHead, scanMessageHead } from "../wire/scan_message_head.ts";
+
+/**
+ * One event of the input: a line's text with its size in UTF-8 bytes, or a typed error that stands in
+ * for a discarded line. An oversize line's error comes with what its first {@linkcode HEAD_BYTES}
+ * bytes say (its id, whether it is a reply), so the request it answers can fail instead of waiting.
+ */
+export type InputLine =
+  | { kind: "line"; text: string; bytes: number }
+  | { kind: "error"; error: MessageTooLargeError; head: MessageHead }
+  | { kind: "error"; error: InvalidUtf8Error; head?: undefined };
+
+/** How much of an oversize line is kept to read its id from: the first 4 KiB. */
+export const HEAD_BYTES = 4096;
+
+/** Options of {@linkcode LineCutter} (and of the splitters built on it). */
+export interface LineSplitterOptions {
+  /** Longest accepted line in UTF-8 bytes, without its `\n` (or `\r\n`). Default {@linkcode DEFAULT_MAX_MESSAGE_BYTES}. */
+  maxMessageBytes?: number;
+}
+
+/** 16 MiB: above the 10 MiB the MCP TypeScript SDK reads, so anything it sends fits. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Cuts bytes on `\n`, caps each line at `maxMessageBytes` while the line arrives (an oversize line is
+ * dropped as it streams in, never buffered whole), keeps the unfinished line of a chunk for the next
+ * one (so a line or a code point split across chunks is reassembled), strips one `\r` before `\n`,
+ * skips blank lines, and decodes each complete line with a fatal UTF-8 decoder. A bad line becomes a
+ * typed error in its place.
+ *
+ * Memory: the unfinished line is held up to `maxMessageBytes` + 1 bytes (the extra byte may be the
+ * `\r` of a `\r\n`); past that the line is reported at once as a {@linkcode MessageTooLargeError}
+ * and its remaining bytes are skipped up to its newline.
+ *
+ * @example
+ * ```ts
+ * const cutter = new LineCutter({ maxMessageBytes: 1024 });
+ * const events = [...cutter.push(new TextEncoder().encode('{"a":1}\n{"b"')), ...cutter.end()];
+ * ```
+ */
+export class LineCutter {
+  readonly #max: number;
+  // The first line keeps the decoder's default of dropping a byte order mark (the stream's start);
+  // later lines keep every character they hold.
+  readonly #firstDecoder = new TextDecoder("utf-8", { fatal: true });
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  readonly #headDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #firstLine = true;
+  /** Pieces of the unfinished line carried over from earlier chunks (copies, not views). */
+  #parts: Uint8Array[] = [];
+  #lineBytes = 0;
+  #discarding = false;
+  #batch: InputLine[] = [];
+
+  constructor(options: LineSplitterOptions = {}) {
+    this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  /**
+   * The events of the lines `chunk` completes, in order (often none). The chunk is not kept: its
+   * unfinished rest is copied, since the source may reuse its buffer.
+   */
+  push(chunk: Uint8Array): InputLine[] {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl === -1) break;
+      this.#endLine(chunk, start, nl);
+      start = nl + 1;
+    }
+    if (start < chunk.byteLength && this.#fits(chunk, start, chunk.byteLength)) this.#parts.push(chunk.slice(start));
+    return this.#take();
+  }
+
+  /** The end of input: the event of an unfinished last line, if any. */
+  end(): InputLine[] {
+    if (this.#parts.length > 0) this.#endLine(EMPTY, 0, 0);
+    return this.#take();
+  }
+
+  #take(): InputLine[] {
+    const batch = this.#batch;
+    if (batch.length > 0) this.#batch = [];
+    return batch;
+  }
+
+  /** Discards the current line, whose bytes so far are the parts and then `chunk[start, end)`. */
+  #tooLarge(chunk: Uint8Array, start: number, end: number): void {
+    this.#discarding = true;
+    const pieces = [...this.#parts, chunk.subarray(start, end)];
+    this.#parts = [];
+    const headBytes = new Uint8Array(Math.min(HEAD_BYTES, this.#lineBytes));
+    let at = 0;
+    for (const piece of pieces) {
+      if (at >= headBytes.byteLength) break;
+      const take = piece.subarray(0, headBytes.byteLength - at);
+      headBytes.set(take, at);
+      at += take.byteLength;
+    }
+    const head = scanMessageHead(this.#headDecoder.decode(headBytes));
+    this.#batch.push({ kind: "error", error: new MessageTooLargeError(this.#max, { sizeBytes: this.#lineBytes }), head });
+  }
+
+  /** Checks the bound on `chunk[start, end)` joining the current line; false once it is oversize. */
+  #fits(chunk: Uint8Array, start: number, end: number): boolean {
+    if (this.#discarding) return false;
+    if (end === start) return true;
+    this.#lineBytes += end - start;
+    const max = this.#max;
+    // One byte over is still fine while it is a `\r` that a `\n` may end.
+    if (this.#lineBytes > max + 1 || (this.#lineBytes === max + 1 && chunk[end - 1] !== CR)) {
+      this.#tooLarge(chunk, start, end);
+      return false;
+    }
+    return true;
+  }
+
+  /** Ends the current line, whose last piece is `chunk[start, end)`. */
+  #endLine(chunk: Uint8Array, start: number, end: number): void {
+    if (this.#fits(chunk, start, end)) {
+      const parts = this.#parts;
+      let bytes: Uint8Array;
+      if (parts.length === 0) {
+        bytes = chunk.subarray(start, end);
+      } else {
+        parts.push(chunk.subarray(start, end));
+        bytes = concatAll(parts, this.#lineBytes);
+      }
+      this.#emitLine(bytes);
+    }
+    if (this.#parts.length > 0) this.#parts = [];
+    this.#lineBytes = 0;
+    this.#discarding = false;
+    this.#firstLine = false;
+  }
+
+  #emitLine(bytes: Uint8Array): void {
+    let n = bytes.byteLength;
+    if (n > 0 && bytes[n - 1] === CR) n--;
+    if (n > this.#max) return this.#tooLarge(bytes, 0, 0); // cannot happen: `#fits` allows the extra byte only for a `\r`
+    if (n === 0) return;
+    let text: string;
+    try {
+      text = (this.#firstLine ? this.#firstDecoder : this.#decoder).decode(n === bytes.byteLength ? bytes : bytes.subarray(0, n));
+    } catch {
+      // The fatal decoder's TypeError says only "invalid data": the typed error below replaces it.
+      this.#batch.push({ kind: "error", error: new InvalidUtf8Error() });
+      return;
+    }
+    if (!isBlank(text)) this.#batch.push({ kind: "line", text, bytes: n });
+  }
+}
+
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // Only lines that start with white space can be blank; JSON messages start with `{` or `[`.
+  if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
+  return text.trim().length === 0;
+}
+
+function concatAll(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
