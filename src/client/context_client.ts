@@ -12,7 +12,9 @@ import type { IncomingRequest } from "../wire/json_rpc_message.ts";
 import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
 import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
-import { isPlainObject, withRequestEnvelope } from "../wire/meta_envelope.ts";
+import { isPlainObject, type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";
+import { envelopeMembersText, paramsTextWithEnvelope } from "../wire/envelope_text.ts";
+import { JsonText } from "../wire/json_text.ts";
 import { numberOption } from "../stream/options.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
@@ -152,6 +154,10 @@ export class ContextClient<
   readonly #handlers = new HandlerRegistry<ClientRequestHandler, ClientNotificationHandler>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #inputs: ClientInputs;
+  /** `#capabilities()` when it merges two objects: the same object while neither changes. */
+  #mergedCapabilities: { own: Capabilities; implied: Capabilities; capabilities: Capabilities } | undefined;
+  /** The modern envelope's members as JSON text, and what it was made from. */
+  #envelopeText: { version: string; capabilities: Capabilities; info: Implementation | undefined; members: string } | undefined;
   #session!: ClientSession;
   #era: Era | undefined;
   #closing: Promise<void> | undefined;
@@ -341,9 +347,9 @@ export class ContextClient<
       clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
     };
     try {
-      if (options.inputRequired === "manual") return await exchange.request(method, withRequestEnvelope(params, envelope), sent);
+      if (options.inputRequired === "manual") return await exchange.request(method, this.#withEnvelope(exchange, params, envelope), sent);
       // Each retry is a new request (a new id) with this request's own answers and state.
-      const send = (m: string, p: Record<string, unknown>) => exchange.request(m, withRequestEnvelope(p, envelope), sent);
+      const send = (m: string, p: Record<string, unknown>) => exchange.request(m, this.#withEnvelope(exchange, p, envelope), sent);
       const rounds = { signal: options.signal, maxInputRounds: options.maxInputRounds, answer: this.#answerInput };
       return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, rounds);
     } catch (error) {
@@ -486,7 +492,30 @@ export class ContextClient<
     const implied = this.#inputs.capabilities();
     if (own === undefined || Object.keys(own).length === 0) return implied;
     if (Object.keys(implied).length === 0) return own;
-    return { ...implied, ...own };
+    const merged = this.#mergedCapabilities;
+    if (merged?.own === own && merged.implied === implied) return merged.capabilities;
+    const capabilities = { ...implied, ...own };
+    this.#mergedCapabilities = { own, implied, capabilities };
+    return capabilities;
+  }
+
+  /**
+   * `params` with the modern envelope in `_meta`. On a stream, as JSON text with the envelope's text
+   * spliced in (made once per protocol version, capabilities and client info objects, see
+   * `envelope_text.ts`); as an object on other exchanges, or when `params` has a `_meta` of its own.
+   */
+  #withEnvelope(exchange: unknown, params: unknown, envelope: RequestEnvelope): Record<string, unknown> {
+    if (exchange instanceof StreamClientExchange) {
+      let cached = this.#envelopeText;
+      if (cached?.version !== envelope.protocolVersion || cached.capabilities !== envelope.clientCapabilities || cached.info !== envelope.clientInfo) {
+        cached = { version: envelope.protocolVersion, capabilities: envelope.clientCapabilities, info: envelope.clientInfo, members: envelopeMembersText(envelope) };
+        this.#envelopeText = cached;
+      }
+      const text = paramsTextWithEnvelope(params, cached.members);
+      // The connection sends JSON text params as they are (a JsonText is not a user-visible value).
+      if (text !== undefined) return new JsonText(text) as unknown as Record<string, unknown>;
+    }
+    return withRequestEnvelope(params, envelope);
   }
 
   async #open(source: ClientTransport): Promise<LiveConnection> {

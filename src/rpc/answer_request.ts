@@ -4,6 +4,7 @@
  */
 import { asError, ErrorCodes, isTransportError, JsonRpcError } from "../wire/errors.ts";
 import { errorResponse, errorResponseFor, type IncomingRequest, replyFor } from "../wire/json_rpc_message.ts";
+import { JsonText } from "../wire/json_text.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import type { InflightRequest } from "./inflight_request.ts";
 import type { RequestContext, RequestHandler } from "./request_context.ts";
@@ -32,13 +33,16 @@ export interface AnswerOptions {
  */
 export async function answerRequest(request: IncomingRequest, options: AnswerOptions): Promise<void> {
   const { entry, context, host, handler, fallback, collect } = options;
-  let reply: Record<string, unknown>;
+  let reply: Record<string, unknown> | JsonText;
   try {
     let result: unknown;
     if (handler) result = await handler(request.params, context);
     else if (fallback) result = await fallback(request, context);
     else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
-    reply = { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
+    // A result already serialized (the server's modern results) is spliced in as text.
+    reply = result instanceof JsonText
+      ? new JsonText(`{"jsonrpc":"2.0","id":${request.idLiteral ?? JSON.stringify(request.id)},"result":${result.text}}`)
+      : { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
   } catch (error) {
     if (!(error instanceof JsonRpcError) && !entry.aborted) host.report(asError(error));
     reply = errorResponseFor(request.id, error);
@@ -46,6 +50,7 @@ export async function answerRequest(request: IncomingRequest, options: AnswerOpt
   entry.done = true;
   if (entry.cancelledByPeer) return;
   if (collect) {
+    if (reply instanceof JsonText) return void collect(reply.text);
     let text: string;
     try {
       text = JSON.stringify(reply);
@@ -57,7 +62,7 @@ export async function answerRequest(request: IncomingRequest, options: AnswerOpt
   }
   if (host.outputClosed) return;
   try {
-    await host.send(replyFor(request, reply));
+    await host.send(reply instanceof JsonText ? reply : replyFor(request, reply));
   } catch (error) {
     if (host.outputClosed || isTransportError(error)) return host.sendFailed();
     // The result could not be serialized (a BigInt, a cycle): the caller still gets an answer.

@@ -5,12 +5,13 @@
  */
 import { type JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
+import { JsonText } from "../wire/json_text.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 /** What {@linkcode PendingCalls} needs from the connection. */
 export interface CallHost {
   /** Queues one message for output. */
-  send(message: Record<string, unknown>, signal?: AbortSignal): Promise<void>;
+  send(message: Record<string, unknown> | JsonText, signal?: AbortSignal): Promise<void>;
   /** The caller aborted a call that was written: tell the peer. */
   cancelled(id: RequestId, reason: unknown): void;
   /** A send failed: the connection checks whether output broke. */
@@ -87,9 +88,7 @@ export class PendingCalls {
         reject: (e) => (cleanup(), reject(e)),
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
-      if (params !== undefined) message.params = params;
-      sending = this.#host.send(message, signal);
+      sending = this.#host.send(requestMessage(id, method, params), signal);
       sending.then(undefined, (error: unknown) => {
         const call = this.#calls.get(key);
         if (!call) return;
@@ -141,4 +140,15 @@ export class PendingCalls {
     this.#cancelled.add(key);
     if (this.#cancelled.size > REMEMBERED_CANCELS) this.#cancelled.delete(this.#cancelled.values().next().value!);
   }
+}
+
+/**
+ * The request message: an object, or its JSON text when `params` is already text (a `JsonText`, as the
+ * client's modern envelope is spliced in; see `envelope_text.ts`).
+ */
+function requestMessage(id: RequestId, method: string, params: unknown): Record<string, unknown> | JsonText {
+  if (params instanceof JsonText) return new JsonText(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${params.text}}`);
+  const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
+  if (params !== undefined) message.params = params;
+  return message;
 }

@@ -12,7 +12,9 @@ import { decorateModernResult, isImplementation, isPlainObject, readRequestEnvel
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
-import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
+import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_text.ts";
+import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 import { acceptsInputRequests } from "./input_capabilities.ts";
 import type { InputRoundRequest, InputRounds } from "./input_rounds.ts";
@@ -68,6 +70,8 @@ export const BUILT_IN_METHODS: ReadonlySet<string> = new Set(["initialize", "ser
  */
 export class ServerDispatch {
   readonly #s: ServerDispatchInit;
+  /** The text {@linkcode serverInfoMembersText} of the current server info. */
+  #resultMembers: { serverInfo: Implementation; text: string } | undefined;
 
   constructor(init: ServerDispatchInit) {
     this.#s = init;
@@ -159,9 +163,7 @@ export class ServerDispatch {
           clientCapabilities: envelope.clientCapabilities,
           logLevel: envelope.logLevel,
         });
-        return result instanceof Promise
-          ? result.then((value) => decorateModernResult(value, serverInfo, method))
-          : decorateModernResult(result, serverInfo, method);
+        return result instanceof Promise ? result.then((value) => this.#decorate(value, method, context)) : this.#decorate(result, method, context);
       }
       case "none": {
         if (method === "ping") return {};
@@ -215,6 +217,21 @@ export class ServerDispatch {
     const result: Record<string, unknown> = { protocolVersion, capabilities: this.#s.capabilities, serverInfo: this.#s.serverInfo };
     if (this.#s.instructions !== undefined) result.instructions = this.#s.instructions;
     return result;
+  }
+
+  /**
+   * `decorateModernResult`, or its JSON text for a driver that sends text as is ({@linkcode TEXT_RESULTS}):
+   * the server's part spliced in as text made once, instead of two object copies per result.
+   */
+  #decorate(result: unknown, method: string, context: DispatchContext): unknown {
+    const serverInfo = this.#s.serverInfo;
+    if ((context as { [TEXT_RESULTS]?: boolean })[TEXT_RESULTS] === true) {
+      let members = this.#resultMembers;
+      if (members?.serverInfo !== serverInfo) members = this.#resultMembers = { serverInfo, text: serverInfoMembersText(serverInfo) };
+      const text = decoratedResultText(result, members.text, method);
+      if (text !== undefined) return new JsonText(text);
+    }
+    return decorateModernResult(result, serverInfo, method);
   }
 
   #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {

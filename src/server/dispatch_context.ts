@@ -8,6 +8,12 @@ import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import type { ServerToClientRequestOptions } from "./server_request_context.ts";
 
+/**
+ * Set (to `true`) on a {@linkcode DispatchContext} whose driver sends a `JsonText` result as it is
+ * (the stream connection): modern results may then come back as pre-serialised JSON text. Internal.
+ */
+export const TEXT_RESULTS: unique symbol = Symbol("onemodelcontext.textResults");
+
 /** What `initialize` taught one legacy session. */
 export interface LegacySession {
   protocolVersion: string;

@@ -7,12 +7,14 @@
 import type { Duplex } from "../stream/duplex.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
-import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
 import type { ServerDispatch } from "./dispatch.ts";
 import type { ServerToClientRequestOptions } from "./server_request_context.ts";
 
 /** One request's {@linkcode DispatchContext} on a stream; its signal is made only if read. */
 export class StreamDispatchContext implements DispatchContext {
+  /** The connection sends a `JsonText` result as it is. */
+  readonly [TEXT_RESULTS] = true;
   readonly session: ServerSession;
   readonly #rpc: RequestContext;
   readonly #connection: JsonRpcConnection;

@@ -305,6 +305,24 @@ describe("ContextClient modern era", () => {
     await client.close();
   });
 
+  it("sends the same envelope (spliced as text) on every request, and a new one after a capability appears", async () => {
+    const { options } = setup({ clientInfo: { name: "me", version: "9" }, capabilities: { experimental: { x: {} } } });
+    const client = await ContextClient.connect(fakeTransport(modernScript), options);
+    const expected = (capabilities: unknown) => ({
+      name: "echo",
+      arguments: { text: "a\"b" },
+      _meta: { [MetaKeys.protocolVersion]: "2026-07-28", [MetaKeys.clientCapabilities]: capabilities, [MetaKeys.clientInfo]: { name: "me", version: "9" } },
+    });
+    for (let i = 0; i < 2; i++) {
+      const result = await client.request<{ echo: Message }>("tools/call", { name: "echo", arguments: { text: 'a"b' } });
+      expect(result.echo).toEqual(expected({ experimental: { x: {} } }));
+    }
+    client.onElicit(() => ({ action: "decline" }));
+    const after = await client.request<{ echo: Message }>("tools/call", { name: "echo", arguments: { text: 'a"b' } });
+    expect(after.echo).toEqual(expected({ elicitation: { form: {} }, experimental: { x: {} } }));
+    await client.close();
+  });
+
   it("a request's AbortSignal sends notifications/cancelled and rejects", async () => {
     const { options } = setup();
     const transport = fakeTransport((m, p) => (m.method === "server/discover" ? modernScript(m, p) : undefined));

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type CallHost, PendingCalls } from "../../../src/rpc/pending_calls.ts";
 import { ClosedError, JsonRpcError, TransportError } from "../../../src/wire/errors.ts";
+import { JsonText } from "../../../src/wire/json_text.ts";
 import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 function setup(sendOutcome: () => Promise<void> = () => Promise.resolve()) {
-  const sent: Record<string, unknown>[] = [];
+  const sent: Array<Record<string, unknown> | JsonText> = [];
   const cancelled: Array<{ id: unknown; reason: unknown }> = [];
   const reports: Error[] = [];
   let sendFailures = 0;
@@ -21,6 +22,17 @@ function setup(sendOutcome: () => Promise<void> = () => Promise.resolve()) {
 }
 
 describe("PendingCalls", () => {
+  it("sends params given as JSON text inside the request's own text, equal to the object form", async () => {
+    const { calls, sent } = setup();
+    void calls.call("tools/call", new JsonText('{"name":"echo","_meta":{"k":"v"}}'));
+    void calls.call("tools/call", { name: "echo", _meta: { k: "v" } }, { id: "a\"b" });
+    void calls.call("x", new JsonText("{}"), { id: "a\"c" });
+    expect(sent[0]).toBeInstanceOf(JsonText);
+    expect(JSON.parse((sent[0] as JsonText).text)).toEqual({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", _meta: { k: "v" } } });
+    expect((sent[0] as JsonText).text).toBe(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", _meta: { k: "v" } } }));
+    expect(JSON.parse((sent[2] as JsonText).text)).toEqual({ jsonrpc: "2.0", id: 'a"c', method: "x", params: {} });
+  });
+
   it("numbers requests from 1, sends them, and resolves each with its own reply", async () => {
     const { calls, sent } = setup();
     const a = calls.call("a", { x: 1 });
