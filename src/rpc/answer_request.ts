@@ -29,24 +29,42 @@ export interface AnswerOptions {
 /**
  * Runs the handler of `request` and sends its reply (or passes its JSON text to `collect`, inside a
  * batch); nothing is sent once the peer cancelled it. A result that cannot be serialized still gets
- * an answer (-32603).
+ * an answer (-32603). A handler that returns a value (not a promise) is answered without waiting a
+ * microtask for it.
  */
-export async function answerRequest(request: IncomingRequest, options: AnswerOptions): Promise<void> {
-  const { entry, context, host, handler, fallback, collect } = options;
-  let reply: Record<string, unknown> | JsonText;
+export function answerRequest(request: IncomingRequest, options: AnswerOptions): Promise<void> {
+  const { context, handler, fallback } = options;
+  let result: unknown;
   try {
-    let result: unknown;
-    if (handler) result = await handler(request.params, context);
-    else if (fallback) result = await fallback(request, context);
+    if (handler) result = handler(request.params, context);
+    else if (fallback) result = fallback(request, context);
     else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
-    // A result already serialized (the server's modern results) is spliced in as text.
-    reply = result instanceof JsonText
-      ? new JsonText(`{"jsonrpc":"2.0","id":${request.idLiteral ?? JSON.stringify(request.id)},"result":${result.text}}`)
-      : { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
   } catch (error) {
-    if (!(error instanceof JsonRpcError) && !entry.aborted) host.report(asError(error));
-    reply = errorResponseFor(request.id, error);
+    return sendReply(request, options, failure(request, options, error));
   }
+  if (typeof (result as { then?: unknown } | null | undefined)?.then === "function") {
+    return Promise.resolve(result).then(
+      (value) => sendReply(request, options, success(request, value)),
+      (error: unknown) => sendReply(request, options, failure(request, options, error)),
+    );
+  }
+  return sendReply(request, options, success(request, result));
+}
+
+/** The reply to a result: a result already serialized (the server's modern results) is spliced in as text. */
+function success(request: IncomingRequest, result: unknown): Record<string, unknown> | JsonText {
+  if (result instanceof JsonText) return new JsonText(`{"jsonrpc":"2.0","id":${request.idLiteral ?? JSON.stringify(request.id)},"result":${result.text}}`);
+  return { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
+}
+
+function failure(request: IncomingRequest, options: AnswerOptions, error: unknown): Record<string, unknown> {
+  if (!(error instanceof JsonRpcError) && !options.entry.aborted) options.host.report(asError(error));
+  return errorResponseFor(request.id, error);
+}
+
+/** Sends `reply` (or collects its text), unless the peer cancelled the request. */
+async function sendReply(request: IncomingRequest, options: AnswerOptions, reply: Record<string, unknown> | JsonText): Promise<void> {
+  const { entry, host, collect } = options;
   entry.done = true;
   if (entry.cancelledByPeer) return;
   if (collect) {

@@ -67,36 +67,43 @@ export class PendingCalls {
     const id = options.id ?? this.#nextId++;
     const key = idKey(id);
     if (this.#calls.has(key)) return Promise.reject(new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`));
-    return new Promise<T>((resolve, reject) => {
-      let sending: Promise<void> | undefined;
-      const onAbort = (): void => {
-        if (!this.#calls.delete(key)) return;
-        this.#rememberCancelled(key);
-        const reason = signal!.reason;
-        reject(reason);
-        // Tell the peer only when the request was queued: the send settles either way, and a send
-        // that was still waiting for room rejects with the same signal, so nothing was written.
-        void sending?.then(
-          () => this.#host.cancelled(id, reason),
-          () => {}, // that send's failure already reached the caller through the send's own handler
-        );
-      };
-      const cleanup = (): void => signal?.removeEventListener("abort", onAbort);
-      this.#calls.set(key, {
-        method,
-        resolve: (v) => (cleanup(), resolve(v as T)),
-        reject: (e) => (cleanup(), reject(e)),
-      });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      sending = this.#host.send(requestMessage(id, method, params), signal);
-      sending.then(undefined, (error: unknown) => {
-        const call = this.#calls.get(key);
-        if (!call) return;
-        this.#calls.delete(key);
-        call.reject(signal?.aborted ? signal.reason : error);
-        this.#host.sendFailed();
-      });
+    let call!: PendingCall;
+    const promise = new Promise<T>((resolve, reject) => (call = { method, resolve: resolve as (value: unknown) => void, reject }));
+    this.#calls.set(key, call);
+    const sending = this.#host.send(requestMessage(id, method, params), signal);
+    if (signal) this.#watchSignal(signal, key, id, call, sending);
+    sending.then(undefined, (error: unknown) => {
+      if (this.#calls.get(key) !== call) return;
+      this.#calls.delete(key);
+      call.reject(signal?.aborted ? signal.reason : error);
+      this.#host.sendFailed();
     });
+    return promise;
+  }
+
+  /**
+   * The caller's signal: an abort rejects the call and, once its request was queued, tells the peer.
+   * The listener goes when the call settles.
+   */
+  #watchSignal(signal: AbortSignal, key: string, id: RequestId, call: PendingCall, sending: Promise<void>): void {
+    const onAbort = (): void => {
+      if (this.#calls.get(key) !== call) return;
+      this.#calls.delete(key);
+      this.#rememberCancelled(key);
+      const reason = signal.reason;
+      reject(reason);
+      // Tell the peer only when the request was queued: the send settles either way, and a send
+      // that was still waiting for room rejects with the same signal, so nothing was written.
+      void sending.then(
+        () => this.#host.cancelled(id, reason),
+        () => {}, // that send's failure already reached the caller through the send's own handler
+      );
+    };
+    const { resolve, reject } = call;
+    const cleanup = (): void => signal.removeEventListener("abort", onAbort);
+    call.resolve = (value) => (cleanup(), resolve(value));
+    call.reject = (error) => (cleanup(), reject(error));
+    signal.addEventListener("abort", onAbort, { once: true });
   }
 
   /** Hands a reply to its call; a reply nobody waits for is reported (unless it answers a cancelled call). */

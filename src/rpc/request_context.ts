@@ -24,19 +24,34 @@ export type NotificationHandler = (params: unknown) => unknown;
 
 /** The context of `request`: its signal is `entry`'s, its notifications go out through `host`. */
 export function requestContext(request: IncomingRequest, options: { entry: InflightRequest; host: SlotHost }): RequestContext {
-  const { entry, host } = options;
-  return {
-    id: request.id,
-    method: request.method,
-    get signal() {
-      return entry.signal;
-    },
-    notify: async (method, params) => {
-      if (entry.done || entry.aborted || host.outputClosed) return;
-      const message: Record<string, unknown> = { jsonrpc: "2.0", method };
-      if (params !== undefined) message.params = params;
-      // A notification lost to a closed output needs no answer; a broken output is a fault.
-      await host.send(message, entry.signal).catch(() => host.sendFailed());
-    },
-  };
+  return new StreamRequestContext(request, options.entry, options.host);
+}
+
+/** One per request: methods on the prototype, nothing made per request but the object itself. */
+class StreamRequestContext implements RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly #entry: InflightRequest;
+  readonly #host: SlotHost;
+
+  constructor(request: IncomingRequest, entry: InflightRequest, host: SlotHost) {
+    this.id = request.id;
+    this.method = request.method;
+    this.#entry = entry;
+    this.#host = host;
+  }
+
+  get signal(): AbortSignal {
+    return this.#entry.signal;
+  }
+
+  async notify(method: string, params?: unknown): Promise<void> {
+    const entry = this.#entry;
+    const host = this.#host;
+    if (entry.done || entry.aborted || host.outputClosed) return;
+    const message: Record<string, unknown> = { jsonrpc: "2.0", method };
+    if (params !== undefined) message.params = params;
+    // A notification lost to a closed output needs no answer; a broken output is a fault.
+    await host.send(message, entry.signal).catch(() => host.sendFailed());
+  }
 }

@@ -17,7 +17,7 @@ import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_tex
 import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 import { acceptsInputRequests } from "./input_capabilities.ts";
-import type { InputRoundRequest, InputRounds } from "./input_rounds.ts";
+import { type InputRoundRequest, type InputRounds, runModernRound } from "./input_rounds.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 /**
@@ -252,6 +252,6 @@ export class ServerDispatch {
     const rounds = this.#s.inputRounds;
     if (!acceptsInputRequests(request.method)) return handler(request.params, new ServerContext(context, request, era, rounds.passive(input)));
     // Modern: the round may end with input_required; legacy: asks are real requests to the client.
-    return rounds.run(input, (asker) => handler(request.params, new ServerContext(context, request, era, asker)));
+    return runModernRound(rounds, input, (asker) => handler(request.params, new ServerContext(context, request, era, asker)));
   }
 }

@@ -40,7 +40,7 @@ import type {
 import { numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { acceptsInputRequests, type InputMethod, invalidAnswer, missingCapabilities, missingCapabilityError, supportsElicitation } from "./input_capabilities.ts";
-import { RequestStateCodec } from "./request_state.ts";
+import { type RequestStateBinding, RequestStateCodec } from "./request_state.ts";
 import { RequestStateError } from "./request_state_error.ts";
 
 /** Options of one ask. */
@@ -208,21 +208,50 @@ export class InputRounds {
     let carried: CarriedState = { r: 0, a: {}, o: {} };
     if (params.requestState !== undefined) carried = carriedStateOf(await this.codec.open(params.requestState, binding));
     const round = new ModernRound(request, carried, responses);
-    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+    let outcome: RoundOutcome<T>;
     try {
       outcome = { ok: true, value: await body(round) };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    const pending = round.end();
-    if (round.fatal) throw round.fatal;
-    if (pending !== undefined) {
-      const requestState = await this.codec.seal(round.carryForward(), binding);
-      return { resultType: "input_required", inputRequests: pending, requestState };
-    }
-    if (!outcome.ok) throw outcome.error;
-    return outcome.value;
+    return endRound(this.codec, round, outcome, binding);
   }
+}
+
+type RoundOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** The end of a modern round: its outcome, or `input_required` with the sealed state when it asked. */
+function endRound<T>(codec: RequestStateCodec, round: ModernRound, outcome: RoundOutcome<T>, binding: RequestStateBinding): T | InputRequiredOutcome | Promise<InputRequiredOutcome> {
+  const pending = round.end();
+  if (round.fatal) throw round.fatal;
+  if (pending !== undefined) {
+    return codec.seal(round.carryForward(), binding).then((requestState) => ({ resultType: "input_required" as const, inputRequests: pending, requestState }));
+  }
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+/**
+ * `rounds.run(request, body)` for a modern request, without a promise when nothing needs one: a first
+ * round (no `requestState`, no `inputResponses`) whose body returns a value, not a promise, and asks
+ * nothing. Otherwise the same outcome, as a promise. Internal: the stream's hot path (see dispatch).
+ */
+export function runModernRound<T>(rounds: InputRounds, request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): T | InputRequiredOutcome | Promise<T | InputRequiredOutcome> {
+  const params = isPlainObject(request.params) ? request.params : undefined;
+  if (request.era !== "modern" || params?.inputResponses !== undefined || params?.requestState !== undefined) return rounds.run(request, body);
+  const round = new ModernRound(request, { r: 0, a: {}, o: {} }, {});
+  const binding = { method: request.method, params: params ?? {}, principal: request.principal };
+  let value: T | Promise<T>;
+  try {
+    value = body(round);
+  } catch (error) {
+    return endRound(rounds.codec, round, { ok: false, error }, binding) as T | InputRequiredOutcome | Promise<InputRequiredOutcome>;
+  }
+  if (!(value instanceof Promise)) return endRound(rounds.codec, round, { ok: true, value }, binding);
+  return value.then(
+    (resolved) => endRound(rounds.codec, round, { ok: true, value: resolved }, binding),
+    (error: unknown) => endRound<T>(rounds.codec, round, { ok: false, error }, binding),
+  );
 }
 
 /** Shared by both eras: capability and method rules, keys. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type InputContext, type InputRequiredOutcome, InputRequiredSignal, type InputRoundRequest, InputRounds } from "../../../src/server/input_rounds.ts";
+import { type InputContext, type InputRequiredOutcome, InputRequiredSignal, type InputRoundRequest, InputRounds, runModernRound } from "../../../src/server/input_rounds.ts";
 import { RequestStateCodec } from "../../../src/server/request_state.ts";
 import { RequestStateError } from "../../../src/server/request_state_error.ts";
 import { JsonRpcError, ProtocolError, TimeoutError } from "../../../src/wire/errors.ts";
@@ -376,5 +376,38 @@ describe("InputRounds, legacy era", () => {
       (i) => i.elicit({ mode: "url", message: "Go", url: "https://example.com/x" }),
     );
     expect(typeof params?.elicitationId).toBe("string");
+  });
+});
+
+describe("runModernRound (the stream's fast path)", () => {
+  it("returns a first round's plain value at once, without a promise", () => {
+    const { rounds } = setup();
+    expect(runModernRound(rounds, modern({ name: "x" }), () => ({ content: [] }))).toEqual({ content: [] });
+  });
+
+  it("throws a first round's synchronous failure at once", () => {
+    const { rounds } = setup();
+    expect(() => runModernRound(rounds, modern({}), () => {
+      throw new JsonRpcError(-32000, "no");
+    })).toThrow("no");
+  });
+
+  it("ends with input_required like run() when the body asks, and the retry with the answer completes", async () => {
+    const { rounds } = setup();
+    const first = asInputRequired(await runModernRound(rounds, modern({}), greet));
+    const again = asInputRequired(await rounds.run(modern({}), greet));
+    expect(first.inputRequests).toEqual(again.inputRequests);
+    const retry = modern({ inputResponses: { user_name: ACCEPT({ name: "Ada" }) }, requestState: first.requestState });
+    expect(await runModernRound(rounds, retry, greet)).toEqual(await rounds.run(retry, greet));
+  });
+
+  it("leaves legacy requests and async bodies to a promise with run()'s outcome", async () => {
+    const { rounds } = setup();
+    const legacy = runModernRound(rounds, { era: "legacy", method: "tools/call", params: {}, clientCapabilities: {} }, () => 1);
+    expect(legacy).toBeInstanceOf(Promise);
+    expect(await legacy).toBe(1);
+    const later = runModernRound(rounds, modern({}), async () => 2);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(2);
   });
 });
