@@ -54,8 +54,12 @@ export class HandlerSlots {
     return this.#active >= this.max;
   }
 
-  /** Starts the handler of `request` (a duplicate id in flight gets -32600); an admission barrier is awaited until its reply is queued. */
-  async dispatch(request: IncomingRequest, key: string, bytes = 0): Promise<void> {
+  /**
+   * Starts the handler of `request` (a duplicate id in flight gets -32600). Returns what the caller
+   * must await before dispatching more: an admission barrier's run (until its reply is queued), the
+   * duplicate's error reply; nothing for an ordinary request, which runs on its own.
+   */
+  dispatch(request: IncomingRequest, key: string, bytes = 0): Promise<void> | undefined {
     const host = this.#host;
     if (this.#inflight.has(key)) {
       host.release(bytes);
@@ -63,7 +67,7 @@ export class HandlerSlots {
       return host.sendOwnError(duplicate);
     }
     const run = this.#run(request, key, bytes);
-    if (this.#isBarrier(request)) await run;
+    return this.#isBarrier(request) ? run : undefined;
   }
 
   #isBarrier(request: IncomingRequest): boolean {

@@ -16,15 +16,18 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-/** A reusable wake-up: `wait()` resolves at the next `fire()`. */
+/**
+ * A reusable wake-up: `wait()` resolves at the next `fire()`. The promise is made only when someone
+ * waits, so a `fire()` with no waiter costs nothing (it runs on every message).
+ */
 export function wakeUp(): { wait(): Promise<void>; fire(): void } {
-  let current = deferred();
+  let current: Deferred | undefined;
   return {
-    wait: () => current.promise,
+    wait: () => (current ??= deferred()).promise,
     fire: () => {
       const fired = current;
-      current = deferred();
-      fired.resolve();
+      current = undefined;
+      fired?.resolve();
     },
   };
 }

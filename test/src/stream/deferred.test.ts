@@ -40,4 +40,17 @@ describe("wakeUp", () => {
     await Promise.resolve();
     expect(late).toBe(true);
   });
+
+  it("a fire with nobody waiting wakes nobody later: a wait after it waits for the next fire", async () => {
+    const wake = wakeUp();
+    wake.fire();
+    let woken = false;
+    void wake.wait().then(() => (woken = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(woken).toBe(false);
+    wake.fire();
+    await Promise.resolve();
+    expect(woken).toBe(true);
+  });
 });
