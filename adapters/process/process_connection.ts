@@ -164,21 +164,32 @@ export function createProcessConnection(handles: ProcessHandles, options: Proces
   return connection;
 }
 
-/** stdin forwarded with backpressure; once the process is gone, writes fail instead of hanging. */
+/**
+ * stdin forwarded with backpressure; once the process is gone, writes fail instead of hanging. The
+ * write in flight (the web stream runs one at a time) is rejected by the exit itself: racing each
+ * write against the exit would leave one reaction per write on the exit promise until the process ends.
+ */
 function stdinWritable(stdin: WritableStream<Uint8Array>, exited: Promise<unknown>, hasExited: () => boolean) {
   const writer = stdin.getWriter();
   writer.closed.catch(() => {}); // a broken stdin shows in the write that meets it
   let closing: Promise<void> | undefined;
-  const gone = exited.then(() => {
-    throw new ClosedError("Cannot write to the server: its process has exited");
-  });
-  gone.catch(() => {}); // raced by each write; unhandled only when no write is pending
+  let failInFlight: ((error: Error) => void) | undefined;
+  void exited.then(() => failInFlight?.(new ClosedError("Cannot write to the server: its process has exited")));
   const close = (): Promise<void> => (closing ??= writer.close().catch(() => {})); // the exit status tells why
   const writable = new WritableStream<Uint8Array>({
-    async write(chunk) {
+    write(chunk) {
       if (hasExited()) throw new ClosedError("Cannot write to the server: its process has exited");
       if (closing) throw new ClosedError("Cannot write to the server: its stdin is closed");
-      await Promise.race([writer.write(chunk), gone]);
+      return new Promise<void>((resolve, reject) => {
+        const settle = (error?: unknown): void => {
+          if (failInFlight !== settle) return;
+          failInFlight = undefined;
+          if (error === undefined) resolve();
+          else reject(error);
+        };
+        failInFlight = settle;
+        writer.write(chunk).then(() => settle(), (error: unknown) => settle(error ?? new ClosedError("Cannot write to the server: its stdin failed")));
+      });
     },
     async close() {
       await Promise.race([close(), exited]);

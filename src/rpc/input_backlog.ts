@@ -44,7 +44,9 @@ export class InputBacklog {
   readonly maxInFlightBytes: number;
   /** Fired on every push, shift, drop and release. */
   readonly changed = wakeUp();
-  readonly #entries: BacklogEntry[] = [];
+  /** Entries from `#head` on; taken ones before it are cleared, and the array is compacted now and then (shift() is O(n)). */
+  #entries: BacklogEntry[] = [];
+  #head = 0;
   readonly #acceptsBatch: () => boolean;
   #bytes = 0;
   #running = 0;
@@ -56,7 +58,7 @@ export class InputBacklog {
   }
 
   get length(): number {
-    return this.#entries.length;
+    return this.#entries.length - this.#head;
   }
 
   get bytes(): number {
@@ -77,7 +79,7 @@ export class InputBacklog {
 
   /** The oldest entry, left in place. */
   get head(): BacklogEntry | undefined {
-    return this.#entries[0];
+    return this.#entries[this.#head];
   }
 
   /** A dispatched message's bytes stay counted while its handler runs. */
@@ -167,18 +169,25 @@ export class InputBacklog {
 
   /** Removes and returns the oldest entry. */
   shift(): BacklogEntry | undefined {
-    const entry = this.#entries.shift();
-    if (entry) {
-      this.#bytes -= entry.bytes;
-      this.changed.fire();
+    if (this.#head === this.#entries.length) return undefined;
+    const entry = this.#entries[this.#head]!;
+    this.#entries[this.#head++] = undefined as unknown as BacklogEntry; // let it be collected
+    if (this.#head === this.#entries.length) {
+      this.#entries.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 256 && this.#head * 2 >= this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
     }
+    this.#bytes -= entry.bytes;
+    this.changed.fire();
     return entry;
   }
 
   /** Removes the entries that match, in order, keeping the byte count right. */
   drop(match: (entry: BacklogEntry) => boolean): BacklogEntry[] {
     const dropped: BacklogEntry[] = [];
-    for (let i = this.#entries.length - 1; i >= 0; i--) {
+    for (let i = this.#entries.length - 1; i >= this.#head; i--) {
       const entry = this.#entries[i]!;
       if (!match(entry)) continue;
       this.#entries.splice(i, 1);

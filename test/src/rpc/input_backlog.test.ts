@@ -93,3 +93,28 @@ describe("InputBacklog.admit", () => {
     expect(backlog.length).toBe(0);
   });
 });
+
+describe("InputBacklog as a queue", () => {
+  it("keeps order, length and bytes through thousands of interleaved pushes, shifts and drops", () => {
+    const backlog = new InputBacklog(1 << 30);
+    const expected: string[] = [];
+    let next = 0;
+    for (let round = 0; round < 40; round++) {
+      for (let i = 0; i < 100; i++) {
+        const key = `k${next++}`;
+        backlog.push({ bytes: 1, key });
+        expected.push(key);
+      }
+      for (let i = 0; i < 70; i++) expect(backlog.shift()?.key).toBe(expected.shift());
+      const gone = backlog.drop((entry) => Number(entry.key!.slice(1)) % 7 === 0).map((entry) => entry.key);
+      expect(gone).toEqual(expected.filter((key) => Number(key.slice(1)) % 7 === 0));
+      expected.splice(0, expected.length, ...expected.filter((key) => Number(key.slice(1)) % 7 !== 0));
+      expect(backlog.length).toBe(expected.length);
+      expect(backlog.bytes).toBe(expected.length);
+      expect(backlog.head?.key).toBe(expected[0]);
+    }
+    while (expected.length > 0) expect(backlog.shift()?.key).toBe(expected.shift());
+    expect(backlog.shift()).toBeUndefined();
+    expect([backlog.length, backlog.bytes, backlog.head]).toEqual([0, 0, undefined]);
+  });
+});
