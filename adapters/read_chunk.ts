@@ -5,10 +5,7 @@
 import { ReadFailedError } from "../src/wire/errors.ts";
 
 /** Reads one chunk; a failed read comes back as a `ReadFailedError` carrying the cause, not thrown. */
-export async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<{ done: boolean; value?: Uint8Array } | ReadFailedError> {
-  try {
-    return await reader.read();
-  } catch (cause) {
-    return new ReadFailedError({ cause });
-  }
+export function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<{ done: boolean; value?: Uint8Array } | ReadFailedError> {
+  // One promise per read, not an async function around an await (this runs once per chunk).
+  return reader.read().then(undefined, (cause: unknown) => new ReadFailedError({ cause }));
 }

@@ -248,20 +248,21 @@ function stdoutReadable(stdout: ReadableStream<Uint8Array>, ends: StdoutEnds) {
   const readable = new ReadableStream<Uint8Array>(
     {
       start: (c) => void (controller = c),
-      async pull(c) {
+      pull(c) {
         reading = true;
         armLinger();
-        const result = await readChunk(reader);
-        reading = false;
-        stopLinger();
-        if (ended) return;
-        if (result instanceof ReadFailedError) {
-          ended = true;
-          return c.error(result);
-        }
-        if (!result.done) return c.enqueue(result.value!);
-        await ends.atEnd();
-        end();
+        // A chain, not an async function: one promise less per chunk on the client's hot path.
+        return readChunk(reader).then((result) => {
+          reading = false;
+          stopLinger();
+          if (ended) return;
+          if (result instanceof ReadFailedError) {
+            ended = true;
+            return c.error(result);
+          }
+          if (!result.done) return c.enqueue(result.value!);
+          return ends.atEnd().then(end);
+        });
       },
       cancel(reason) {
         ended = true;

@@ -15,6 +15,8 @@ import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
 
 const MiB = 1024 * 1024;
+/** What `send` returns once a message is queued at once. */
+const ACCEPTED: Promise<void> = Promise.resolve();
 
 /** Told of each completed and each failed block write the moment it happens (see {@linkcode watchBlockWrites}). */
 export interface BlockWriteWatcher {
@@ -145,14 +147,19 @@ export class NewlineChannel implements AsyncDisposable {
    * with a `TypeError` when `JSON.stringify` has no text for `message` (undefined, a function, a
    * symbol) or throws (a BigInt, a cycle); nothing is written then.
    */
-  async send(message: unknown, signal?: AbortSignal): Promise<void> {
-    this.#assertOpen();
-    signal?.throwIfAborted();
-    // Fast path: nobody waiting ahead and room now. The message is encoded only when it may go in.
-    if (this.#sendersWaiting === 0 && this.#queue.room > 0) {
-      const bytes = encodeLine(message);
-      if (this.#queue.fits(bytes)) return this.#enqueue(bytes);
-      return this.#sendInTurn(message, signal, bytes);
+  send(message: unknown, signal?: AbortSignal): Promise<void> {
+    try {
+      this.#assertOpen();
+      signal?.throwIfAborted();
+      // Fast path: nobody waiting ahead and room now. The message is encoded only when it may go in.
+      if (this.#sendersWaiting === 0 && this.#queue.room > 0) {
+        const bytes = encodeLine(message);
+        if (!this.#queue.fits(bytes)) return this.#sendInTurn(message, signal, bytes);
+        this.#enqueue(bytes);
+        return ACCEPTED; // one shared settled promise: no promise made per message
+      }
+    } catch (error) {
+      return Promise.reject(error);
     }
     return this.#sendInTurn(message, signal);
   }

@@ -88,11 +88,16 @@ export class OutputBlockQueue {
   /**
    * The only writer of the stream: while blocks wait, writes one at a time, each at most
    * `blockBytes`, cut from a large message or gathered from small ones queued while the last write
-   * ran. A second call while one runs returns at once.
+   * ran. A second call while one runs returns at once, with no promise made (it is called on every
+   * message); the first returns a promise that settles when the queue has no block left to write.
    */
-  async pump(sink: BlockSink): Promise<void> {
-    if (this.#pumping) return;
+  pump(sink: BlockSink): Promise<void> | undefined {
+    if (this.#pumping) return undefined;
     this.#pumping = true;
+    return this.#writeAll(sink);
+  }
+
+  async #writeAll(sink: BlockSink): Promise<void> {
     try {
       while (this.hasBlock && !sink.stopped()) {
         const block = this.take(sink.blockBytes);
