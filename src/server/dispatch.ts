@@ -237,21 +237,44 @@ export class ServerDispatch {
   #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {
     const handler = this.#s.handlers.request(request.method);
     if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
-    const send = context.request;
-    const input: InputRoundRequest = {
-      era: era.era,
-      method: request.method,
-      params: request.params,
-      clientCapabilities: era.clientCapabilities,
-      principal: context.principal,
-      get signal() {
-        return context.signal;
-      },
-      sendRequest: send === undefined ? undefined : (method, params, options) => send.call(context, method, params, options),
-    };
+    const input = new RoundInput(request, context, era);
     const rounds = this.#s.inputRounds;
     if (!acceptsInputRequests(request.method)) return handler(request.params, new ServerContext(context, request, era, rounds.passive(input)));
     // Modern: the round may end with input_required; legacy: asks are real requests to the client.
     return runModernRound(rounds, input, (asker) => handler(request.params, new ServerContext(context, request, era, asker)));
+  }
+}
+
+/**
+ * The {@linkcode InputRoundRequest} of one request: a class rather than an object literal with a
+ * getter and a closure, since one is made per request. The signal is read only if something waits on
+ * it; `sendRequest` is made only if a handler asks the client.
+ */
+class RoundInput implements InputRoundRequest {
+  readonly era: RequestEra["era"];
+  readonly method: string;
+  readonly params: unknown;
+  readonly clientCapabilities: Capabilities;
+  readonly principal: string | undefined;
+  /** Not a `#private` field: `InputRounds.passive` derives from this object with `Object.create`, and the getters below must work on the derived one. */
+  private readonly context: DispatchContext;
+
+  constructor(request: IncomingRequest, context: DispatchContext, era: RequestEra) {
+    this.era = era.era;
+    this.method = request.method;
+    this.params = request.params;
+    this.clientCapabilities = era.clientCapabilities;
+    this.principal = context.principal;
+    this.context = context;
+  }
+
+  get signal(): AbortSignal {
+    return this.context.signal;
+  }
+
+  get sendRequest(): InputRoundRequest["sendRequest"] {
+    const context = this.context;
+    const send = context.request;
+    return send === undefined ? undefined : (method, params, options) => send.call(context, method, params, options);
   }
 }
