@@ -9,7 +9,7 @@ import type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptio
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
-import { type BlockSink, encodeLine, OutputBlockQueue } from "./output_block_queue.ts";
+import { type BlockSink, encodeLine, OutputBlockQueue, type QueuedLine } from "./output_block_queue.ts";
 import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
@@ -165,15 +165,15 @@ export class NewlineChannel implements AsyncDisposable {
   }
 
   /** Waits for this sender's turn and for room, then enqueues. `encoded` is the message already encoded. */
-  async #sendInTurn(message: unknown, signal: AbortSignal | undefined, encoded?: Uint8Array): Promise<void> {
+  async #sendInTurn(message: unknown, signal: AbortSignal | undefined, encoded?: QueuedLine): Promise<void> {
     const previous = this.#turn;
     const mine = deferred();
     this.#turn = mine.promise;
     this.#sendersWaiting++;
     try {
       await previous;
-      let bytes: Uint8Array;
-      if (encoded) {
+      let bytes: QueuedLine;
+      if (encoded !== undefined) {
         bytes = encoded;
       } else {
         await this.#waitFor(() => this.#queue.room > 0, signal);
@@ -298,7 +298,7 @@ export class NewlineChannel implements AsyncDisposable {
     }
   }
 
-  #enqueue(bytes: Uint8Array): void {
+  #enqueue(bytes: QueuedLine): void {
     this.#assertOpen(true);
     this.#queue.push(bytes);
     void this.#queue.pump(this.#sink);

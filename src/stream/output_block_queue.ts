@@ -8,14 +8,42 @@ import { JsonText } from "../wire/json_text.ts";
 
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
+const ASCII = /^[\x00-\x7f]*$/;
+/** Longest JSON text kept as text in the queue; a longer one is encoded at once, to be cut into views. */
+const MAX_TEXT_LINE = 64 * 1024;
 
-/** One message as a UTF-8 line; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
-export function encodeLine(message: unknown): Uint8Array {
+/**
+ * One message as queued: its UTF-8 line, or, for a short pure-ASCII message (the common case), its
+ * JSON text with the `\n` implied, whose length is then its byte count. Text is encoded straight into
+ * the block it is written in: no array per message, no second copy.
+ */
+export type QueuedLine = Uint8Array | string;
+
+/** One message as a line for the queue; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
+export function encodeLine(message: unknown): QueuedLine {
   const json: string | undefined = message instanceof JsonText ? message.text : JSON.stringify(message);
   if (typeof json !== "string") {
     throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
   }
+  if (json.length < MAX_TEXT_LINE && ASCII.test(json)) return json;
   return encoder.encode(json + "\n");
+}
+
+/** The UTF-8 bytes of a queued line, its `\n` included. */
+export function lineBytes(line: QueuedLine): number {
+  return typeof line === "string" ? line.length + 1 : line.byteLength;
+}
+
+/** Copies bytes `[from, from + n)` of `line` into `block` at `at`. */
+function copyLine(line: QueuedLine, from: number, n: number, block: Uint8Array, at: number): void {
+  if (typeof line !== "string") {
+    block.set(line.subarray(from, from + n), at);
+    return;
+  }
+  const textEnd = Math.min(from + n, line.length);
+  if (textEnd > from) encoder.encodeInto(from === 0 && textEnd === line.length ? line : line.slice(from, textEnd), block.subarray(at, at + textEnd - from));
+  if (from + n > line.length) block[at + n - 1] = NEWLINE;
 }
 
 /** Where {@linkcode OutputBlockQueue.pump} writes, and whom it tells. */
@@ -40,7 +68,7 @@ export interface BlockSink {
 export class OutputBlockQueue {
   readonly #strategy: ByteLengthQueuingStrategy;
   /** Encoded messages not yet handed out, oldest first from `#head`; the first may be partly taken. */
-  #segments: Uint8Array[] = [];
+  #segments: QueuedLine[] = [];
   #head = 0;
   #headOffset = 0;
   #bytes = 0;
@@ -66,13 +94,13 @@ export class OutputBlockQueue {
   }
 
   /** A message fits when the queue has room for all of it, or when the queue is empty. */
-  fits(bytes: Uint8Array): boolean {
-    return bytes.byteLength <= this.room || this.#bytes === 0;
+  fits(line: QueuedLine): boolean {
+    return lineBytes(line) <= this.room || this.#bytes === 0;
   }
 
-  push(bytes: Uint8Array): void {
-    this.#segments.push(bytes);
-    this.#bytes += this.#strategy.size(bytes);
+  push(line: QueuedLine): void {
+    this.#segments.push(line);
+    this.#bytes += typeof line === "string" ? line.length + 1 : this.#strategy.size(line);
   }
 
   /** The size of a block as the queue counts it; measure before writing (a transport may detach it). */
@@ -124,23 +152,23 @@ export class OutputBlockQueue {
     this.#bytes = 0;
   }
 
-  /** The next block of at most `limit` bytes: a view into a large message, or small ones gathered. */
+  /** The next block of at most `limit` bytes: a view into a large encoded message, or lines gathered (and text encoded) into a new one. */
   take(limit: number): Uint8Array {
     const first = this.#segments[this.#head]!;
-    const available = first.byteLength - this.#headOffset;
-    if (available >= limit || this.#head === this.#segments.length - 1) {
+    const available = lineBytes(first) - this.#headOffset;
+    if (typeof first !== "string" && (available >= limit || this.#head === this.#segments.length - 1)) {
       const n = Math.min(available, limit);
       const block = first.subarray(this.#headOffset, this.#headOffset + n);
       this.#consume(n);
       return block;
     }
     let size = available;
-    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += this.#segments[i]!.byteLength;
+    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += lineBytes(this.#segments[i]!);
     const block = new Uint8Array(Math.min(size, limit));
     for (let at = 0; at < block.byteLength; ) {
       const segment = this.#segments[this.#head]!;
-      const n = Math.min(segment.byteLength - this.#headOffset, block.byteLength - at);
-      block.set(segment.subarray(this.#headOffset, this.#headOffset + n), at);
+      const n = Math.min(lineBytes(segment) - this.#headOffset, block.byteLength - at);
+      copyLine(segment, this.#headOffset, n, block, at);
       at += n;
       this.#consume(n);
     }
@@ -149,7 +177,7 @@ export class OutputBlockQueue {
 
   #consume(n: number): void {
     this.#headOffset += n;
-    if (this.#headOffset < this.#segments[this.#head]!.byteLength) return;
+    if (this.#headOffset < lineBytes(this.#segments[this.#head]!)) return;
     this.#segments[this.#head++] = EMPTY;
     this.#headOffset = 0;
     if (this.#head === this.#segments.length) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeLine, OutputBlockQueue } from "../../../src/stream/output_block_queue.ts";
+import { encodeLine, lineBytes, OutputBlockQueue } from "../../../src/stream/output_block_queue.ts";
 
 const bytes = (n: number, fill = 0x61) => new Uint8Array(n).fill(fill);
 
@@ -135,9 +135,57 @@ describe("OutputBlockQueue.pump", () => {
 
 describe("encodeLine", () => {
   it("encodes a message as one UTF-8 line and refuses what JSON cannot represent", () => {
-    expect(new TextDecoder().decode(encodeLine({ a: "é" }))).toBe('{"a":"é"}\n');
+    expect(new TextDecoder().decode(encodeLine({ a: "é" }) as Uint8Array)).toBe('{"a":"é"}\n');
     expect(() => encodeLine(undefined)).toThrow(TypeError);
     expect(() => encodeLine(Symbol("s"))).toThrow(/a symbol/);
     expect(() => encodeLine(1n)).toThrow(TypeError);
   });
+
+  it("keeps a short pure-ASCII message as its JSON text, counted as its bytes plus the newline", () => {
+    expect(encodeLine({ a: "b" })).toBe('{"a":"b"}');
+    expect(lineBytes(encodeLine({ a: "b" }))).toBe(10);
+    expect(lineBytes(encodeLine({ a: "é" }))).toBe(new TextEncoder().encode('{"a":"é"}\n').byteLength);
+    const long = encodeLine("x".repeat(100_000));
+    expect(long).toBeInstanceOf(Uint8Array); // encoded at once, to be cut into views
+  });
 });
+
+describe("OutputBlockQueue with text lines", () => {
+  const lines = [{ a: 1 }, { b: "é€😀" }, "x".repeat(40), { c: [1, 2, 3] }, "y".repeat(66_000), { d: null }];
+  const expected = lines.map((m) => JSON.stringify(m) + "\n").join("");
+
+  it.each([3, 16, 64, 1024, 16 * 1024])("writes exactly the encoded lines, in order, in blocks of at most %i bytes", (limit) => {
+    const queue = new OutputBlockQueue(1 << 24);
+    for (const m of lines) queue.push(encodeLine(m));
+    const total = new TextEncoder().encode(expected).byteLength;
+    expect(queue.bytes).toBe(total);
+    const out: Uint8Array[] = [];
+    while (queue.hasBlock) {
+      const block = queue.take(limit);
+      expect(block.byteLength).toBeLessThanOrEqual(limit);
+      expect(block.byteLength).toBeGreaterThan(0);
+      out.push(block);
+      queue.written(queue.size(block));
+    }
+    expect(new TextDecoder().decode(concat(out))).toBe(expected);
+    expect(queue.bytes).toBe(0);
+  });
+
+  it("holds the high-water mark in UTF-8 bytes for text lines: refuses one byte more than the room", () => {
+    const queue = new OutputBlockQueue(20);
+    queue.push(encodeLine("abcdefgh")); // '"abcdefgh"' + newline = 11 bytes
+    expect(queue.room).toBe(9);
+    expect(queue.fits(encodeLine("abcdef"))).toBe(true); // 9 bytes
+    expect(queue.fits(encodeLine("abcdefg"))).toBe(false); // 10 bytes
+  });
+});
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
