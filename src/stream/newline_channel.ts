@@ -22,15 +22,15 @@ const ACCEPTED: Promise<void> = Promise.resolve();
 export interface BlockWriteWatcher {
   /** A block write completed. */
   progress(): void;
-  /** Output failed (a write failed, or the stream errored): called once. */
+  /** A block write failed (output is failed by then). */
   failed(cause: unknown): void;
 }
 
 const watchers = new WeakMap<NewlineChannel, BlockWriteWatcher>();
 
 /**
- * Makes `watcher` hear of every completed block write of `channel` and of its output failing, as it
- * happens rather than at the next send (the connection's no-progress deadline and fault detection).
+ * Makes `watcher` hear of every completed and every failed block write of `channel`, as it happens
+ * rather than at the next send (the connection's no-progress deadline and fault detection).
  * One watcher per channel; a later call replaces it. Not part of the public surface.
  */
 export function watchBlockWrites(channel: NewlineChannel, watcher: BlockWriteWatcher): void {
@@ -111,7 +111,10 @@ export class NewlineChannel implements AsyncDisposable {
         watchers.get(this)?.progress();
         this.#signalProgress();
       },
-      failed: (cause) => this.#fail(cause),
+      failed: (cause) => {
+        this.#fail(cause);
+        watchers.get(this)?.failed(cause);
+      },
     };
   }
 
@@ -339,7 +342,6 @@ export class NewlineChannel implements AsyncDisposable {
     this.#teardown(this.#failure);
     this.#signalProgress();
     this.#drainOutcome?.resolve("failed");
-    watchers.get(this)?.failed(cause);
   }
 
   #teardown(reason: unknown): void {
