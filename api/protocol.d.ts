@@ -119,7 +119,7 @@ export declare const DEFAULT_CACHE_HINT: {
     readonly cacheScope: "private";
 };
 
-// DEFAULT_MAX_MESSAGE_BYTES: value, from src/stream/line_splitter.ts
+// DEFAULT_MAX_MESSAGE_BYTES: value, from src/stream/line_cutter.ts
 export declare const DEFAULT_MAX_MESSAGE_BYTES: number;
 
 // DiscoverResult: type, from src/wire/discover_result.ts
@@ -253,7 +253,7 @@ export interface InputContext {
     readonly roundSignal: AbortSignal;
 }
 
-// InputLine: type, from src/stream/line_splitter.ts
+// InputLine: type, from src/stream/line_cutter.ts
 export type InputLine = {
     kind: "line";
     text: string;
@@ -659,7 +659,7 @@ export interface LegacyTitledEnumSchema {
     default?: string;
 }
 
-// LineSplitterOptions: type, from src/stream/line_splitter.ts
+// LineSplitterOptions: type, from src/stream/line_cutter.ts
 export interface LineSplitterOptions {
     maxMessageBytes?: number;
 }
