@@ -11,31 +11,15 @@ import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_sp
 import { integerOption, numberOption } from "./options.ts";
 import { type BlockSink, encodeLine, OutputBlockQueue, type QueuedLine } from "./output_block_queue.ts";
 import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
+import { blockWatcherOf } from "./block_write_watch.ts";
 
 export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
+export { type BlockWriteWatcher, watchBlockWrites } from "./block_write_watch.ts";
 
 const MiB = 1024 * 1024;
 /** What `send` returns once a message is queued at once. */
 const ACCEPTED: Promise<void> = Promise.resolve();
 
-/** Told of each completed and each failed block write the moment it happens (see {@linkcode watchBlockWrites}). */
-export interface BlockWriteWatcher {
-  /** A block write completed. */
-  progress(): void;
-  /** A block write failed (output is failed by then). */
-  failed(cause: unknown): void;
-}
-
-const watchers = new WeakMap<NewlineChannel, BlockWriteWatcher>();
-
-/**
- * Makes `watcher` hear of every completed and every failed block write of `channel`, as it happens
- * rather than at the next send (the connection's no-progress deadline and fault detection).
- * One watcher per channel; a later call replaces it. Not part of the public surface.
- */
-export function watchBlockWrites(channel: NewlineChannel, watcher: BlockWriteWatcher): void {
-  watchers.set(channel, watcher);
-}
 /**
  * One JSON message per line, `\n` terminated, over `{ readable, writable }`.
  *
@@ -108,12 +92,12 @@ export class NewlineChannel implements AsyncDisposable {
       stopped: () => this.#failure !== undefined || this.#aborted,
       written: () => {
         this.blocksWritten++;
-        watchers.get(this)?.progress();
+        blockWatcherOf(this)?.progress();
         this.#signalProgress();
       },
       failed: (cause) => {
         this.#fail(cause);
-        watchers.get(this)?.failed(cause);
+        blockWatcherOf(this)?.failed(cause);
       },
     };
   }
