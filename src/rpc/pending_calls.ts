@@ -37,14 +37,21 @@ interface PendingCall {
   reject(error: unknown): void;
 }
 
+/** A map key that keeps `1` and `"1"` apart: a number id is its own key (no string made per call), a string id is `idKey`'s. */
+type CallKey = number | string;
+
+function callKey(id: RequestId): CallKey {
+  return typeof id === "number" ? id : idKey(id);
+}
+
 /** How many cancelled ids are remembered, so that a late reply to one is dropped quietly. */
 const REMEMBERED_CANCELS = 1024;
 
 /** The outgoing side of a connection: one entry per request sent and not yet answered. */
 export class PendingCalls {
   readonly #host: CallHost;
-  readonly #calls = new Map<string, PendingCall>();
-  readonly #cancelled = new Set<string>();
+  readonly #calls = new Map<CallKey, PendingCall>();
+  readonly #cancelled = new Set<CallKey>();
   #nextId = 1;
 
   constructor(host: CallHost) {
@@ -65,7 +72,7 @@ export class PendingCalls {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
-    const key = idKey(id);
+    const key = callKey(id);
     if (this.#calls.has(key)) return Promise.reject(new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`));
     let call!: PendingCall;
     const promise = new Promise<T>((resolve, reject) => (call = { method, resolve: resolve as (value: unknown) => void, reject }));
@@ -85,7 +92,7 @@ export class PendingCalls {
    * The caller's signal: an abort rejects the call and, once its request was queued, tells the peer.
    * The listener goes when the call settles.
    */
-  #watchSignal(signal: AbortSignal, key: string, id: RequestId, call: PendingCall, sending: Promise<void>): void {
+  #watchSignal(signal: AbortSignal, key: CallKey, id: RequestId, call: PendingCall, sending: Promise<void>): void {
     const onAbort = (): void => {
       if (this.#calls.get(key) !== call) return;
       this.#calls.delete(key);
@@ -112,7 +119,7 @@ export class PendingCalls {
       this.#host.report(new ProtocolError(`Error response without an id: ${reply.error.code} ${quotePeerText(reply.error.message)}`, { cause: reply.error }));
       return;
     }
-    const key = idKey(reply.id!);
+    const key = callKey(reply.id!);
     const call = this.#calls.get(key);
     if (!call) {
       if (this.#cancelled.delete(key)) return; // a late reply to a call we cancelled
@@ -126,7 +133,7 @@ export class PendingCalls {
 
   /** Rejects the call `id` with `error` (a reply that could not be read); false when no call waits for it. */
   fail(id: RequestId, error: Error): boolean {
-    const key = idKey(id);
+    const key = callKey(id);
     const call = this.#calls.get(key);
     if (!call) return this.#cancelled.delete(key) && false;
     this.#calls.delete(key);
@@ -143,7 +150,7 @@ export class PendingCalls {
   }
 
   /** Ids we cancelled recently: a late reply to one of them is expected and dropped without a report. */
-  #rememberCancelled(key: string): void {
+  #rememberCancelled(key: CallKey): void {
     this.#cancelled.add(key);
     if (this.#cancelled.size > REMEMBERED_CANCELS) this.#cancelled.delete(this.#cancelled.values().next().value!);
   }

@@ -22,6 +22,15 @@ function setup(sendOutcome: () => Promise<void> = () => Promise.resolve()) {
 }
 
 describe("PendingCalls", () => {
+  it("keeps a number id and a string id of the same digits apart", async () => {
+    const { calls } = setup();
+    const asNumber = calls.call("a", undefined, { id: 7 });
+    const asString = calls.call("b", undefined, { id: "7" });
+    calls.settle({ kind: "result", id: "7", result: "string" });
+    calls.settle({ kind: "result", id: 7, result: "number" });
+    expect(await Promise.all([asNumber, asString])).toEqual(["number", "string"]);
+  });
+
   it("sends params given as JSON text inside the request's own text, equal to the object form", async () => {
     const { calls, sent } = setup();
     void calls.call("tools/call", new JsonText('{"name":"echo","_meta":{"k":"v"}}'));
