@@ -213,6 +213,27 @@ describe("createProcessConnection", () => {
     await expect(pending).rejects.toBeInstanceOf(ClosedError);
   });
 
+  test("writes leave nothing behind on the exit promise: its reactions do not grow with the writes", async () => {
+    const time = new FakeTimeProvider();
+    const p = fakeProcess(time);
+    let reactions = 0;
+    // Counts every then() on the exit promise and on every promise derived from it.
+    class Counting<T> extends Promise<T> {
+      override then<A = T, B = never>(onFulfilled?: ((value: T) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+        reactions++;
+        return super.then(onFulfilled, onRejected);
+      }
+    }
+    const handles = { ...p.handles, exited: Counting.resolve(p.handles.exited) as Promise<ExitStatus> };
+    const connection = createProcessConnection(handles, { timeProvider: time });
+    const writer = connection.writable.getWriter();
+    await writer.write(encoder.encode("a\n"));
+    const after = reactions;
+    for (let i = 0; i < 50; i++) await writer.write(encoder.encode(`${i}\n`));
+    expect(reactions).toBe(after);
+    expect(p.written).toHaveLength(51);
+  });
+
   test("close() closes stdin first and resolves as soon as the process exits", async () => {
     const time = new FakeTimeProvider();
     const p = fakeProcess(time, { exitOnEof: true });
