@@ -33,6 +33,7 @@ class StreamRequestContext implements RequestContext {
   readonly method: string;
   readonly #entry: InflightRequest;
   readonly #host: SlotHost;
+  #notify: ((method: string, params?: unknown) => Promise<void>) | undefined;
 
   constructor(request: IncomingRequest, entry: InflightRequest, host: SlotHost) {
     this.id = request.id;
@@ -45,7 +46,12 @@ class StreamRequestContext implements RequestContext {
     return this.#entry.signal;
   }
 
-  async notify(method: string, params?: unknown): Promise<void> {
+  /** A function of its own (made on first use), so that `const { notify } = context` keeps working. */
+  get notify(): (method: string, params?: unknown) => Promise<void> {
+    return (this.#notify ??= (method, params) => this.#send(method, params));
+  }
+
+  async #send(method: string, params?: unknown): Promise<void> {
     const entry = this.#entry;
     const host = this.#host;
     if (entry.done || entry.aborted || host.outputClosed) return;

@@ -35,6 +35,21 @@ describe("answerRequest", () => {
     expect(sent).toMatchObject([{ id: 1, result: { a: 1 } }, { id: 1, result: {} }, { id: 1, error: { code: -32601 } }]);
   });
 
+  it("lets a handler take notify out of its context and call it unbound", async () => {
+    const { host, sent } = setup();
+    const entry = new InflightRequest();
+    await answerRequest(request, {
+      entry,
+      context: requestContext(request, { entry, host }),
+      host,
+      handler: async (_params, { notify }) => {
+        await notify("notifications/progress", { progress: 1 });
+        return "done";
+      },
+    });
+    expect(sent).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } }, { jsonrpc: "2.0", id: 1, result: "done" }]);
+  });
+
   it("sends a plain value's reply in the same turn, and a promise's once it settles", async () => {
     const { host, sent } = setup();
     const entry = new InflightRequest();
