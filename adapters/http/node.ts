@@ -10,7 +10,7 @@ import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
-import { NodeRequest, toRequest } from "./node_request.ts";
+import { Disconnect, NodeRequest, toRequest } from "./node_request.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
@@ -95,13 +95,12 @@ async function handle(
   res: ServerResponse,
   { hostname, state, inFlight, parts }: { hostname: string; state: { draining: boolean }; inFlight: InFlightRequests; parts: boolean },
 ): Promise<void> {
-  const disconnected = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) disconnected.abort(new ClosedError("The client closed the connection"));
-  });
+  const disconnect = new Disconnect();
+  (res as WithDisconnect)[DISCONNECT] = disconnect;
+  res.once("close", onResponseClose);
   let request: Request | NodeRequest | undefined;
   try {
-    request = parts ? new NodeRequest(req, hostname, disconnected.signal) : toRequest(req, hostname, disconnected.signal);
+    request = parts ? new NodeRequest(req, hostname, disconnect) : toRequest(req, hostname, disconnect.signal);
   } catch (error) {
     res.statusCode = 400;
     res.setHeader("Content-Type", "text/plain");
@@ -110,9 +109,7 @@ async function handle(
     return;
   }
   // A body the handler did not read whole (a 413): drop the connection once the answer is out.
-  res.once("finish", () => {
-    if (!req.complete) req.destroy();
-  });
+  res.once("finish", dropUnreadBody);
   const tracked = inFlight.track();
   try {
     const response: Response | TextReply = await handler(request as Request);
@@ -120,10 +117,23 @@ async function handle(
     // Once stopping, every answer ends its connection, so the proxy stops sending on it.
     if (state.draining) res.shouldKeepAlive = false;
     if (response instanceof TextReply) writeTextReply(response, res);
-    else await writeResponse(response, res, disconnected.signal, tracked);
+    else await writeResponse(response, res, disconnect.signal, tracked);
   } finally {
     tracked.finish();
   }
+}
+
+const DISCONNECT = Symbol("disconnect");
+type WithDisconnect = ServerResponse & { [DISCONNECT]?: Disconnect };
+
+/** A response's `'close'` (one function for all, no closure per request): before it finished, the client went away. */
+function onResponseClose(this: WithDisconnect): void {
+  if (!this.writableFinished) this[DISCONNECT]?.abort(new ClosedError("The client closed the connection"));
+}
+
+/** A response's `'finish'`: a body the handler did not read whole (a 413) drops the connection. */
+function dropUnreadBody(this: ServerResponse): void {
+  if (!this.req.complete) this.req.destroy();
 }
 
 /** A whole reply in one write, with its length: no stream, no chunked framing. */

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
-import { READ_BODY, type RequestParts, TAKES_TEXT_REPLY } from "../../src/http/request_parts.ts";
+import { READ_BODY, type RequestHeaders, type RequestParts, TAKES_TEXT_REPLY } from "../../src/http/request_parts.ts";
 
 /** The headers of `req` as web `Headers` (throws on a value `Headers` refuses). */
 function headersOf(req: IncomingMessage): Headers {
@@ -16,15 +16,6 @@ function headersOf(req: IncomingMessage): Headers {
     if (!raw[i]!.startsWith(":")) headers.append(raw[i]!, raw[i + 1]!);
   }
   return headers;
-}
-
-/** The first `Host` of raw headers, as `req.headers.host` has it (without building `req.headers`). */
-function firstHost(raw: string[]): string | undefined {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 4 && name.toLowerCase() === "host") return raw[i + 1];
-  }
-  return undefined;
 }
 
 /** The methods a web `Request` refuses. */
@@ -44,31 +35,95 @@ export function toRequest(req: IncomingMessage, hostname: string, signal: AbortS
   return new Request(url, init);
 }
 
+/** The headers of a request as `node:http` parsed them (`req.headers`, which Node builds for every request anyway), read like web `Headers`. */
+class NodeHeaders implements RequestHeaders {
+  readonly #fields: IncomingMessage["headers"];
+
+  constructor(fields: IncomingMessage["headers"]) {
+    this.#fields = fields;
+  }
+
+  get(name: string): string | null {
+    const value = this.#fields[name.toLowerCase()];
+    if (value === undefined) return null;
+    return typeof value === "string" ? value : value.join(", ");
+  }
+}
+
+/** `http://host/target` as `new URL(...).href`, for the hosts and targets seen lately (they repeat: one URL parse per distinct pair, not per request). */
+const hrefs = new Map<string, string>();
+const MAX_CACHED_HREFS = 256;
+
+function hrefOf(target: string, host: string): string {
+  const key = `${host} ${target}`;
+  let href = hrefs.get(key);
+  if (href === undefined) {
+    href = new URL(target, `http://${host}`).href; // throws on a bad host or target: the caller answers 400
+    if (hrefs.size >= MAX_CACHED_HREFS) hrefs.clear();
+    hrefs.set(key, href);
+  }
+  return href;
+}
+
+/** What aborts a {@linkcode NodeRequest}'s signal: the response closed before it finished. Its AbortController is made only when the signal is read. */
+export class Disconnect {
+  #controller: AbortController | undefined;
+  #reason: Error | undefined;
+
+  /** Aborted once the client went away; made on first read. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** True once the client went away. */
+  get aborted(): boolean {
+    return this.#reason !== undefined;
+  }
+
+  /** The client went away: the signal (now or when made) aborts with `reason`. */
+  abort(reason: Error): void {
+    if (this.#reason) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
 /**
  * What a handler that accepts {@linkcode RequestParts} gets in place of a web `Request`: the same
  * method, URL, headers and signal, the body as a web stream only when asked for, a
  * {@linkcode READ_BODY} method that reads it whole from the socket under a byte cap, and
  * {@linkcode TAKES_TEXT_REPLY}: the handler may answer with a {@linkcode TextReply}. Refuses what a
- * `Request` refuses (a bad URL, header value or method), so the client gets the same 400.
+ * `Request` refuses (a bad URL or method), so the client gets the same 400; header values Node's
+ * parser already refused. No web `Headers` and no AbortController is made unless the signal is read.
  */
 export class NodeRequest implements RequestParts {
   /** serve() writes a TextReply itself. */
   readonly [TAKES_TEXT_REPLY] = true;
   readonly method: string;
   readonly url: string;
-  readonly headers: Headers;
-  readonly signal: AbortSignal;
+  readonly headers: RequestHeaders;
+  readonly #disconnect: Disconnect;
   readonly #req: IncomingMessage;
   #body: ReadableStream<Uint8Array> | null | undefined;
 
-  constructor(req: IncomingMessage, hostname: string, signal: AbortSignal) {
+  constructor(req: IncomingMessage, hostname: string, disconnect: Disconnect) {
     this.method = req.method ?? "GET";
     if (FORBIDDEN_METHODS.has(this.method.toUpperCase())) throw new TypeError(`Method ${this.method} is not allowed`);
-    this.headers = headersOf(req);
-    this.url = new URL(req.url ?? "/", `http://${firstHost(req.rawHeaders) ?? hostname}`).href;
-    this.signal = signal;
+    const fields = req.headers;
+    this.headers = new NodeHeaders(fields);
+    this.url = hrefOf(req.url ?? "/", fields.host ?? hostname);
+    this.#disconnect = disconnect;
     this.#req = req;
     if (this.method === "GET" || this.method === "HEAD") this.#body = null;
+  }
+
+  /** Aborts when the client goes away before the response finished. */
+  get signal(): AbortSignal {
+    return this.#disconnect.signal;
   }
 
   get body(): ReadableStream<Uint8Array> | null {

@@ -32,6 +32,7 @@ import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHe
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
 import { ACCEPTS_REQUEST_PARTS, type RequestParts, TAKES_TEXT_REPLY, type TextReply } from "./request_parts.ts";
+import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 
@@ -111,7 +112,7 @@ export interface HttpHandler {
 }
 
 interface InFlight {
-  readonly controller: AbortController;
+  readonly controller: Aborter;
   readonly channel: ResponseChannel;
   readonly listen: boolean;
   /** Settles once the reply is out and its stream ended. */
@@ -317,14 +318,10 @@ class McpEndpoint {
 
     const listen = method === "subscriptions/listen";
     if (listen && this.#longStreams.size >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
-    const controller = new AbortController();
+    const controller = new RequestCancel(request, DISCONNECTED);
     const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
-    link(controller, request.signal, "The client closed the response (HTTP disconnect)");
     if (listen) this.#countStream(channel.openStream());
-    const context: DispatchContext = {
-      signal: controller.signal,
-      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
-    };
+    const context = new ChannelContext(controller, channel, undefined);
     this.#run(id, message, context, channel, controller, listen);
     if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
     return channel.response;
@@ -355,15 +352,10 @@ class McpEndpoint {
       return accepted();
     }
     const { id, method } = classified.request;
-    const controller = new AbortController();
-    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
     // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
-    link(controller, request.signal, "The client closed the response (HTTP disconnect)");
-    const context: DispatchContext = {
-      session: method === "initialize" ? undefined : session,
-      signal: controller.signal,
-      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
-    };
+    const controller = new RequestCancel(request, DISCONNECTED);
+    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
+    const context = new ChannelContext(controller, channel, method === "initialize" ? undefined : session);
     this.#run(id, message, context, channel, controller, false);
     return channel.response;
   }
@@ -458,7 +450,7 @@ class McpEndpoint {
     message: unknown,
     context: DispatchContext,
     channel: ResponseChannel,
-    controller: AbortController,
+    controller: Aborter,
     listen: boolean,
     onReply?: (reply: JsonRpcReply | undefined) => void,
   ): InFlight {
@@ -582,15 +574,35 @@ function takesTextReply(request: RequestParts): boolean {
 }
 
 /** A ResponseChannel's onCancel that aborts `controller`: the client stopped reading the response stream. */
-function stoppedReading(controller: AbortController): (reason: unknown) => void {
+function stoppedReading(controller: Aborter): (reason: unknown) => void {
   return (reason) => controller.abort(new CancelledError("The client stopped reading the response stream", { cause: reason }));
 }
 
-/** Aborts `controller` when `signal` aborts. */
-function link(controller: AbortController, signal: AbortSignal, message: string): void {
-  const abort = (): void => controller.abort(new CancelledError(message, { cause: signal.reason }));
-  if (signal.aborted) abort();
-  else signal.addEventListener("abort", abort, { once: true });
+/** What cancels a request's work: an AbortController, or a RequestCancel. */
+type Aborter = Pick<AbortController, "abort">;
+
+/** The reason's message when the client's disconnect cancels a request. */
+const DISCONNECTED = "The client closed the response (HTTP disconnect)";
+
+/** The DispatchContext of a stateless request: its signal made only when read, notifications to its channel. */
+class ChannelContext implements DispatchContext {
+  readonly session: ServerSession | undefined;
+  readonly #cancel: RequestCancel;
+  readonly #channel: ResponseChannel;
+
+  constructor(cancel: RequestCancel, channel: ResponseChannel, session: ServerSession | undefined) {
+    this.#cancel = cancel;
+    this.#channel = channel;
+    this.session = session;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancel.signal;
+  }
+
+  notify(method: string, params?: unknown): Promise<void> {
+    return this.#channel.notify(notificationOf(method, params));
+  }
 }
 
 function accepted(): Response {

@@ -114,7 +114,7 @@ export interface HeaderMismatchData {
  * without an id (notifications) are not checked: this revision defines no headers for them.
  */
 export function validateRequestHeaders(
-  headers: Headers,
+  headers: Pick<Headers, "get">,
   message: unknown,
   options: ValidateRequestHeadersOptions = {},
 ): JsonRpcError | undefined {
@@ -150,7 +150,7 @@ export function headerMismatchError(data: HeaderMismatchData): JsonRpcError {
   return mismatch(data);
 }
 
-function checkMirrored(headers: Headers, header: string, bodyValue: unknown, maxLength: number | undefined): JsonRpcError | undefined {
+function checkMirrored(headers: Pick<Headers, "get">, header: string, bodyValue: unknown, maxLength: number | undefined): JsonRpcError | undefined {
   const raw = headers.get(header);
   const absentInBody = bodyValue === undefined || bodyValue === null;
   if (raw === null) return absentInBody ? undefined : mismatch({ header, reason: "missing", bodyValue });
@@ -162,7 +162,7 @@ function checkMirrored(headers: Headers, header: string, bodyValue: unknown, max
   return undefined;
 }
 
-function readPlain(headers: Headers, name: string): string | undefined {
+function readPlain(headers: Pick<Headers, "get">, name: string): string | undefined {
   const raw = headers.get(name);
   return raw === null ? undefined : raw.replace(/^[ \t]+|[ \t]+$/g, "");
 }

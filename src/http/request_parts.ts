@@ -6,8 +6,14 @@
  * @module
  */
 
+/** What `createHttpHandler` reads of a request's headers: web `Headers` are such. */
+export type RequestHeaders = Pick<Headers, "get">;
+
 /** What `createHttpHandler` reads of a request: a web `Request` is one. */
-export type RequestParts = Pick<Request, "method" | "url" | "headers" | "signal"> & { readonly body: ReadableStream<Uint8Array> | null };
+export type RequestParts = Pick<Request, "method" | "url" | "signal"> & {
+  readonly headers: RequestHeaders;
+  readonly body: ReadableStream<Uint8Array> | null;
+};
 
 /**
  * A handler whose property of this name is `true` accepts {@linkcode RequestParts} in place of a
