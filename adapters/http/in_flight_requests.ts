@@ -23,6 +23,37 @@ export interface TrackedRequest {
   finish(): void;
 }
 
+/** One counted request: its entry in the set and the caller's handle (a class: no closures per request). */
+class Tracked implements Entry, TrackedRequest {
+  readonly start = performance.now();
+  onEnd: ((reason: Error) => void) | undefined = undefined;
+  readonly #entries: Set<Entry>;
+  readonly #idle: () => void;
+  #ended = false;
+
+  constructor(entries: Set<Entry>, idle: () => void) {
+    this.#entries = entries;
+    this.#idle = idle;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  finish(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#entries.delete(this);
+    if (this.#entries.size === 0) this.#idle();
+  }
+
+  end(reason: Error): void {
+    if (this.#ended) return;
+    this.finish();
+    this.onEnd?.(reason);
+  }
+}
+
 /**
  * Counts requests until their response body ended (read to the end, cancelled by the client, or
  * ended by {@linkcode InFlightRequests.drain}): an adapter that writes responses itself calls
@@ -32,6 +63,7 @@ export interface TrackedRequest {
 export class InFlightRequests {
   readonly #entries = new Set<Entry>();
   #onIdle: (() => void) | undefined;
+  readonly #idle = (): void => this.#onIdle?.();
 
   /** Requests whose response has not ended. */
   get size(): number {
@@ -43,28 +75,8 @@ export class InFlightRequests {
    * its `onEnd` (set by whoever writes the response) is called once with the reason.
    */
   track(): TrackedRequest {
-    let ended = false;
-    const tracked: TrackedRequest = {
-      onEnd: undefined,
-      get ended() {
-        return ended;
-      },
-      finish: () => {
-        if (ended) return;
-        ended = true;
-        this.#entries.delete(entry);
-        if (this.#entries.size === 0) this.#onIdle?.();
-      },
-    };
-    const entry: Entry = {
-      start: performance.now(),
-      end: (reason) => {
-        if (ended) return;
-        tracked.finish();
-        tracked.onEnd?.(reason);
-      },
-    };
-    this.#entries.add(entry);
+    const tracked = new Tracked(this.#entries, this.#idle);
+    this.#entries.add(tracked);
     return tracked;
   }
 

@@ -32,6 +32,7 @@ import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHe
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
 import { ACCEPTS_REQUEST_PARTS, type RequestParts, TAKES_TEXT_REPLY, type TextReply } from "./request_parts.ts";
+import { RecentValues } from "./recent_values.ts";
 import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
@@ -175,6 +176,8 @@ class McpEndpoint {
   readonly #report: (error: Error) => void;
   readonly #inFlight = new Set<InFlight>();
   readonly #longStreams = new Set<SseStream>();
+  readonly #pathnames = new RecentValues((url) => new URL(url).pathname);
+  readonly #postAccepts = new RecentValues((accept) => acceptsAny(accept, ["application/json", "text/event-stream"]));
   #closing: Promise<void> | undefined;
   #draining = false;
   #markClosed!: () => void;
@@ -217,7 +220,7 @@ class McpEndpoint {
   }
 
   async handle(request: RequestParts): Promise<Response | TextReply> {
-    if (this.#path !== undefined && new URL(request.url).pathname !== this.#path) {
+    if (this.#path !== undefined && this.#pathnames.of(request.url) !== this.#path) {
       await request.body?.cancel().catch(() => {}); // not ours: refused unread
       return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
     }
@@ -260,7 +263,8 @@ class McpEndpoint {
       await request.body?.cancel().catch(() => {});
       return httpError("unsupportedMediaType", undefined, { message: `Unsupported Media Type: Content-Type must be application/json, got ${JSON.stringify(contentType)}` });
     }
-    if (!accepts(request, ["application/json", "text/event-stream"])) {
+    const accept = request.headers.get("accept");
+    if (accept !== null && !this.#postAccepts.of(accept)) {
       await request.body?.cancel().catch(() => {});
       return httpError("notAcceptable", undefined);
     }
@@ -563,7 +567,12 @@ function modernStatus(reply: Record<string, unknown>): number {
 /** True when `request`'s `Accept` allows one of `types` (an absent header allows everything). */
 function accepts(request: RequestParts, types: readonly string[]): boolean {
   const accept = request.headers.get("accept");
-  if (accept === null || accept.trim() === "") return true;
+  return accept === null || acceptsAny(accept, types);
+}
+
+/** True when `accept` (an `Accept` value) allows one of `types`; an empty one allows everything. */
+function acceptsAny(accept: string, types: readonly string[]): boolean {
+  if (accept.trim() === "") return true;
   const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
   return ranges.some((range) => range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`));
 }

@@ -40,6 +40,8 @@ export class OriginGuard {
   readonly #loopback: boolean;
   readonly #hosts: ReadonlySet<string> | undefined;
   readonly #origins: ReadonlySet<string> | "*";
+  /** The outcome for the Host/Origin pairs seen lately. */
+  readonly #recent = new Map<string, string>();
 
   constructor(options: OriginGuardOptions = {}) {
     this.#loopback = options.bindAddress !== undefined && isLoopbackHostname(stripBrackets(options.bindAddress));
@@ -55,6 +57,18 @@ export class OriginGuard {
   /** Why the request is refused, or `undefined` when it may pass. */
   check(request: RequestParts): string | undefined {
     const host = request.headers.get("host") ?? new URL(request.url).host;
+    const origin = request.headers.get("origin");
+    // The answer depends on Host and Origin alone, and clients send the same few pairs again and again.
+    const key = origin === null ? host : `${host}\n${origin}`;
+    const cached = this.#recent.get(key);
+    if (cached !== undefined) return cached === PASSES ? undefined : cached;
+    const reason = this.#check(host, origin);
+    if (this.#recent.size >= MAX_RECENT) this.#recent.clear();
+    this.#recent.set(key, reason ?? PASSES);
+    return reason;
+  }
+
+  #check(host: string, origin: string | null): string | undefined {
     const hostname = hostnameOf(host);
     if (hostname === undefined) return `Host ${JSON.stringify(host)} is not a valid host`;
     const hostAllowed = this.#hosts !== undefined && (this.#hosts.has(host.toLowerCase()) || this.#hosts.has(hostname));
@@ -64,7 +78,6 @@ export class OriginGuard {
       return `Host ${JSON.stringify(host)} is not allowed`;
     }
 
-    const origin = request.headers.get("origin");
     if (origin === null || this.#origins === "*") return undefined;
     const normalized = normalizeOrigin(origin);
     if (this.#origins.has(normalized)) return undefined;
@@ -83,6 +96,11 @@ export class OriginGuard {
     return reason === undefined ? undefined : forbidden(reason);
   }
 }
+
+/** The cached outcome of a pair that passes (every refusal is a non-empty reason). */
+const PASSES = "";
+/** Pairs remembered at most (then forgotten at once). */
+const MAX_RECENT = 256;
 
 /** True for `localhost`, an IPv4 address in `127.0.0.0/8`, and `::1` (brackets optional). */
 export function isLoopbackHostname(hostname: string): boolean {

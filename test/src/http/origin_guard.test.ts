@@ -123,3 +123,22 @@ describe("OriginGuard not bound to loopback", () => {
     expect(listed.check(req("localhost"))).toBeDefined();
   });
 });
+
+describe("OriginGuard remembers the outcome of recent Host/Origin pairs", () => {
+  it("gives the same answer for a pair seen before, refused or passed, and tells pairs apart", () => {
+    const guard = new OriginGuard({ bindAddress: "127.0.0.1" });
+    for (let i = 0; i < 3; i++) {
+      expect(guard.check(req("127.0.0.1:3000"))).toBeUndefined();
+      expect(guard.check(req("127.0.0.1:3000", "http://evil.example"))).toContain("evil.example");
+      expect(guard.check(req("127.0.0.1:3000", "http://localhost:5173"))).toBeUndefined();
+      expect(guard.check(req("evil.example"))).toContain("not a loopback host");
+    }
+  });
+
+  it("still decides every pair right after more pairs than it remembers", () => {
+    const guard = new OriginGuard({ bindAddress: "127.0.0.1" });
+    for (let i = 0; i < 600; i++) expect(guard.check(req(`127.0.0.1:${1000 + i}`, `http://evil${i}.example`))).toContain(`evil${i}.example`);
+    expect(guard.check(req("127.0.0.1:1000", "http://evil0.example"))).toContain("evil0.example");
+    expect(guard.check(req("127.0.0.1:1000"))).toBeUndefined();
+  });
+});
