@@ -33,18 +33,8 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   // createHttpHandler's handlers read only RequestParts: they get NodeRequest, no web Request.
   const parts = (handler as { [ACCEPTS_REQUEST_PARTS]?: unknown })[ACCEPTS_REQUEST_PARTS] === true;
   const state = { draining: false };
-  const server = createServer((req, res) => {
-    handle(handler, req, res, { hostname, state, inFlight, parts }).catch((error: unknown) => {
-      // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.setHeader("Content-Type", "text/plain");
-        res.end(`Internal server error: ${error instanceof Error ? error.message : String(error)}`);
-      } else {
-        res.destroy(error instanceof Error ? error : undefined);
-      }
-    });
-  });
+  const context = { hostname, state, inFlight, parts };
+  const server = createServer((req, res) => void handle(handler, req, res, context));
   server.keepAliveTimeout = keepAliveTimeout;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -118,6 +108,15 @@ async function handle(
     if (state.draining) res.shouldKeepAlive = false;
     if (response instanceof TextReply) writeTextReply(response, res);
     else await writeResponse(response, res, disconnect.signal, tracked);
+  } catch (error) {
+    // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.setHeader("Content-Type", "text/plain");
+      res.end(`Internal server error: ${error instanceof Error ? error.message : String(error)}`);
+    } else {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
   } finally {
     tracked.finish();
   }

@@ -148,7 +148,10 @@ interface InFlight {
 export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOptions = {}): HttpHandler {
   const endpoint = new McpEndpoint(server, options);
   // A TextReply goes only to a caller that asked for one (TAKES_TEXT_REPLY): every other caller gets a Response.
-  const handler = ((request: Request) => endpoint.handle(request)) as HttpHandler;
+  const handler = ((request: Request) => {
+    const response = endpoint.handle(request);
+    return response instanceof Promise ? response : Promise.resolve(response);
+  }) as HttpHandler;
   Object.defineProperties(handler, {
     close: { value: () => endpoint.close() },
     drain: { value: () => endpoint.drain() },
@@ -219,24 +222,26 @@ class McpEndpoint {
     return this.#longStreams.size;
   }
 
-  async handle(request: RequestParts): Promise<Response | TextReply> {
+  /** The answer to `request` (without a promise hop when it is known at once). */
+  handle(request: RequestParts): Promise<Response | TextReply> | Response {
     if (this.#path !== undefined && this.#pathnames.of(request.url) !== this.#path) {
-      await request.body?.cancel().catch(() => {}); // not ours: refused unread
-      return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
+      // not ours: refused unread
+      return refusedUnread(request, new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } }));
     }
-    const preflight = this.#cors?.preflight(request);
+    if (!this.#cors) return this.#route(request);
+    const preflight = this.#cors.preflight(request);
     if (preflight) return preflight;
-    const response = await this.#route(request);
-    if (!this.#cors) return response;
-    return this.#cors.apply(request, response instanceof Response ? response : response.toResponse());
+    return this.#withCors(this.#cors, request);
   }
 
-  async #route(request: RequestParts): Promise<Response | TextReply> {
+  async #withCors(cors: CorsPolicy, request: RequestParts): Promise<Response> {
+    const response = await this.#route(request);
+    return cors.apply(request, response instanceof Response ? response : response.toResponse());
+  }
+
+  #route(request: RequestParts): Promise<Response | TextReply> | Response {
     const refused = this.#guard.refuse(request);
-    if (refused) {
-      await request.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
-      return refused;
-    }
+    if (refused) return refusedUnread(request, refused);
     if (this.#closing && request.method !== "POST") return unavailable();
     switch (request.method) {
       case "POST":
@@ -246,8 +251,7 @@ class McpEndpoint {
       case "DELETE":
         return this.#delete(request);
       default:
-        await request.body?.cancel().catch(() => {});
-        return methodNotAllowed(request.method, this.#allowed());
+        return refusedUnread(request, methodNotAllowed(request.method, this.#allowed()));
     }
   }
 
@@ -460,19 +464,39 @@ class McpEndpoint {
   ): InFlight {
     const entry: InFlight = { controller, channel, listen, done: Promise.resolve() };
     this.#inFlight.add(entry);
-    entry.done = this.#server
-      .dispatch(message, context)
-      .then(async (reply) => {
-        onReply?.(reply);
-        await channel.reply(reply ?? errorResponse(id, ErrorCodes.InternalError, "Internal error: the server gave no reply"));
-      })
-      .catch(async (error: unknown) => {
-        this.#report(asError(error));
-        await channel.reply(errorResponse(id, ErrorCodes.InternalError, `Internal error: ${asError(error).message}`)).catch(() => {});
-      })
+    entry.done = this.#server.dispatch(message, context).then(
+      (reply) => this.#send(entry, id, reply, onReply),
+      (error: unknown) => this.#sendFailure(entry, id, error),
+    );
+    return entry;
+  }
+
+  /** Sends the reply; the entry leaves the in-flight set once it is out and its stream (if any) ended. */
+  #send(entry: InFlight, id: RequestId, reply: JsonRpcReply | undefined, onReply: ((reply: JsonRpcReply | undefined) => void) | undefined): Promise<void> {
+    const { channel } = entry;
+    let sent: Promise<void>;
+    try {
+      onReply?.(reply);
+      sent = channel.reply(reply ?? errorResponse(id, ErrorCodes.InternalError, "Internal error: the server gave no reply"));
+    } catch (error) {
+      return this.#sendFailure(entry, id, error);
+    }
+    if (!channel.streaming) {
+      // A JSON reply is settled as it is given: nothing more to wait for.
+      this.#inFlight.delete(entry);
+      return sent;
+    }
+    return sent.then(() => channel.closed, (error: unknown) => this.#sendFailure(entry, id, error)).finally(() => this.#inFlight.delete(entry));
+  }
+
+  #sendFailure(entry: InFlight, id: RequestId, error: unknown): Promise<void> {
+    const { channel } = entry;
+    this.#report(asError(error));
+    return channel
+      .reply(errorResponse(id, ErrorCodes.InternalError, `Internal error: ${asError(error).message}`))
+      .catch(() => {})
       .then(() => channel.closed)
       .finally(() => this.#inFlight.delete(entry));
-    return entry;
   }
 
   #notifyInBackground(message: unknown, session: ServerSession | undefined, signal: AbortSignal): void {
@@ -562,6 +586,12 @@ function modernStatus(reply: Record<string, unknown>): number {
     default:
       return 200;
   }
+}
+
+/** `response` once `request`'s body is cancelled unread (a failing cancel changes nothing). */
+async function refusedUnread(request: RequestParts, response: Response): Promise<Response> {
+  await request.body?.cancel().catch(() => {});
+  return response;
 }
 
 /** True when `request`'s `Accept` allows one of `types` (an absent header allows everything). */

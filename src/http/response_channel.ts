@@ -158,9 +158,12 @@ export class ResponseChannel {
   }
 }
 
+/** The headers of a JSON reply without extra fields: one frozen record for all. */
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
+
 /** `fields` and `Content-Type: application/json`, as a record with lower-case names. */
-function jsonHeaders(fields: HeaderFields | undefined): Record<string, string> {
-  if (fields === undefined) return { "content-type": "application/json" };
+function jsonHeaders(fields: HeaderFields | undefined): Readonly<Record<string, string>> {
+  if (fields === undefined) return JSON_HEADERS;
   const record: Record<string, string> = Object.fromEntries(new Headers(fields));
   record["content-type"] = "application/json";
   return record;
