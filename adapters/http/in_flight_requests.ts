@@ -7,7 +7,7 @@ import type { FetchHandler } from "./serve_options.ts";
 import { sleep } from "./serve_options.ts";
 
 interface Entry {
-  /** When the request came (performance.now()). */
+  /** When the request came (performance.now()), or -Infinity when it came before the drain began (its bound counts from the drain). */
   readonly start: number;
   /** Ends the response body now (it errors for the client). */
   end(reason: Error): void;
@@ -25,15 +25,16 @@ export interface TrackedRequest {
 
 /** One counted request: its entry in the set and the caller's handle (a class: no closures per request). */
 class Tracked implements Entry, TrackedRequest {
-  readonly start = performance.now();
+  readonly start: number;
   onEnd: ((reason: Error) => void) | undefined = undefined;
   readonly #entries: Set<Entry>;
   readonly #idle: () => void;
   #ended = false;
 
-  constructor(entries: Set<Entry>, idle: () => void) {
+  constructor(entries: Set<Entry>, idle: () => void, start: number) {
     this.#entries = entries;
     this.#idle = idle;
+    this.start = start;
   }
 
   get ended(): boolean {
@@ -64,6 +65,7 @@ export class InFlightRequests {
   readonly #entries = new Set<Entry>();
   #onIdle: (() => void) | undefined;
   readonly #idle = (): void => this.#onIdle?.();
+  #draining = false;
 
   /** Requests whose response has not ended. */
   get size(): number {
@@ -75,7 +77,8 @@ export class InFlightRequests {
    * its `onEnd` (set by whoever writes the response) is called once with the reason.
    */
   track(): TrackedRequest {
-    const tracked = new Tracked(this.#entries, this.#idle);
+    // Only a request arriving during a drain needs its arrival time: an earlier one's bound counts from the drain.
+    const tracked = new Tracked(this.#entries, this.#idle, this.#draining ? performance.now() : Number.NEGATIVE_INFINITY);
     this.#entries.add(tracked);
     return tracked;
   }
@@ -142,6 +145,7 @@ export class InFlightRequests {
    */
   async drain(timeoutMs: number, reason: Error): Promise<void> {
     const began = performance.now();
+    this.#draining = true;
     while (this.#entries.size > 0) {
       const deadlineOf = (entry: Entry): number => Math.max(entry.start, began) + timeoutMs;
       const now = performance.now();

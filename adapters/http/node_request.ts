@@ -50,17 +50,25 @@ class NodeHeaders implements RequestHeaders {
   }
 }
 
-/** `http://host/target` as `new URL(...).href`, for the hosts and targets seen lately (they repeat: one URL parse per distinct pair, not per request). */
-const hrefs = new Map<string, string>();
+/** `http://host/target` as `new URL(...).href`, by host then target, for those seen lately (they repeat: one URL parse per distinct pair, not per request). */
+const hrefs = new Map<string, Map<string, string>>();
+/** Pairs remembered at most (then forgotten at once). */
 const MAX_CACHED_HREFS = 256;
+let cachedHrefs = 0;
 
 function hrefOf(target: string, host: string): string {
-  const key = `${host} ${target}`;
-  let href = hrefs.get(key);
+  let byTarget = hrefs.get(host);
+  let href = byTarget?.get(target);
   if (href === undefined) {
     href = new URL(target, `http://${host}`).href; // throws on a bad host or target: the caller answers 400
-    if (hrefs.size >= MAX_CACHED_HREFS) hrefs.clear();
-    hrefs.set(key, href);
+    if (cachedHrefs >= MAX_CACHED_HREFS) {
+      hrefs.clear();
+      cachedHrefs = 0;
+      byTarget = undefined;
+    }
+    if (!byTarget) hrefs.set(host, (byTarget = new Map()));
+    byTarget.set(target, href);
+    cachedHrefs++;
   }
   return href;
 }

@@ -164,7 +164,13 @@ function checkMirrored(headers: Pick<Headers, "get">, header: string, bodyValue:
 
 function readPlain(headers: Pick<Headers, "get">, name: string): string | undefined {
   const raw = headers.get(name);
-  return raw === null ? undefined : raw.replace(/^[ \t]+|[ \t]+$/g, "");
+  if (raw === null) return undefined;
+  return isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1)) ? raw.replace(/^[ \t]+|[ \t]+$/g, "") : raw;
+}
+
+/** Space or tab (what HTTP trims around a header value). */
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9;
 }
 
 function mismatch(data: HeaderMismatchData, detail?: string): JsonRpcError {
