@@ -25,6 +25,7 @@ import {
   unsupportedProtocolVersion,
 } from "./http_errors.ts";
 import type { DispatchContext, HttpDispatcher, JsonRpcReply, ServerSession } from "./http_dispatcher.ts";
+import { TEXT_RESULTS } from "../server/dispatch_context.ts";
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 import { LegacySessionTable, type LegacySessionTableOptions } from "./legacy_session_table.ts";
 import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotations.ts";
@@ -625,6 +626,8 @@ const DISCONNECTED = "The client closed the response (HTTP disconnect)";
 
 /** The DispatchContext of a stateless request: its signal made only when read, notifications to its channel. */
 class ChannelContext implements DispatchContext {
+  /** A modern result may come back as its JSON text: the channel splices it into the reply. */
+  readonly [TEXT_RESULTS] = true;
   readonly session: ServerSession | undefined;
   readonly #cancel: RequestCancel;
   readonly #channel: ResponseChannel;

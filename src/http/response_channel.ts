@@ -5,6 +5,7 @@
  * @module
  */
 import { CancelledError } from "../wire/errors.ts";
+import { JsonText } from "../wire/json_text.ts";
 import type { HeaderFields } from "./http_errors.ts";
 import { TextReply } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
@@ -118,13 +119,13 @@ export class ResponseChannel {
     if (this.#replied) return;
     this.#replied = true;
     if (!this.#sse) {
-      const reply = new TextReply(this.#options.statusOf?.(message) ?? 200, jsonHeaders(this.#options.headers), JSON.stringify(message));
+      const reply = new TextReply(this.#options.statusOf?.(message) ?? 200, jsonHeaders(this.#options.headers), replyText(message));
       this.#settle(this.#options.textReply ? reply : reply.toResponse());
       return;
     }
     const sse = this.#sse;
     try {
-      await sse.write(message);
+      await sse.write(message.result instanceof JsonText ? { ...message, result: JSON.parse(message.result.text) } : message);
     } catch (error) {
       if (!(error instanceof CancelledError) && !this.#isCancelled) {
         sse.abort(error);
@@ -156,6 +157,16 @@ export class ResponseChannel {
     this.#settled = true;
     this.#resolve(response);
   }
+}
+
+/**
+ * The JSON text of a reply: a result already serialised by the server (`JsonText`, a modern result
+ * with its envelope spliced in) is spliced in as it is, the same bytes `JSON.stringify` gives.
+ */
+function replyText(message: Record<string, unknown>): string {
+  const result = message.result;
+  if (!(result instanceof JsonText)) return JSON.stringify(message);
+  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(message.id)},"result":${result.text}}`;
 }
 
 /** The headers of a JSON reply without extra fields: one frozen record for all. */

@@ -32,6 +32,17 @@ describe("createHttpHandler over ContextServer", () => {
     expect(call).toMatchObject({ id: 2, result: { resultType: "complete", content: [{ text: "modern 2026-07-28" }] } });
   });
 
+  it("answers a modern tools/call with the bytes of the decorated object form (the server's result text spliced in)", async () => {
+    const handler = createHttpHandler(server(), { keepAliveInterval: 0 });
+    const text = await (await handler(modernRequest(7, "tools/call", { name: "echo", arguments: {} }))).text();
+    const expected = {
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "modern 2026-07-28" }], resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "http-test", version: "1.0.0" } } },
+    };
+    expect(text).toBe(JSON.stringify(expected));
+  });
+
   it("streams progress for a modern call with a progress token, then the result", async () => {
     const handler = createHttpHandler(server(), { keepAliveInterval: 0 });
     const response = await handler(modernRequest(3, "tools/call", { name: "progress", arguments: {} }, { metaExtra: { progressToken: "p" } }));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TextReply } from "../../../src/http/request_parts.ts";
 import { ResponseChannel } from "../../../src/http/response_channel.ts";
+import { JsonText } from "../../../src/wire/json_text.ts";
 
 describe("ResponseChannel", () => {
   it("answers a reply that comes first as a JSON Response, with the status statusOf gives and the extra headers", async () => {
@@ -47,5 +48,20 @@ describe("ResponseChannel", () => {
     await ((await channel.response) as Response).text();
     expect(reasons).toEqual([]);
     expect(channel.signal.aborted).toBe(false);
+  });
+
+  it("splices a result given as JSON text into the reply: the same bytes as the object form, JSON or SSE", async () => {
+    const result = { content: [{ type: "text", text: "é \"q\"" }], resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } } };
+    const objectForm = JSON.stringify({ jsonrpc: "2.0", id: "a\u2028", result });
+    const json = new ResponseChannel({ textReply: true });
+    await json.reply({ jsonrpc: "2.0", id: "a\u2028", result: new JsonText(JSON.stringify(result)) });
+    expect(((await json.response) as TextReply).text).toBe(objectForm);
+
+    const sse = new ResponseChannel({ textReply: true });
+    void sse.notify({ jsonrpc: "2.0", method: "notifications/progress" });
+    const response = (await sse.response) as Response;
+    await sse.reply({ jsonrpc: "2.0", id: "a\u2028", result: new JsonText(JSON.stringify(result)) });
+    const events = (await response.text()).split("\n").filter((line) => line.startsWith("data:"));
+    expect(events.at(-1)!.slice(5).trim()).toBe(objectForm);
   });
 });
