@@ -25,7 +25,6 @@ import {
   unsupportedProtocolVersion,
 } from "./http_errors.ts";
 import type { DispatchContext, HttpDispatcher, JsonRpcReply, ServerSession } from "./http_dispatcher.ts";
-import { TEXT_RESULTS } from "../server/dispatch_context.ts";
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 import { LegacySessionTable, type LegacySessionTableOptions } from "./legacy_session_table.ts";
 import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotations.ts";
@@ -33,6 +32,7 @@ import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHe
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
 import { ACCEPTS_REQUEST_PARTS, type RequestParts, TAKES_TEXT_REPLY, type TextReply } from "./request_parts.ts";
+import { ChannelDispatchContext, notificationOf } from "./channel_dispatch_context.ts";
 import { RecentValues } from "./recent_values.ts";
 import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
@@ -330,7 +330,7 @@ class McpEndpoint {
     const controller = new RequestCancel(request, DISCONNECTED);
     const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
     if (listen) this.#countStream(channel.openStream());
-    const context = new ChannelContext(controller, channel, undefined);
+    const context = new ChannelDispatchContext(controller, channel, undefined);
     this.#run(id, message, context, channel, controller, listen);
     if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
     return channel.response;
@@ -364,7 +364,7 @@ class McpEndpoint {
     // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
     const controller = new RequestCancel(request, DISCONNECTED);
     const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
-    const context = new ChannelContext(controller, channel, method === "initialize" ? undefined : session);
+    const context = new ChannelDispatchContext(controller, channel, method === "initialize" ? undefined : session);
     this.#run(id, message, context, channel, controller, false);
     return channel.response;
   }
@@ -567,11 +567,6 @@ function idOf(classified: Classified): RequestId | undefined {
   return classified.kind === "request" ? classified.request.id : classified.kind === "notification" ? undefined : classified.id;
 }
 
-function notificationOf(method: string, params: unknown): Record<string, unknown> {
-  const message: Record<string, unknown> = { jsonrpc: "2.0", method };
-  if (params !== undefined) message.params = params;
-  return message;
-}
 
 /** The HTTP status of a modern JSON reply: the transport-level errors get theirs, handler errors stay in-band (200). */
 function modernStatus(reply: Record<string, unknown>): number {
@@ -624,28 +619,6 @@ type Aborter = Pick<AbortController, "abort">;
 /** The reason's message when the client's disconnect cancels a request. */
 const DISCONNECTED = "The client closed the response (HTTP disconnect)";
 
-/** The DispatchContext of a stateless request: its signal made only when read, notifications to its channel. */
-class ChannelContext implements DispatchContext {
-  /** A modern result may come back as its JSON text: the channel splices it into the reply. */
-  readonly [TEXT_RESULTS] = true;
-  readonly session: ServerSession | undefined;
-  readonly #cancel: RequestCancel;
-  readonly #channel: ResponseChannel;
-
-  constructor(cancel: RequestCancel, channel: ResponseChannel, session: ServerSession | undefined) {
-    this.#cancel = cancel;
-    this.#channel = channel;
-    this.session = session;
-  }
-
-  get signal(): AbortSignal {
-    return this.#cancel.signal;
-  }
-
-  notify(method: string, params?: unknown): Promise<void> {
-    return this.#channel.notify(notificationOf(method, params));
-  }
-}
 
 function accepted(): Response {
   return new Response(null, { status: 202 });
