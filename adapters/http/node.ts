@@ -10,7 +10,8 @@ import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
-import { Disconnect, NodeRequest, toRequest } from "./node_request.ts";
+import { Disconnect } from "./disconnect.ts";
+import { NodeRequest, toRequest } from "./node_request.ts";
 import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
+import type { Disconnect } from "./disconnect.ts";
 import { READ_BODY, type RequestHeaders, type RequestParts, TAKES_TEXT_REPLY } from "../../src/http/request_parts.ts";
 
 /** The headers of `req` as web `Headers` (throws on a value `Headers` refuses). */
@@ -71,33 +72,6 @@ function hrefOf(target: string, host: string): string {
     cachedHrefs++;
   }
   return href;
-}
-
-/** What aborts a {@linkcode NodeRequest}'s signal: the response closed before it finished. Its AbortController is made only when the signal is read. */
-export class Disconnect {
-  #controller: AbortController | undefined;
-  #reason: Error | undefined;
-
-  /** Aborted once the client went away; made on first read. */
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#reason) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
-  }
-
-  /** True once the client went away. */
-  get aborted(): boolean {
-    return this.#reason !== undefined;
-  }
-
-  /** The client went away: the signal (now or when made) aborts with `reason`. */
-  abort(reason: Error): void {
-    if (this.#reason) return;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
 }
 
 /**

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { Disconnect } from "../../../adapters/http/disconnect.ts";
+
+describe("Disconnect", () => {
+  it("aborts a signal read before the client went away, with the first reason only", () => {
+    const disconnect = new Disconnect();
+    const signal = disconnect.signal;
+    expect(signal.aborted).toBe(false);
+    const reason = new Error("The client closed the connection");
+    disconnect.abort(reason);
+    disconnect.abort(new Error("second"));
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(reason);
+    expect(disconnect.signal).toBe(signal);
+  });
+
+  it("makes a signal read after the client went away already aborted, with that reason", () => {
+    const disconnect = new Disconnect();
+    const reason = new Error("The client closed the connection");
+    disconnect.abort(reason);
+    expect(disconnect.signal.aborted).toBe(true);
+    expect(disconnect.signal.reason).toBe(reason);
+  });
+});
