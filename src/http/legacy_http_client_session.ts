@@ -181,6 +181,8 @@ export class LegacyHttpClientSession implements ClientExchange {
           if (reopened && !resumed) this.#o.onResync?.({ sessionLost: false });
         },
         onSessionLost: (opened) => {
+          // Without a session id there is no session to lose: a 404 is a server without a GET stream.
+          if (this.#sessionId === undefined) return false;
           // A GET stream refused before it ever opened, right after a re-initialization for the same
           // reason, is a server that 404s every GET: give up rather than loop.
           if (!opened && this.#lostBeforeOpen) return false;

@@ -270,6 +270,22 @@ describe("legacy HTTP session: the GET stream", () => {
     }
   });
 
+  it("a server without sessions that answers GET with 404 has no GET stream: not re-initialized, not retried", async () => {
+    const time = new FakeTimeProvider();
+    const fake = new FakeFetch((req) => {
+      if (req.method === "GET") return new Response("no such route", { status: 404 });
+      return req.body.id === undefined ? new Response(null, { status: 202 }) : result(req.body.id, INITIALIZE);
+    });
+    const { client, reports } = await connect(fake, { timeProvider: time });
+    await flushMicrotasks();
+    await time.advance(120_000);
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    expect(gets(fake)).toHaveLength(1);
+    expect(fake.of("initialize")).toHaveLength(1);
+    expect(reports.some((e) => e.message.includes("HTTP 404"))).toBe(true);
+    await client.close();
+  });
+
   it("listen: false opens no GET stream", async () => {
     const server = legacyServer();
     const { client } = await connect(server.fake, {}, { listen: false });
