@@ -14,7 +14,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { BunLike } from "./bun_like.ts";
-import { fileSinkWritable } from "./bun_file_sink.ts";
+import { fileSinkWriter } from "./bun_file_sink.ts";
 import { defineProcessAdapter, type ProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
 
 export type { ProcessTransport } from "./process/define_process_adapter.ts";
@@ -48,7 +48,7 @@ function bunRuntime(b: BunLike): ProcessRuntime {
         () => ({ exitCode: child.exitCode, signal: null }),
       );
       const stderr = child.stderr instanceof ReadableStream ? child.stderr : undefined;
-      return { pid: child.pid, stdin: fileSinkWritable(child.stdin), stdout: child.stdout, stderr, exited, kill: (signal) => child.kill(signal) };
+      return { pid: child.pid, stdin: fileSinkWriter(child.stdin), stdout: child.stdout, stderr, exited, kill: (signal) => child.kill(signal) };
     },
     kill: (pid, signal) => void process.kill(pid, signal),
     killTree: (pid) => void b.spawnSync?.(["taskkill", "/T", "/F", "/PID", String(pid)], { stdout: "ignore", stderr: "ignore" }),

@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { defineProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
 import type { ExitStatus } from "./process/shutdown_process.ts";
-import { nodeReadable, nodeWritable } from "./node_streams.ts";
+import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./node_streams.ts";
 
 export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
@@ -48,8 +48,8 @@ const nodeRuntime: ProcessRuntime = {
     });
     return {
       pid: child.pid!,
-      stdin: nodeWritable(child.stdin!),
-      stdout: nodeReadable(child.stdout!),
+      stdin: nodeChunkWriter(child.stdin!),
+      stdout: nodeChunkReader(child.stdout!),
       stderr: child.stderr ? nodeReadable(child.stderr) : undefined,
       exited,
       kill: (signal) => void child.kill(signal),

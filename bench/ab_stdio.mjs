@@ -2,7 +2,7 @@
 /**
  * A quick A/B of our stdio round trip against another built checkout, interleaved sample by sample:
  *   node bench/ab_stdio.mjs --baseline=DIR [--rounds=6] [--duration=700] [--eras=modern,legacy] [--depths=64,1]
- * Prints the median rate and CPU µs per round trip (client + server) of each pair, and the ratio.
+ * Prints the median rate and CPU µs per round trip (client + server, and the client alone) of each pair, and the ratios.
  */
 import { IMPLS, baselineImpl } from './lib/impls.mjs';
 import { roundTripsPerSecond, warmUp } from './lib/scenarios.mjs';
@@ -24,10 +24,10 @@ for (const era of eras) {
       const order = r % 2 ? ['after', 'before'] : ['before', 'after'];
       for (const k of order) got[k].push(await roundTripsPerSecond(clients[k], { inFlight, durationMs }));
     }
-    const row = (k) => ({ rate: median(got[k].map((s) => s.rate)), cpu: median(got[k].map((s) => s.cpuUs)), w: median(got[k].map((s) => s.serverWrites)), rd: median(got[k].map((s) => s.serverReads)) });
+    const row = (k) => ({ rate: median(got[k].map((s) => s.rate)), cpu: median(got[k].map((s) => s.cpuUs)), ccpu: median(got[k].map((s) => s.cpuUs - s.serverCpuUs)), w: median(got[k].map((s) => s.serverWrites)), rd: median(got[k].map((s) => s.serverReads)) });
     const a = row('after');
     const b = row('before');
-    console.log(`${era.padEnd(6)} ${String(inFlight).padStart(2)} in flight: before ${b.rate.toFixed(0).padStart(6)}/s ${b.cpu.toFixed(1).padStart(6)} µs (srv w/r ${b.w.toFixed(2)}/${b.rd.toFixed(2)})  after ${a.rate.toFixed(0).padStart(6)}/s ${a.cpu.toFixed(1).padStart(6)} µs (srv w/r ${a.w.toFixed(2)}/${a.rd.toFixed(2)})  rate ×${(a.rate / b.rate).toFixed(2)} cpu ×${(a.cpu / b.cpu).toFixed(2)}`);
+    console.log(`${era.padEnd(6)} ${String(inFlight).padStart(2)} in flight: before ${b.rate.toFixed(0).padStart(6)}/s ${b.cpu.toFixed(1).padStart(6)} µs (client ${b.ccpu.toFixed(1)}, srv w/r ${b.w.toFixed(2)}/${b.rd.toFixed(2)})  after ${a.rate.toFixed(0).padStart(6)}/s ${a.cpu.toFixed(1).padStart(6)} µs (client ${a.ccpu.toFixed(1)}, srv w/r ${a.w.toFixed(2)}/${a.rd.toFixed(2)})  rate ×${(a.rate / b.rate).toFixed(2)} cpu ×${(a.cpu / b.cpu).toFixed(2)} client cpu ×${(a.ccpu / b.ccpu).toFixed(2)}`);
   }
   for (const c of Object.values(clients)) await c.close();
 }

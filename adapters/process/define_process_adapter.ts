@@ -5,6 +5,7 @@
  * @module
  */
 import type { ClientTransport } from "../../src/rpc/transport.ts";
+import type { ChunkReader, ChunkWriter } from "../chunk_io.ts";
 import {
   createProcessConnection,
   type ProcessConnection,
@@ -45,10 +46,10 @@ export interface RuntimeSpawnOptions {
 /** A started child, as the runtime gives it. */
 export interface SpawnedProcess {
   readonly pid: number;
-  /** stdin, where a write resolves once the runtime handed its bytes to the OS. */
-  readonly stdin: WritableStream<Uint8Array>;
-  /** stdout, read from the pipe only when pulled; a read failure rejects (it is not an EOF). */
-  readonly stdout: ReadableStream<Uint8Array>;
+  /** stdin, where a write resolves once the runtime handed its bytes to the OS (a web stream or a bare chunk writer). */
+  readonly stdin: WritableStream<Uint8Array> | ChunkWriter;
+  /** stdout, read from the pipe only when pulled; a read failure rejects (it is not an EOF). A web stream or a bare chunk reader. */
+  readonly stdout: ReadableStream<Uint8Array> | ChunkReader;
   readonly stderr?: ReadableStream<Uint8Array>;
   /** Settles once the child has exited and been reaped; never rejects. */
   readonly exited: Promise<ExitStatus>;

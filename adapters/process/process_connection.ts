@@ -8,6 +8,7 @@ import type { TransportConnection } from "../../src/rpc/transport.ts";
 import { ClosedError, InvalidOptionError, ProcessExitedError, ReadFailedError } from "../../src/wire/errors.ts";
 import { integerOption, numberOption } from "../../src/stream/options.ts";
 import { systemTimeProvider, type TimerHandle } from "../../src/stream/time_provider.ts";
+import { type ChunkReader, chunkReaderOf, type ChunkWriter, chunkWriterOf } from "../chunk_io.ts";
 import { readChunk } from "../read_chunk.ts";
 import { StderrTail } from "./stderr_tail.ts";
 import {
@@ -23,10 +24,13 @@ import {
 export interface ProcessHandles extends Signallable {
   /** Process id, when the runtime reports one. */
   readonly pid?: number;
-  /** The child's stdin, with backpressure down to the OS pipe. */
-  readonly stdin: WritableStream<Uint8Array>;
-  /** The child's stdout, pull-based: it is read from the pipe only when pulled. */
-  readonly stdout: ReadableStream<Uint8Array>;
+  /**
+   * The child's stdin, with backpressure down to the OS pipe: a web stream, or a bare chunk writer
+   * (then the connection's writable is the only web stream over it).
+   */
+  readonly stdin: WritableStream<Uint8Array> | ChunkWriter;
+  /** The child's stdout, pull-based (read from the pipe only when pulled): a web stream, or a bare chunk reader. */
+  readonly stdout: ReadableStream<Uint8Array> | ChunkReader;
   /** The child's stderr when piped; it is always drained. */
   readonly stderr?: ReadableStream<Uint8Array>;
   /** Releases the stdio handles now (after the process is reaped, or on destroy). Never throws. */
@@ -169,9 +173,8 @@ export function createProcessConnection(handles: ProcessHandles, options: Proces
  * write in flight (the web stream runs one at a time) is rejected by the exit itself: racing each
  * write against the exit would leave one reaction per write on the exit promise until the process ends.
  */
-function stdinWritable(stdin: WritableStream<Uint8Array>, exited: Promise<unknown>, hasExited: () => boolean) {
-  const writer = stdin.getWriter();
-  writer.closed.catch(() => {}); // a broken stdin shows in the write that meets it
+function stdinWritable(stdin: WritableStream<Uint8Array> | ChunkWriter, exited: Promise<unknown>, hasExited: () => boolean) {
+  const writer = chunkWriterOf(stdin);
   let closing: Promise<void> | undefined;
   let failInFlight: ((error: Error) => void) | undefined;
   void exited.then(() => failInFlight?.(new ClosedError("Cannot write to the server: its process has exited")));
@@ -216,8 +219,8 @@ interface StdoutEnds {
  * counts, so a slow consumer never loses what the process wrote before it exited. A read failure
  * errors it.
  */
-function stdoutReadable(stdout: ReadableStream<Uint8Array>, ends: StdoutEnds) {
-  const reader = stdout.getReader();
+function stdoutReadable(stdout: ReadableStream<Uint8Array> | ChunkReader, ends: StdoutEnds) {
+  const reader = chunkReaderOf(stdout);
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
   let hasExited = false;

@@ -39,7 +39,7 @@ function fakeProcess(time: FakeTimeProvider, options: FakeProcessOptions = {}) {
     alive = false;
     exit(status);
   };
-  const handles: ProcessHandles = {
+  const handles: ProcessHandles & { stdin: WritableStream<Uint8Array> } = {
     pid: 4242,
     stdin: new WritableStream<Uint8Array>({
       write: (chunk) => {
