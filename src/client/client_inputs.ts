@@ -240,16 +240,21 @@ export class ClientInputs {
    * `resultType` is complete. A result with only `requestState` is retried after `stateOnlyRetryDelay`.
    * Rejects with a `ProtocolError` when the rounds run out or the server's result is malformed. In `"manual"` mode the first result is returned as is.
    */
-  async request(send: SendRequest, method: string, params: Record<string, unknown> = {}, options: InputRequestOptions = {}): Promise<unknown> {
-    const maxRounds = integerOption("maxInputRounds", options.maxInputRounds, this.maxInputRounds, 0);
-    if (options.inputRequired === "manual") return send(method, params, { signal: options.signal });
-    return runInputRounds(send, method, params, {
-      maxRounds,
-      answer: options.answer ?? this.#answerModern,
-      stateOnlyRetryDelay: this.stateOnlyRetryDelay,
-      time: this.#time,
-      signal: options.signal,
-    });
+  request(send: SendRequest, method: string, params: Record<string, unknown> = {}, options: InputRequestOptions = {}): Promise<unknown> {
+    // Not an async function: this runs once per modern request (an async layer is a promise and a hop).
+    try {
+      const maxRounds = integerOption("maxInputRounds", options.maxInputRounds, this.maxInputRounds, 0);
+      if (options.inputRequired === "manual") return Promise.resolve(send(method, params, { signal: options.signal }));
+      return runInputRounds(send, method, params, {
+        maxRounds,
+        answer: options.answer ?? this.#answerModern,
+        stateOnlyRetryDelay: this.stateOnlyRetryDelay,
+        time: this.#time,
+        signal: options.signal,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -334,31 +334,41 @@ export class ContextClient<
   request<M extends string>(method: M & OtherMethod<Requests, M>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown>;
   /** Sends a request whose result type `T` the caller asserts (only while `Requests` names no method). */
   request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
-  async request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
-    const { exchange } = this.#session.live;
-    const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id, idempotent: options.idempotent };
-    if (this.#era !== "modern") return exchange.request(method, params, sent);
-    if (params !== undefined && !isPlainObject(params)) {
-      throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
-    }
-    const envelope = {
-      protocolVersion: this.#session.protocolVersion,
-      clientCapabilities: options.clientCapabilities ?? this.#capabilities(),
-      clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    };
+  request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
+    // Not an async function: this runs once per request (an async layer is a promise and a hop).
     try {
-      if (options.inputRequired === "manual") return await exchange.request(method, this.#withEnvelope(exchange, params, envelope), sent);
-      // Each retry is a new request (a new id) with this request's own answers and state.
-      const send = (m: string, p: Record<string, unknown>) => exchange.request(m, this.#withEnvelope(exchange, p, envelope), sent);
-      const rounds = { signal: options.signal, maxInputRounds: options.maxInputRounds, answer: this.#answerInput };
-      return await this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, rounds);
-    } catch (error) {
-      if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
-        await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
+      const { exchange } = this.#session.live;
+      const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id, idempotent: options.idempotent };
+      if (this.#era !== "modern") return exchange.request(method, params, sent);
+      if (params !== undefined && !isPlainObject(params)) {
+        throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
       }
-      throw error;
+      const envelope = {
+        protocolVersion: this.#session.protocolVersion,
+        clientCapabilities: options.clientCapabilities ?? this.#capabilities(),
+        clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      };
+      let reply: Promise<unknown>;
+      if (options.inputRequired === "manual") reply = exchange.request(method, this.#withEnvelope(exchange, params, envelope), sent);
+      else {
+        // Each retry is a new request (a new id) with this request's own answers and state.
+        const send = (m: string, p: Record<string, unknown>) => exchange.request(m, this.#withEnvelope(exchange, p, envelope), sent);
+        const rounds = { signal: options.signal, maxInputRounds: options.maxInputRounds, answer: this.#answerInput };
+        reply = this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, rounds);
+      }
+      return reply.then(undefined, this.#modernRequestFailed);
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
+
+  /** A modern request failed: a -32022 reply forgets the cached era; the error goes on to the caller. */
+  readonly #modernRequestFailed = async (error: unknown): Promise<never> => {
+    if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
+      await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
+    }
+    throw error;
+  };
 
   /** The handlers for what servers ask (elicitation, sampling, roots); `options.inputs` when given. */
   get inputs(): ClientInputs {

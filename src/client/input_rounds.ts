@@ -74,12 +74,25 @@ type RoundFailure = (reason: InputRoundFailure["reason"], message: string, reque
  * the `requestState` echoed exactly (omitted when absent), at most `maxRounds` retries. A result with
  * only `requestState` is retried after `stateOnlyRetryDelay`. Any other result is returned as is.
  */
-export async function runInputRounds(send: SendRequest, method: string, params: Record<string, unknown>, options: InputRoundLoopOptions): Promise<unknown> {
+export function runInputRounds(send: SendRequest, method: string, params: Record<string, unknown>, options: InputRoundLoopOptions): Promise<unknown> {
+  // The first round without an async function around it: most results are complete, and this runs
+  // once per request (one promise, not an async function's and its await's).
+  let first: Promise<unknown>;
+  try {
+    first = send(method, params, { signal: options.signal });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return Promise.resolve(first).then((result) => (isInputRequiredResult(result) ? moreInputRounds(send, method, params, options, result) : result));
+}
+
+/** The rounds after a first result that was `input_required`. */
+async function moreInputRounds(send: SendRequest, method: string, params: Record<string, unknown>, options: InputRoundLoopOptions, first: unknown): Promise<unknown> {
   const fail = options.fail ?? defaultFail;
   const name = JSON.stringify(method);
   let current = params;
   for (let round = 0;; round++) {
-    const result = await send(method, current, { signal: options.signal });
+    const result = round === 0 ? first : await send(method, current, { signal: options.signal });
     if (!isInputRequiredResult(result)) return result;
     const failure: RoundFailure = (reason, message, request) => fail({ reason, message, result, ...(request ? { request } : {}) });
     if (result.inputRequests === undefined && result.requestState === undefined) {
