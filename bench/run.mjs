@@ -228,7 +228,7 @@ if (!skip.has('close')) {
 let httpSection = '';
 if (!flag('no-http')) {
   log('\nbench/http/run.mjs:');
-  const http = spawnSync(process.execPath, [fileURLToPath(new URL('./http/run.mjs', import.meta.url)), `--reps=${reps}`, `--duration=${Math.max(200, durationMs / 2)}`], {
+  const http = spawnSync(process.execPath, [fileURLToPath(new URL('./http/run.mjs', import.meta.url)), `--reps=${reps}`, `--duration=${Math.max(200, durationMs / 2)}`, ...(baselineDir ? [`--baseline=${baselineDir}`] : [])], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
