@@ -5,9 +5,12 @@
  * @module
  */
 
+/** One read's outcome, spelled out (the DOM lib and `@types/node` name the web type differently). */
+export type ChunkReadResult = { done: false; value: Uint8Array } | { done: true; value: Uint8Array | undefined };
+
 /** Reads one chunk at a time: a read resolves with the next chunk or the end, and rejects on failure. */
 export interface ChunkReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  read(): Promise<ChunkReadResult>;
   /** Stops reading and lets go of the source. Never rejects for an already broken source. */
   cancel(reason?: unknown): Promise<void>;
 }
