@@ -4,7 +4,7 @@
  * allow. Neither ever drops or rejects a message for lack of room; they wait.
  * @module
  */
-import { type NewlineChannel, readBufferedLine } from "../stream/newline_channel.ts";
+import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { asError, ClosedError } from "../wire/errors.ts";
 import type { ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
@@ -47,8 +47,7 @@ export async function readInput(host: PumpHost): Promise<void> {
     for (;;) {
       while (backlog.full && life.reading) await backlog.changed.wait();
       if (!life.reading) return;
-      // The rest of a chunk's lines without a promise each; the next chunk through read().
-      const item = readBufferedLine(channel) ?? (await channel.read());
+      const item = await channel.read();
       if (!life.reading) return;
       if (item === undefined) break;
       const now = backlog.admit(item, host.answerInvalid, host.report);

@@ -85,11 +85,6 @@ export class LineReader {
     return this.#fill();
   }
 
-  /** The next line already read and cut, without a promise; `undefined` when none is buffered (then `read()`). */
-  readBuffered(): InputLine | undefined {
-    return this.#at < this.#lines.length ? this.#next() : undefined;
-  }
-
   /** Stops reading and releases the byte stream. */
   cancel(reason?: unknown): Promise<void> {
     this.#ended = true;

@@ -17,18 +17,6 @@ export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptio
 export { type BlockWriteWatcher, watchBlockWrites } from "./block_write_watch.ts";
 
 const MiB = 1024 * 1024;
-/** Each channel's line reader, for {@linkcode readBufferedLine}. */
-const bufferedInputs = new WeakMap<NewlineChannel, LineReader>();
-
-/**
- * The next input line of `channel` that is already read and cut, without a promise; `undefined` when
- * none is buffered (then `channel.read()`). For the connection's read loop, which takes the lines of
- * one chunk one after the other. Not part of the public surface.
- */
-export function readBufferedLine(channel: NewlineChannel): InputLine | undefined {
-  return bufferedInputs.get(channel)?.readBuffered();
-}
-
 /** What `send` returns once a message is queued at once. */
 const ACCEPTED: Promise<void> = Promise.resolve();
 
@@ -97,7 +85,6 @@ export class NewlineChannel implements AsyncDisposable {
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
     this.#input = new LineReader(duplex.readable, { maxMessageBytes: this.maxMessageBytes });
-    bufferedInputs.set(this, this.#input);
     this.#out.closed.catch((cause) => this.#fail(cause));
     this.#sink = {
       writer: this.#out,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readBufferedLine, watchBlockWrites } from "../../../src/stream/newline_channel.ts";
+import { watchBlockWrites } from "../../../src/stream/newline_channel.ts";
 import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { recordedChannel } from "../../helpers/channel.ts";
 
@@ -55,16 +55,5 @@ describe("watchBlockWrites", () => {
     await watched.channel.send({ a: 1 });
     await flushMicrotasks();
     expect(progress).toBe(1);
-  });
-});
-
-describe("readBufferedLine", () => {
-  it("takes a channel's already-read lines in order without a promise, then leaves the rest to read()", async () => {
-    const { channel, input } = recordedChannel();
-    expect(readBufferedLine(channel)).toBeUndefined();
-    input.push(new TextEncoder().encode('{"a":1}\n{"b":2}\n'));
-    expect(await channel.read()).toMatchObject({ kind: "line", text: '{"a":1}' });
-    expect(readBufferedLine(channel)).toMatchObject({ kind: "line", text: '{"b":2}' });
-    expect(readBufferedLine(channel)).toBeUndefined();
   });
 });

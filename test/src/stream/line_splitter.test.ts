@@ -303,17 +303,6 @@ describe("LineReader", () => {
     expect(await reader.read()).toBeUndefined();
   });
 
-  it("hands out the rest of a chunk's lines without a promise, and nothing before a chunk was read", async () => {
-    const source = manualReadable();
-    const reader = new LineReader(source.readable);
-    expect(reader.readBuffered()).toBeUndefined();
-    source.push(utf8("[1]\n[2]\n[3]\n"));
-    expect(await reader.read()).toEqual({ kind: "line", text: "[1]", bytes: 3 });
-    expect(reader.readBuffered()).toEqual({ kind: "line", text: "[2]", bytes: 3 });
-    expect(await reader.read()).toEqual({ kind: "line", text: "[3]", bytes: 3 });
-    expect(reader.readBuffered()).toBeUndefined();
-  });
-
   it("releases the byte stream on cancel", async () => {
     let cancelled: unknown;
     const readable = new ReadableStream<Uint8Array>({ cancel: (reason) => void (cancelled = reason) });
