@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { chunkReaderOf, chunkWriterOf } from "../../adapters/chunk_io.ts";
+import { chunkReaderOf, type ChunkReadResult, chunkWriterOf } from "../../adapters/chunk_io.ts";
 import { nodeChunkReader, nodeChunkWriter } from "../../adapters/node_streams.ts";
 import { createProcessConnection } from "../../adapters/process/process_connection.ts";
 import type { ExitStatus } from "../../adapters/process/shutdown_process.ts";
@@ -16,7 +16,7 @@ describe("nodeChunkReader", () => {
     const reader = nodeChunkReader(source);
     source.write("a");
     expect(text((await reader.read()).value)).toBe("a");
-    let second: ReadableStreamReadResult<Uint8Array> | undefined;
+    let second: ChunkReadResult | undefined;
     const waiting = reader.read().then((r) => (second = r));
     await flushMicrotasks();
     expect(second).toBeUndefined();
