@@ -4,6 +4,7 @@
  */
 import { httpError } from "../http/http_errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
+import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { formatBearerChallenge } from "./www_authenticate.ts";
 
@@ -198,13 +199,7 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array<A
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, total);
 }
 
 /** The JSON-RPC requests in a body; none when it is not JSON (the handler then answers the parse error). */

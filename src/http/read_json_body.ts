@@ -6,6 +6,7 @@ import { integerOption } from "../stream/options.ts";
 import { InvalidUtf8Error, ParseError } from "../wire/errors.ts";
 import { BodyTooLargeError } from "./errors.ts";
 import { READ_BODY, type ReadBody, type RequestParts } from "./request_parts.ts";
+import { concatBytes } from "../stream/concat_bytes.ts";
 
 /** The default cap of {@linkcode readJsonBody}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -77,7 +78,7 @@ export async function readJsonBody(request: RequestParts, options: ReadJsonBodyO
     }
   }
   if (total === 0) throw new ParseError("");
-  const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
+  const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
   let text: string;
   try {
     text = FATAL_UTF8.decode(bytes);
@@ -98,14 +99,4 @@ function declaredLength(header: string | null): number | undefined {
   if (header === null) return undefined;
   const trimmed = header.trim();
   return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }

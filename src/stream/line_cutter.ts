@@ -6,6 +6,7 @@
  */
 import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
 import { type MessageHead, scanMessageHead } from "../wire/scan_message_head.ts";
+import { concatBytes } from "./concat_bytes.ts";
 
 /**
  * One event of the input: a line's text with its size in UTF-8 bytes, or a typed error that stands in
@@ -136,7 +137,7 @@ export class LineCutter {
         bytes = chunk.subarray(start, end);
       } else {
         parts.push(chunk.subarray(start, end));
-        bytes = concatAll(parts, this.#lineBytes);
+        bytes = concatBytes(parts, this.#lineBytes);
       }
       this.#emitLine(bytes);
     }
@@ -168,14 +169,4 @@ function isBlank(text: string): boolean {
   // Only lines that start with white space can be blank; JSON messages start with `{` or `[`.
   if (first !== 0x20 && first !== 0x09 && first !== 0x0d) return false;
   return text.trim().length === 0;
-}
-
-function concatAll(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
