@@ -15,15 +15,25 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { BunLike } from "./bun_like.ts";
 import { fileSinkWriter } from "./bun_file_sink.ts";
-import { defineProcessAdapter, type ProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
+import {
+  defineProcessAdapter,
+  type ProcessAdapter,
+  type ProcessRuntime,
+  type ProcessTransport,
+  type SpawnOptions,
+} from "./process/define_process_adapter.ts";
 
 export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export type { BunLike, BunSubprocessLike, FileSinkLike } from "./bun_like.ts";
-export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/bun.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/bun.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export { httpTransport, type HttpTransport, type HttpTransportOptions } from "../src/http/http_client_transport.ts";
+export {
+  type HttpTransport,
+  httpTransport,
+  type HttpTransportOptions,
+} from "../src/http/http_client_transport.ts";
 export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
@@ -42,16 +52,36 @@ function bunRuntime(b: BunLike): ProcessRuntime {
     os: windows ? "windows" : process.platform,
     cwd: () => process.cwd(),
     spawn(command, args, options) {
-      const child = b.spawn([command, ...args], { ...options, stdin: "pipe", stdout: "pipe", detached: !windows, windowsHide: true });
+      const child = b.spawn([command, ...args], {
+        ...options,
+        stdin: "pipe",
+        stdout: "pipe",
+        detached: !windows,
+        windowsHide: true,
+      });
       const exited = child.exited.then(
-        () => ({ exitCode: child.signalCode ? null : child.exitCode, signal: child.signalCode === null ? null : String(child.signalCode) }),
+        () => ({
+          exitCode: child.signalCode ? null : child.exitCode,
+          signal: child.signalCode === null ? null : String(child.signalCode),
+        }),
         () => ({ exitCode: child.exitCode, signal: null }),
       );
       const stderr = child.stderr instanceof ReadableStream ? child.stderr : undefined;
-      return { pid: child.pid, stdin: fileSinkWriter(child.stdin), stdout: child.stdout, stderr, exited, kill: (signal) => child.kill(signal) };
+      return {
+        pid: child.pid,
+        stdin: fileSinkWriter(child.stdin),
+        stdout: child.stdout,
+        stderr,
+        exited,
+        kill: (signal) => child.kill(signal),
+      };
     },
     kill: (pid, signal) => void process.kill(pid, signal),
-    killTree: (pid) => void b.spawnSync?.(["taskkill", "/T", "/F", "/PID", String(pid)], { stdout: "ignore", stderr: "ignore" }),
+    killTree: (pid) =>
+      void b.spawnSync?.(["taskkill", "/T", "/F", "/PID", String(pid)], {
+        stdout: "ignore",
+        stderr: "ignore",
+      }),
     onExit: (hook) => void process.once("exit", hook),
     proc: { list: () => readdirSync("/proc"), read: (path) => readFileSync(path, "utf8") },
   };
@@ -68,7 +98,11 @@ const adapters = new WeakMap<BunLike, ProcessAdapter>();
  * const client = await ContextClient.connect(spawnProcess("bun", ["server.ts"]), { era: "auto" });
  * ```
  */
-export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+export function spawnProcess(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnProcessOptions = {},
+): ProcessTransport {
   const b = options.bun ?? global();
   if (!adapters.has(b)) adapters.set(b, defineProcessAdapter(bunRuntime(b)));
   return adapters.get(b)!.spawnProcess(command, args, options);

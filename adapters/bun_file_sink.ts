@@ -31,7 +31,10 @@ export function fileSinkWriter(sink: FileSinkLike, options: { endOnClose?: boole
 }
 
 /** A web writable over a `FileSink` (see {@linkcode fileSinkWriter}): a write resolves once its bytes were handed to the OS. */
-export function fileSinkWritable(sink: FileSinkLike, options: { endOnClose?: boolean } = {}): WritableStream<Uint8Array> {
+export function fileSinkWritable(
+  sink: FileSinkLike,
+  options: { endOnClose?: boolean } = {},
+): WritableStream<Uint8Array> {
   const writer = fileSinkWriter(sink, options);
   return new WritableStream<Uint8Array>(
     {

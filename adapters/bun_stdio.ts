@@ -46,6 +46,14 @@ const bunSignals: SignalRuntime = {
 export function stdio(options: StdioOptions = {}): TransportConnection {
   const b = options.bun ?? global();
   const sink = b.stdout.writer();
-  const connection = stdioConnection(b.stdin.stream().getReader(), fileSinkWritable(sink, { endOnClose: false }), { destroy: () => sink.unref?.() });
-  return endOnSignals(connection, options.gracefulSignals ?? (options.bun === undefined ? ["SIGTERM"] : []), bunSignals);
+  const connection = stdioConnection(
+    b.stdin.stream().getReader(),
+    fileSinkWritable(sink, { endOnClose: false }),
+    { destroy: () => sink.unref?.() },
+  );
+  return endOnSignals(
+    connection,
+    options.gracefulSignals ?? (options.bun === undefined ? ["SIGTERM"] : []),
+    bunSignals,
+  );
 }

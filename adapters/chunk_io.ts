@@ -6,7 +6,10 @@
  */
 
 /** One read's outcome, spelled out (the DOM lib and `@types/node` name the web type differently). */
-export type ChunkReadResult = { done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined };
+export type ChunkReadResult = { done: false; value: Uint8Array } | {
+  done: true;
+  value?: Uint8Array | undefined;
+};
 
 /** Reads one chunk at a time: a read resolves with the next chunk or the end, and rejects on failure. */
 export interface ChunkReader {

@@ -9,7 +9,13 @@
  * both signal steps run `taskkill /T /F /PID <pid>`.
  * @module
  */
-import { defineProcessAdapter, type ProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
+import {
+  defineProcessAdapter,
+  type ProcessAdapter,
+  type ProcessRuntime,
+  type ProcessTransport,
+  type SpawnOptions,
+} from "./process/define_process_adapter.ts";
 import type { DenoLike } from "./deno_like.ts";
 import { attempt } from "./process/process_group.ts";
 
@@ -17,9 +23,13 @@ export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export type { DenoChildProcessLike, DenoLike } from "./deno_like.ts";
-export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/deno.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/deno.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export { httpTransport, type HttpTransport, type HttpTransportOptions } from "../src/http/http_client_transport.ts";
+export {
+  type HttpTransport,
+  httpTransport,
+  type HttpTransportOptions,
+} from "../src/http/http_client_transport.ts";
 export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
@@ -32,19 +42,27 @@ export interface SpawnProcessOptions extends SpawnOptions {
 
 const global = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;
 /** True when reading `path` is granted already: never trigger a permission prompt. */
-const mayRead = (d: DenoLike, path: string): boolean => d.permissions?.querySync?.({ name: "read", path }).state === "granted";
+const mayRead = (d: DenoLike, path: string): boolean =>
+  d.permissions?.querySync?.({ name: "read", path }).state === "granted";
 
 function denoRuntime(d: DenoLike): ProcessRuntime {
   const [major, minor] = (d.version?.deno ?? "0.0").split(".").map(Number);
   const detached = major > 2 || (major === 2 && minor >= 5);
-  const setsid = detached ? undefined : ["/usr/bin/setsid", "/bin/setsid"].find((path) => mayRead(d, path) && attempt(() => d.statSync?.(path)));
+  const setsid = detached
+    ? undefined
+    : ["/usr/bin/setsid", "/bin/setsid"].find((path) =>
+      mayRead(d, path) && attempt(() => d.statSync?.(path))
+    );
   const windows = d.build.os === "windows";
   return {
     os: d.build.os,
     cwd: () => d.cwd(),
     spawn(command, args, options) {
       const wrap = !windows && !detached && setsid !== undefined;
-      const env = options.env && Object.fromEntries(Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined));
+      const env = options.env &&
+        Object.fromEntries(
+          Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
+        );
       const child = new d.Command(wrap ? setsid : command, {
         args: wrap ? [command, ...args] : args,
         ...(env ? { clearEnv: true, env } : {}),
@@ -60,10 +78,24 @@ function denoRuntime(d: DenoLike): ProcessRuntime {
       );
       const { pid, stdin, stdout } = child;
       const stderr = options.stderr === "inherit" ? undefined : child.stderr;
-      return { pid, stdin, stdout, stderr, exited, grouped: detached || wrap, kill: (signal) => child.kill(signal) };
+      return {
+        pid,
+        stdin,
+        stdout,
+        stderr,
+        exited,
+        grouped: detached || wrap,
+        kill: (signal) => child.kill(signal),
+      };
     },
     kill: (pid, signal) => d.kill(pid, signal as string),
-    killTree: (pid) => void new d.Command("taskkill", { args: ["/T", "/F", "/PID", String(pid)], stdin: "null", stdout: "null", stderr: "null" }).spawn(),
+    killTree: (pid) =>
+      void new d.Command("taskkill", {
+        args: ["/T", "/F", "/PID", String(pid)],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn(),
     onExit: (hook) => globalThis.addEventListener?.("unload", hook),
     proc: {
       list() {
@@ -86,7 +118,11 @@ const adapters = new WeakMap<DenoLike, ProcessAdapter>();
  * const client = await ContextClient.connect(spawnProcess("deno", ["run", "server.ts"]), { era: "auto" });
  * ```
  */
-export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+export function spawnProcess(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnProcessOptions = {},
+): ProcessTransport {
   const d = options.deno ?? global();
   if (!adapters.has(d)) adapters.set(d, defineProcessAdapter(denoRuntime(d)));
   return adapters.get(d)!.spawnProcess(command, args, options);

@@ -52,12 +52,20 @@ export function stdio(options: StdioOptions = {}): TransportConnection {
   const d = options.deno ?? global();
   const output = d.stdout.writable.getWriter();
   const writable = new WritableStream<Uint8Array>(
-    { write: (chunk) => output.write(chunk), close: () => output.ready, abort: (reason) => output.abort(reason) },
+    {
+      write: (chunk) => output.write(chunk),
+      close: () => output.ready,
+      abort: (reason) => output.abort(reason),
+    },
     { highWaterMark: 1 },
   );
   const connection = stdioConnection(d.stdin.readable.getReader(), writable, {
     destroy: (reason) => void output.abort(reason).catch(() => {}), // stdout may be gone already
     close: () => output.releaseLock(),
   });
-  return endOnSignals(connection, options.gracefulSignals ?? (options.deno === undefined ? ["SIGTERM"] : []), denoSignals(d));
+  return endOnSignals(
+    connection,
+    options.gracefulSignals ?? (options.deno === undefined ? ["SIGTERM"] : []),
+    denoSignals(d),
+  );
 }

@@ -27,7 +27,11 @@ export interface SignalRuntime {
  * stdin and is now signalling) is raised again at once: the client gave its grace already.
  * Signals the runtime cannot listen to (SIGTERM on Windows under Deno) are skipped.
  */
-export function endOnSignals(connection: TransportConnection, signals: readonly string[], runtime: SignalRuntime): TransportConnection {
+export function endOnSignals(
+  connection: TransportConnection,
+  signals: readonly string[],
+  runtime: SignalRuntime,
+): TransportConnection {
   if (signals.length === 0) return connection;
   let inputEnded = false;
   let finished = false;

@@ -10,7 +10,12 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { defineProcessAdapter, type ProcessRuntime, type ProcessTransport, type SpawnOptions } from "./process/define_process_adapter.ts";
+import {
+  defineProcessAdapter,
+  type ProcessRuntime,
+  type ProcessTransport,
+  type SpawnOptions,
+} from "./process/define_process_adapter.ts";
 import type { ExitStatus } from "./process/shutdown_process.ts";
 import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./node_streams.ts";
 
@@ -18,13 +23,21 @@ export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
 export type { ExitStatus } from "./process/shutdown_process.ts";
 export { nodeReadable, nodeWritable } from "./node_streams.ts";
-export { serve, type FetchHandler, type HttpServer, type ServeOptions } from "./http/node.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export { httpTransport, type HttpTransport, type HttpTransportOptions } from "../src/http/http_client_transport.ts";
+export {
+  type HttpTransport,
+  httpTransport,
+  type HttpTransportOptions,
+} from "../src/http/http_client_transport.ts";
 export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
-export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./oauth_loopback.ts";
+export {
+  type LoopbackRedirect,
+  type LoopbackRedirectOptions,
+  startLoopbackRedirect,
+} from "./oauth_loopback.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;
@@ -35,7 +48,13 @@ const nodeRuntime: ProcessRuntime = {
   cwd: () => process.cwd(),
   async spawn(command, args, options) {
     const { cwd, env } = options;
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", options.stderr], detached: process.platform !== "win32", windowsHide: true });
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: ["pipe", "pipe", options.stderr],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", reject);
@@ -43,7 +62,9 @@ const nodeRuntime: ProcessRuntime = {
     child.removeAllListeners("error");
     child.on("error", () => {}); // kill() failures surface as 'error'; the exit status tells the story
     const exited = new Promise<ExitStatus>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve({ exitCode: child.exitCode, signal: child.signalCode });
+      if (child.exitCode !== null || child.signalCode !== null) {
+        resolve({ exitCode: child.exitCode, signal: child.signalCode });
+      }
       child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
     });
     return {
@@ -62,7 +83,10 @@ const nodeRuntime: ProcessRuntime = {
   },
   kill: (pid, signal) => void process.kill(pid, signal),
   killTree(pid) {
-    const result = spawnSync("taskkill", ["/T", "/F", "/PID", String(pid)], { windowsHide: true, stdio: "ignore" });
+    const result = spawnSync("taskkill", ["/T", "/F", "/PID", String(pid)], {
+      windowsHide: true,
+      stdio: "ignore",
+    });
     if (result.status !== 0) throw new Error(`Taskkill exited with ${result.status} for pid ${pid}`);
   },
   onExit: (hook) => void process.once("exit", hook),
@@ -78,7 +102,11 @@ const nodeRuntime: ProcessRuntime = {
  * const client = await ContextClient.connect(spawnProcess("node", ["server.js"]), { era: "auto" });
  * ```
  */
-export function spawnProcess(command: string, args: readonly string[] = [], options: SpawnProcessOptions = {}): ProcessTransport {
+export function spawnProcess(
+  command: string,
+  args: readonly string[] = [],
+  options: SpawnProcessOptions = {},
+): ProcessTransport {
   return adapter.spawnProcess(command, args, options);
 }
 const adapter = defineProcessAdapter(nodeRuntime);

@@ -47,19 +47,23 @@ export function stdio(options: StdioOptions = {}): TransportConnection {
   const input = options.stdin ?? process.stdin;
   const output = options.stdout ?? process.stdout;
   const signals = options.gracefulSignals ?? (options.stdin === undefined ? ["SIGTERM"] : []);
-  return endOnSignals({
-    readable: nodeReadable(input),
-    writable: nodeWritable(output, { endOnClose: output !== process.stdout }),
-    destroy() {
-      input.destroy();
-      output.destroy();
-      // process.stdout's destroy() leaves its pipe handle open, and a write the client never reads
-      // keeps the event loop alive: close the handle so pending writes fail with ECANCELED.
-      (output as unknown as { _handle?: { close?(): void } })._handle?.close?.();
+  return endOnSignals(
+    {
+      readable: nodeReadable(input),
+      writable: nodeWritable(output, { endOnClose: output !== process.stdout }),
+      destroy() {
+        input.destroy();
+        output.destroy();
+        // process.stdout's destroy() leaves its pipe handle open, and a write the client never reads
+        // keeps the event loop alive: close the handle so pending writes fail with ECANCELED.
+        (output as unknown as { _handle?: { close?(): void } })._handle?.close?.();
+      },
+      async close() {
+        input.pause();
+        input.destroy();
+      },
     },
-    async close() {
-      input.pause();
-      input.destroy();
-    },
-  }, signals, nodeSignals);
+    signals,
+    nodeSignals,
+  );
 }

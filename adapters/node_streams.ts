@@ -43,7 +43,10 @@ export function nodeChunkReader(stream: Readable): ChunkReader {
           const chunk = stream.destroyed ? null : (stream.read() as Buffer | string | null);
           if (chunk !== null) {
             const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-            return resolve({ done: false, value: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+            return resolve({
+              done: false,
+              value: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+            });
           }
           failure ??= stream.errored ?? undefined; // destroy(error) marks it before 'error' is emitted
           if (failure !== undefined) return reject(new ReadFailedError({ cause: failure }));
@@ -91,7 +94,9 @@ export function nodeChunkWriter(stream: Writable, options: { endOnClose?: boolea
   /** The settle function of the write in flight (one write at a time). */
   let pending: ((error?: Error | null) => void) | undefined;
   const gone = (): Error =>
-    failure !== undefined ? new WriteFailedError({ cause: failure }) : new ClosedError("The output stream is closed");
+    failure !== undefined
+      ? new WriteFailedError({ cause: failure })
+      : new ClosedError("The output stream is closed");
   const onGone = (): void => pending?.(gone());
   // Listeners for the stream's life, not per write: a write in flight rejects on 'error' or 'close'.
   stream.on("error", (error) => {
@@ -106,8 +111,13 @@ export function nodeChunkWriter(stream: Writable, options: { endOnClose?: boolea
         const settle = (error?: Error | null): void => {
           if (pending !== settle) return; // already settled (by 'close' before the callback, or the reverse)
           pending = undefined;
-          if (error) reject(error instanceof WriteFailedError || error instanceof ClosedError ? error : new WriteFailedError({ cause: error }));
-          else resolve();
+          if (error) {
+            reject(
+              error instanceof WriteFailedError || error instanceof ClosedError
+                ? error
+                : new WriteFailedError({ cause: error }),
+            );
+          } else resolve();
         };
         pending = settle;
         stream.write(chunk, settle);
@@ -133,7 +143,10 @@ export function nodeChunkWriter(stream: Writable, options: { endOnClose?: boolea
  * A web writable over a Node `Writable` (see {@linkcode nodeChunkWriter}): a write resolves only when
  * its bytes were handed to the OS; it rejects on `'error'` or `'close'` instead of hanging.
  */
-export function nodeWritable(stream: Writable, options: { endOnClose?: boolean } = {}): WritableStream<Uint8Array> {
+export function nodeWritable(
+  stream: Writable,
+  options: { endOnClose?: boolean } = {},
+): WritableStream<Uint8Array> {
   const writer = nodeChunkWriter(stream, options);
   return new WritableStream<Uint8Array>(
     {

@@ -51,11 +51,14 @@ export interface LoopbackRedirect {
  * const authFetch = withOAuth(fetch, { redirectUri: loopback.redirectUri, redirectTo: (url) => loopback.redirectTo(url) });
  * ```
  */
-export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {}): Promise<LoopbackRedirect> {
+export async function startLoopbackRedirect(
+  options: LoopbackRedirectOptions = {},
+): Promise<LoopbackRedirect> {
   const path = options.path ?? "/callback";
   const time = options.time ?? systemTimeProvider;
   const timeout = options.callbackTimeout ?? 300_000;
-  const open = options.open ?? ((url: URL) => void process.stderr.write(`Open this URL to authorize: ${url.href}\n`));
+  const open = options.open ??
+    ((url: URL) => void process.stderr.write(`Open this URL to authorize: ${url.href}\n`));
   let waiter: ((url: URL) => void) | undefined;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", `http://127.0.0.1`);
@@ -63,7 +66,9 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
       response.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(options.successPage ?? "<p>Authorization complete. You can close this window.</p>");
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+      options.successPage ?? "<p>Authorization complete. You can close this window.</p>",
+    );
     const deliver = waiter;
     waiter = undefined;
     deliver(new URL(`${redirectUri}${url.search}`));
@@ -85,11 +90,21 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
   return {
     redirectUri,
     async redirectTo(url) {
-      if (waiter !== undefined) throw new AuthError("authorization_response", `An authorization is already waiting on ${redirectUri}`);
+      if (waiter !== undefined) {
+        throw new AuthError(
+          "authorization_response",
+          `An authorization is already waiting on ${redirectUri}`,
+        );
+      }
       const callback = new Promise<URL>((resolve, reject) => {
         const timer = time.setTimer(() => {
           waiter = undefined;
-          reject(new AuthError("authorization_response", `No authorization response reached ${redirectUri} within callbackTimeout (${timeout} ms)`));
+          reject(
+            new AuthError(
+              "authorization_response",
+              `No authorization response reached ${redirectUri} within callbackTimeout (${timeout} ms)`,
+            ),
+          );
         }, timeout);
         waiter = (received) => {
           timer.cancel();

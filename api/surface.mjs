@@ -23,7 +23,7 @@ export function snapshotName(subpath) {
 /** Removes comments from TypeScript text, leaving strings and template literals intact. */
 export function stripComments(text) {
   let out = "";
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
     if (c === "/" && text[i + 1] === "*") {
       const end = text.indexOf("*/", i + 2);
@@ -70,7 +70,8 @@ export function topLevelStatements(text) {
   return statements;
 }
 
-const DECLARATION = /^(export\s+)?(default\s+)?(declare\s+)?(abstract\s+)?(class|interface|type|function|const|let|var|enum|namespace|module)\s+([\w$]+)/;
+const DECLARATION =
+  /^(export\s+)?(default\s+)?(declare\s+)?(abstract\s+)?(class|interface|type|function|const|let|var|enum|namespace|module)\s+([\w$]+)/;
 const VALUE_KINDS = new Set(["class", "function", "const", "let", "var", "enum", "namespace", "module"]);
 
 function parseSpecifiers(list, typeOnly) {
@@ -95,7 +96,9 @@ function parseModule(text) {
     const flat = statement.replace(/\s+/g, " ").trim();
     let m;
     if ((m = /^import (type )?\{([^}]*)\} from ["']([^"']+)["'];?$/.exec(flat))) {
-      for (const s of parseSpecifiers(m[2], Boolean(m[1]))) imports.set(s.exported, { from: m[3], imported: s.imported });
+      for (const s of parseSpecifiers(m[2], Boolean(m[1]))) {
+        imports.set(s.exported, { from: m[3], imported: s.imported });
+      }
     } else if ((m = /^import (type )?\* as ([\w$]+) from ["']([^"']+)["'];?$/.exec(flat))) {
       imports.set(m[2], { from: m[3], imported: "*" });
     } else if (/^import /.test(flat)) {
@@ -138,26 +141,54 @@ export function exportedNames(outDir, file, cache = new Map(), seen = new Set())
   if (!cache.has(file)) cache.set(file, parseModule(readFileSync(file, "utf8")));
   const mod = cache.get(file);
   const result = new Map();
-  const describe = (name, kind, from, texts, alias) => ({ name, kind, file: relative(outDir, from), texts, alias });
+  const describe = (name, kind, from, texts, alias) => ({
+    name,
+    kind,
+    file: relative(outDir, from),
+    texts,
+    alias,
+  });
   const lookup = (name, typeOnly, alias) => {
     const own = mod.declared.get(name);
     if (own) {
       const value = [...own.kinds].some((k) => VALUE_KINDS.has(k));
-      return describe(alias ?? name, value && !typeOnly ? "value" : "type", file, own.texts, alias ? name : undefined);
+      return describe(
+        alias ?? name,
+        value && !typeOnly ? "value" : "type",
+        file,
+        own.texts,
+        alias ? name : undefined,
+      );
     }
     const imported = mod.imports.get(name);
     if (imported) {
       const target = resolveSpecifier(file, imported.from);
-      if (!target) return { name: alias ?? name, kind: typeOnly ? "type" : "value", file: imported.from, texts: [], alias: imported.imported };
+      if (!target) {
+        return {
+          name: alias ?? name,
+          kind: typeOnly ? "type" : "value",
+          file: imported.from,
+          texts: [],
+          alias: imported.imported,
+        };
+      }
       const found = exportedNames(outDir, target, cache, new Set()).get(imported.imported);
-      if (!found) throw new Error(`${relative(outDir, file)} imports ${imported.imported} from ${imported.from}, which does not export it`);
+      if (!found) {
+        throw new Error(
+          `${
+            relative(outDir, file)
+          } imports ${imported.imported} from ${imported.from}, which does not export it`,
+        );
+      }
       return { ...found, name: alias ?? name, kind: typeOnly ? "type" : found.kind };
     }
     throw new Error(`${relative(outDir, file)} exports ${name} but neither declares nor imports it`);
   };
   for (const star of mod.stars) {
     const target = resolveSpecifier(file, star.from);
-    if (!target) throw new Error(`${relative(outDir, file)}: export * from a package (${star.from}) cannot be listed`);
+    if (!target) {
+      throw new Error(`${relative(outDir, file)}: export * from a package (${star.from}) cannot be listed`);
+    }
     for (const [name, found] of exportedNames(outDir, target, cache, seen)) {
       if (name !== "default") result.set(name, star.type ? { ...found, kind: "type" } : found);
     }
@@ -170,19 +201,40 @@ export function exportedNames(outDir, file, cache = new Map(), seen = new Set())
     }
     const target = resolveSpecifier(file, r.from);
     if (!target) {
-      result.set(r.exported, { name: r.exported, kind: r.type ? "type" : "value", file: r.from, texts: [], alias: r.imported });
+      result.set(r.exported, {
+        name: r.exported,
+        kind: r.type ? "type" : "value",
+        file: r.from,
+        texts: [],
+        alias: r.imported,
+      });
       continue;
     }
     if (r.imported === "*") {
       // `export * as Name from`: a namespace; listed by the names it holds, one line each.
-      const members = [...exportedNames(outDir, target, cache, new Set()).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-      const texts = [`export ${r.type ? "type " : ""}* as ${r.exported} from "${r.from}";`, ...members.map((m) => `//   ${r.exported}.${m.name}: ${r.type ? "type" : m.kind}`)];
+      const members = [...exportedNames(outDir, target, cache, new Set()).values()].sort((
+        a,
+        b,
+      ) => (a.name < b.name ? -1 : 1));
+      const texts = [
+        `export ${r.type ? "type " : ""}* as ${r.exported} from "${r.from}";`,
+        ...members.map((m) => `//   ${r.exported}.${m.name}: ${r.type ? "type" : m.kind}`),
+      ];
       const value = !r.type && members.some((m) => m.kind === "value");
-      result.set(r.exported, { name: r.exported, kind: value ? "value" : "type", file: relative(outDir, target), texts });
+      result.set(r.exported, {
+        name: r.exported,
+        kind: value ? "value" : "type",
+        file: relative(outDir, target),
+        texts,
+      });
       continue;
     }
     const found = exportedNames(outDir, target, cache, new Set()).get(r.imported);
-    if (!found) throw new Error(`${relative(outDir, file)} re-exports ${r.imported} from ${r.from}, which does not export it`);
+    if (!found) {
+      throw new Error(
+        `${relative(outDir, file)} re-exports ${r.imported} from ${r.from}, which does not export it`,
+      );
+    }
     result.set(r.exported, { ...found, name: r.exported, kind: r.type ? "type" : found.kind });
   }
   return result;
@@ -190,7 +242,10 @@ export function exportedNames(outDir, file, cache = new Map(), seen = new Set())
 
 /** The snapshot text of one entry: a header with the counts, then each name with its declaration. */
 export function entrySnapshot(outDir, subpath, dtsFile, packageName = "onemodelcontext") {
-  const names = [...exportedNames(outDir, dtsFile).values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const names = [...exportedNames(outDir, dtsFile).values()].sort((
+    a,
+    b,
+  ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const values = names.filter((n) => n.kind === "value").length;
   const types = names.length - values;
   const specifier = subpath === "." ? packageName : `${packageName}/${subpath.slice(2)}`;
@@ -204,13 +259,22 @@ export function entrySnapshot(outDir, subpath, dtsFile, packageName = "onemodelc
     lines.push("", `// ${n.name}: ${n.kind}, from ${source}${n.alias ? ` (declared as ${n.alias})` : ""}`);
     for (const text of n.texts) lines.push(text);
   }
-  return { text: `${lines.join("\n")}\n`, values, types, names: names.map((n) => ({ name: n.name, kind: n.kind })) };
+  return {
+    text: `${lines.join("\n")}\n`,
+    values,
+    types,
+    names: names.map((n) => ({ name: n.name, kind: n.kind })),
+  };
 }
 
 function declarationFiles(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? declarationFiles(join(dir, d.name)) : d.name.endsWith(".d.ts") ? [join(dir, d.name)] : [],
+    d.isDirectory()
+      ? declarationFiles(join(dir, d.name))
+      : d.name.endsWith(".d.ts")
+      ? [join(dir, d.name)]
+      : []
   );
 }
 
@@ -231,10 +295,19 @@ export function emitDeclarations() {
   const outDir = mkdtempSync(join(tmpdir(), "onemodelcontext-api-"));
   const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
   try {
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", outDir, "--emitDeclarationOnly"], { cwd: ROOT, stdio: "pipe" });
+    execFileSync(process.execPath, [
+      tsc,
+      "-p",
+      "tsconfig.build.json",
+      "--outDir",
+      outDir,
+      "--emitDeclarationOnly",
+    ], { cwd: ROOT, stdio: "pipe" });
   } catch (error) {
     // tsc still emits when a file has type errors (`npm run typecheck` reports those); only no output is fatal.
-    if (!existsSync(join(outDir, "src"))) throw new Error(`tsc emitted no declarations: ${error.stdout ?? error.message}`);
+    if (!existsSync(join(outDir, "src"))) {
+      throw new Error(`tsc emitted no declarations: ${error.stdout ?? error.message}`);
+    }
   }
   return outDir;
 }
@@ -249,7 +322,11 @@ export function generateSurface() {
   try {
     const entries = Object.entries(pkg.exports).map(([subpath, target]) => {
       const dts = join(outDir, target.types.replace(/^\.\/dist\//, ""));
-      return { subpath, file: `api/${snapshotName(subpath)}.d.ts`, ...entrySnapshot(outDir, subpath, dts, pkg.name) };
+      return {
+        subpath,
+        file: `api/${snapshotName(subpath)}.d.ts`,
+        ...entrySnapshot(outDir, subpath, dts, pkg.name),
+      };
     });
     return { entries, anys: anyCounts(outDir) };
   } finally {

@@ -14,4 +14,6 @@ for (const entry of entries) {
   console.log(`${entry.file}: ${entry.values} values, ${entry.types} types`);
 }
 const total = anys.reduce((sum, a) => sum + a.count, 0);
-console.log(`any in the emitted .d.ts of src/: ${total}${anys.map((a) => `\n  ${a.file}: ${a.count}`).join("")}`);
+console.log(
+  `any in the emitted .d.ts of src/: ${total}${anys.map((a) => `\n  ${a.file}: ${a.count}`).join("")}`,
+);

@@ -6,25 +6,30 @@
  * --cpu-prof --cpu-prof-dir=DIR/server on its command line and writes its profile when it exits on stdin EOF.
  * Then summarise: node bench/profile_summary.mjs DIR/*.cpuprofile
  */
-import { join } from 'node:path';
-import { ECHO_TEXT } from './lib/payloads.mjs';
-import { loadOurs } from './lib/ours.mjs';
+import { join } from "node:path";
+import { ECHO_TEXT } from "./lib/payloads.mjs";
+import { loadOurs } from "./lib/ours.mjs";
 
-const option = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const era = option('era', 'modern');
-const seconds = Number(option('seconds', 10));
-const inFlight = Number(option('in-flight', 64));
-const dir = option('dir', 'prof');
+const option = (name, fallback) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const era = option("era", "modern");
+const seconds = Number(option("seconds", 10));
+const inFlight = Number(option("in-flight", 64));
+const dir = option("dir", "prof");
 const { ContextClient, spawnProcess } = await loadOurs();
-const server = new URL('./peers/ours_server.mjs', import.meta.url).pathname;
+const server = new URL("./peers/ours_server.mjs", import.meta.url).pathname;
 // Node 20 does not take --cpu-prof in NODE_OPTIONS: it goes on the child's command line.
-const transport = spawnProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'server')}`, server], { stderr: 'inherit' });
+const transport = spawnProcess(process.execPath, [
+  "--cpu-prof",
+  `--cpu-prof-dir=${join(dir, "server")}`,
+  server,
+], { stderr: "inherit" });
 const client = await ContextClient.connect(transport, { era, eraCache: null });
 let completed = 0;
 const deadline = performance.now() + seconds * 1000;
 await Promise.all(Array.from({ length: inFlight }, async () => {
   while (performance.now() < deadline) {
-    await client.request('tools/call', { name: 'echo', arguments: { text: ECHO_TEXT } });
+    await client.request("tools/call", { name: "echo", arguments: { text: ECHO_TEXT } });
     completed++;
   }
 }));

@@ -3,11 +3,11 @@
  * Top frames by self time of a .cpuprofile (node --cpu-prof): `node bench/profile_summary.mjs FILE [--top=25]`.
  * Frames are named function (file:line); files under dist/ and node: internals are shortened.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync } from "node:fs";
 
 const file = process.argv[2];
-const top = Number(process.argv.find((a) => a.startsWith('--top='))?.slice(6) ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8'));
+const top = Number(process.argv.find((a) => a.startsWith("--top="))?.slice(6) ?? 25);
+const profile = JSON.parse(readFileSync(file, "utf8"));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const deltas = profile.timeDeltas;
@@ -17,8 +17,8 @@ for (let i = 0; i < profile.samples.length; i++) {
   const dt = deltas[i] ?? 0;
   total += dt;
   const { functionName, url, lineNumber } = node.callFrame;
-  const short = url.replace(/^.*\/(dist|node_modules)\//, '$1/').replace(/^file:\/\//, '');
-  const key = `${functionName || '(anonymous)'} ${short ? `${short}:${lineNumber + 1}` : ''}`.trim();
+  const short = url.replace(/^.*\/(dist|node_modules)\//, "$1/").replace(/^file:\/\//, "");
+  const key = `${functionName || "(anonymous)"} ${short ? `${short}:${lineNumber + 1}` : ""}`.trim();
   self.set(key, (self.get(key) ?? 0) + dt);
 }
 const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, top);

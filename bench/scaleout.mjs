@@ -45,16 +45,31 @@ async function call(url) {
     jsonrpc: "2.0",
     id: nextId++,
     method: "tools/call",
-    params: { name: "test_simple_text", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } },
+    params: {
+      name: "test_simple_text",
+      arguments: {},
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   };
   const reply = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "test_simple_text" },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": "test_simple_text",
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await reply.text();
-  if (reply.status !== 200 || !text.includes("simple text")) throw new Error(`HTTP ${reply.status}: ${text.slice(0, 120)}`);
+  if (reply.status !== 200 || !text.includes("simple text")) {
+    throw new Error(`HTTP ${reply.status}: ${text.slice(0, 120)}`);
+  }
 }
 
 async function throughput(url) {
@@ -106,7 +121,9 @@ async function across(url, replica, signal) {
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 console.log("### Scale-out: replicas behind nginx (bench/scaleout.mjs)\n");
 if (!existsSync(NGINX)) {
-  console.log(`Scale-out section skipped: nginx is not installed at ${NGINX} (apt-get install -y nginx, or set NGINX_PATH).`);
+  console.log(
+    `Scale-out section skipped: nginx is not installed at ${NGINX} (apt-get install -y nginx, or set NGINX_PATH).`,
+  );
   process.exit(0);
 }
 
@@ -118,7 +135,12 @@ const setups = [
 
 const rows = [];
 for (const setup of setups) {
-  const options = { replicas: setup.replicas, command: setup.command, stateKey: randomBytes(32).toString("hex"), log: () => {} };
+  const options = {
+    replicas: setup.replicas,
+    command: setup.command,
+    stateKey: randomBytes(32).toString("hex"),
+    log: () => {},
+  };
   log(`${setup.name}: throughput for ${durationMs} ms, ${workers} callers`);
   let deployment = await deploy(options);
   let figures;
@@ -142,11 +164,17 @@ for (const setup of setups) {
       }
     }
   }
-  rows.push(`| ${setup.name} | ${figures.rate.toFixed(0)}${figures.failed ? ` (${figures.failed} failed)` : ""} | ${figures.p50.toFixed(1)} | ${figures.p99.toFixed(1)} | ${sigterm.ok} / ${sigterm.failed} | ${sigkill.ok} / ${sigkill.failed} |`);
+  rows.push(
+    `| ${setup.name} | ${figures.rate.toFixed(0)}${figures.failed ? ` (${figures.failed} failed)` : ""} | ${
+      figures.p50.toFixed(1)
+    } | ${figures.p99.toFixed(1)} | ${sigterm.ok} / ${sigterm.failed} | ${sigkill.ok} / ${sigkill.failed} |`,
+  );
   log(rows.at(-1));
 }
 if (rows.length > 0) {
-  console.log(`Modern tool calls through nginx (${workers} concurrent callers for ${durationMs} ms; ${calls} calls from 16 callers across each signal)\n`);
+  console.log(
+    `Modern tool calls through nginx (${workers} concurrent callers for ${durationMs} ms; ${calls} calls from 16 callers across each signal)\n`,
+  );
   console.log("| setup | calls/s | p50 ms | p99 ms | SIGTERM ok / failed | SIGKILL ok / failed |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
@@ -155,16 +183,36 @@ if (rows.length > 0) {
 if (only.has("listen")) {
   if (rows.length > 0) console.log("");
   if (!existsSync(REDIS_SERVER)) {
-    console.log(`Listen streams across replicas skipped: redis-server is not installed at ${REDIS_SERVER} (apt-get install -y redis-server, or set REDIS_SERVER_PATH).`);
+    console.log(
+      `Listen streams across replicas skipped: redis-server is not installed at ${REDIS_SERVER} (apt-get install -y redis-server, or set REDIS_SERVER_PATH).`,
+    );
   } else {
     const listen = await listenFigures();
-    console.log("Listen streams across replicas: our client's `listen({ tools: true })` through nginx in front of 3 of our replicas sharing one redis-server (`--redis`); the default `listenReconnect` (first wait 250 to 500 ms, jittered)\n");
+    console.log(
+      "Listen streams across replicas: our client's `listen({ tools: true })` through nginx in front of 3 of our replicas sharing one redis-server (`--redis`); the default `listenReconnect` (first wait 250 to 500 ms, jittered)\n",
+    );
     console.log("| what | ms |");
     console.log("|---|---:|");
-    console.log(`| tool-list change on another replica → event at the listen stream, over Redis (p50 / max of ${listen.changes.length}, from the tool call's start) | ${median(listen.changes).toFixed(1)} / ${Math.max(...listen.changes).toFixed(1)} |`);
-    console.log(`| SIGKILL of the replica holding the stream → \`resync\` from the stream reopened on another | ${listen.kill.toFixed(0)} |`);
-    console.log(`| SIGTERM of the replica holding the stream (graceful result) → \`resync\` | ${listen.term.toFixed(0)} |`);
-    console.log(`| legacy: SIGKILL of the replica of the listen's session (pinned) → \`resync\` on a new session (the GET stream's reconnection, 1 000 ms by default, then nginx's 404) | ${listen.legacy.toFixed(0)} |`);
+    console.log(
+      `| tool-list change on another replica → event at the listen stream, over Redis (p50 / max of ${listen.changes.length}, from the tool call's start) | ${
+        median(listen.changes).toFixed(1)
+      } / ${Math.max(...listen.changes).toFixed(1)} |`,
+    );
+    console.log(
+      `| SIGKILL of the replica holding the stream → \`resync\` from the stream reopened on another | ${
+        listen.kill.toFixed(0)
+      } |`,
+    );
+    console.log(
+      `| SIGTERM of the replica holding the stream (graceful result) → \`resync\` | ${
+        listen.term.toFixed(0)
+      } |`,
+    );
+    console.log(
+      `| legacy: SIGKILL of the replica of the listen's session (pinned) → \`resync\` on a new session (the GET stream's reconnection, 1 000 ms by default, then nginx's 404) | ${
+        listen.legacy.toFixed(0)
+      } |`,
+    );
   }
 }
 
@@ -176,9 +224,24 @@ function median(values) {
 async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "onemodelcontext-redis-"));
-  const child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"], { stdio: "ignore" });
+  const child = spawn(REDIS_SERVER, [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
+    "--loglevel",
+    "warning",
+  ], { stdio: "ignore" });
   let gone = false;
-  const exited = new Promise((resolve) => child.once("exit", () => resolve((gone = true))));
+  const exited = new Promise((resolve) => child.once("exit", () => resolve(gone = true)));
   await waitForPort(port, { what: "redis-server", exited: () => gone });
   return { port, stop: async () => void (gone || (child.kill("SIGKILL"), await exited)) };
 }
@@ -193,25 +256,40 @@ async function listenFigures() {
   let client;
   try {
     log("listen: 3 replicas sharing redis-server, our client's listen() through nginx");
-    deployment = await deploy({ replicas: 3, command: [process.execPath, server, "--redis", `redis://127.0.0.1:${redis.port}`], upstreamHeader: true, log: () => {} });
+    deployment = await deploy({
+      replicas: 3,
+      command: [process.execPath, server, "--redis", `redis://127.0.0.1:${redis.port}`],
+      upstreamHeader: true,
+      log: () => {},
+    });
     const listenPorts = [];
     const spy = async (input, init) => {
       const response = await fetch(input, init);
       if (new Headers(init?.headers).get("mcp-method") === "subscriptions/listen" && response.ok) {
-        listenPorts.push(response.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1));
+        listenPorts.push(
+          response.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1),
+        );
       }
       return response;
     };
-    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { eraCache: null, onReport: () => {} });
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), {
+      eraCache: null,
+      onReport: () => {},
+    });
     const holder = () => deployment.replicas.find((r) => String(r.port) === listenPorts.at(-1));
     const next = async (stream, want) => {
       const { done, value } = await stream.next();
-      if (done || value.type !== want) throw new Error(`Expected ${want} from the listen stream, got ${done ? "its end" : value.type}`);
+      if (done || value.type !== want) {
+        throw new Error(`Expected ${want} from the listen stream, got ${done ? "its end" : value.type}`);
+      }
     };
     const changes = client.listen({ tools: true });
     await changes.ready;
     const other = deployment.replicas.find((r) => r !== holder());
-    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${other.port}/mcp`), { eraCache: null, onReport: () => {} });
+    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${other.port}/mcp`), {
+      eraCache: null,
+      onReport: () => {},
+    });
     const latencies = [];
     for (let i = 0; i < 21; i++) {
       const t0 = performance.now();
@@ -249,7 +327,12 @@ async function listenFigures() {
 /** A legacy listen behind the session pin: from the SIGKILL of its session's replica to its `resync`. */
 async function legacyReopen(server, redisPort, ContextClient, httpTransport) {
   log("listen: a legacy session pinned to a replica that is SIGKILLed");
-  const deployment = await deploy({ replicas: 3, sessions: true, command: [process.execPath, server, "--redis", `redis://127.0.0.1:${redisPort}`], log: () => {} });
+  const deployment = await deploy({
+    replicas: 3,
+    sessions: true,
+    command: [process.execPath, server, "--redis", `redis://127.0.0.1:${redisPort}`],
+    log: () => {},
+  });
   let client;
   try {
     let session;
@@ -261,7 +344,11 @@ async function legacyReopen(server, redisPort, ContextClient, httpTransport) {
       if (init?.method === "GET" && response.ok) getOpened();
       return response;
     };
-    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { era: "legacy", eraCache: null, onReport: () => {} });
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), {
+      era: "legacy",
+      eraCache: null,
+      onReport: () => {},
+    });
     const changes = client.listen({ tools: true });
     await changes.ready;
     await getOpen;
@@ -269,7 +356,9 @@ async function legacyReopen(server, redisPort, ContextClient, httpTransport) {
     const t0 = performance.now();
     const stopped = victim.stop("SIGKILL");
     const { done, value } = await changes.next();
-    if (done || value.type !== "resync") throw new Error(`Expected resync from the legacy listen stream, got ${done ? "its end" : value.type}`);
+    if (done || value.type !== "resync") {
+      throw new Error(`Expected resync from the legacy listen stream, got ${done ? "its end" : value.type}`);
+    }
     const ms = performance.now() - t0;
     await stopped;
     await changes.close();

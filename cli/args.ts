@@ -11,7 +11,19 @@ export type Target =
   | { kind: "demo" };
 
 /** Every subcommand. */
-export type Command = "tour" | "inspect" | "call" | "read" | "prompt" | "complete" | "listen" | "ping" | "demo" | "serve" | "help" | "version";
+export type Command =
+  | "tour"
+  | "inspect"
+  | "call"
+  | "read"
+  | "prompt"
+  | "complete"
+  | "listen"
+  | "ping"
+  | "demo"
+  | "serve"
+  | "help"
+  | "version";
 
 /** What the command line asked for. */
 export interface CliArgs {
@@ -46,7 +58,15 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export const EXIT = { ok: 0, failure: 1, usage: 2, connect: 3, request: 4, timeout: 5, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  connect: 3,
+  request: 4,
+  timeout: 5,
+  interrupted: 130,
+} as const;
 
 export const USAGE = `Usage: onemodelcontext [COMMAND] [OPTIONS] [TARGET]
 
@@ -90,7 +110,17 @@ Options:
 Exit codes: 0 success, 1 unexpected failure, 2 usage error, 3 connection failure (the server could not
 be started or reached, or closed), 4 the request or tool failed, 5 timeout, 130 interrupted (Ctrl-C).`;
 
-const COMMANDS = new Set<string>(["inspect", "call", "read", "prompt", "complete", "listen", "ping", "demo", "serve"]);
+const COMMANDS = new Set<string>([
+  "inspect",
+  "call",
+  "read",
+  "prompt",
+  "complete",
+  "listen",
+  "ping",
+  "demo",
+  "serve",
+]);
 
 function header(value: string): [string, string] {
   const colon = value.indexOf(":");
@@ -111,7 +141,9 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`${what} is not valid JSON (${(error as Error).message}): ${text}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`${what} must be a JSON object, got ${text}`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${what} must be a JSON object, got ${text}`);
+  }
   return parsed as Record<string, unknown>;
 }
 
@@ -120,7 +152,9 @@ export function parseArgs(argv: string[]): CliArgs {
   const dashdash = argv.indexOf("--");
   const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
   const serverArgv = dashdash === -1 ? [] : argv.slice(dashdash + 1);
-  if (dashdash !== -1 && serverArgv.length === 0) throw new UsageError('Expected a server command or URL after "--"');
+  if (dashdash !== -1 && serverArgv.length === 0) {
+    throw new UsageError('Expected a server command or URL after "--"');
+  }
   const result: CliArgs = {
     command: "tour",
     era: "auto",
@@ -158,44 +192,109 @@ export function parseArgs(argv: string[]): CliArgs {
     }
     const take = (): string => inline ?? value(++i, arg);
     switch (arg) {
-      case "--json": result.json = true; break;
-      case "--quiet": case "-q": result.quiet = true; break;
-      case "--help": case "-h": result.command = "help"; break;
-      case "--version": case "-V": result.command = "version"; break;
+      case "--json":
+        result.json = true;
+        break;
+      case "--quiet":
+      case "-q":
+        result.quiet = true;
+        break;
+      case "--help":
+      case "-h":
+        result.command = "help";
+        break;
+      case "--version":
+      case "-V":
+        result.command = "version";
+        break;
       case "--era": {
         const era = take();
-        if (era !== "auto" && era !== "modern" && era !== "legacy") throw new UsageError(`Option --era must be auto, modern or legacy, got ${JSON.stringify(era)}`);
+        if (era !== "auto" && era !== "modern" && era !== "legacy") {
+          throw new UsageError(`Option --era must be auto, modern or legacy, got ${JSON.stringify(era)}`);
+        }
         result.era = era;
         break;
       }
       case "--timeout": {
         const text = take();
         const seconds = Number(text);
-        if (!(seconds > 0)) throw new UsageError(`Option --timeout needs a positive number of seconds, got ${JSON.stringify(text)}`);
+        if (!(seconds > 0)) {
+          throw new UsageError(
+            `Option --timeout needs a positive number of seconds, got ${JSON.stringify(text)}`,
+          );
+        }
         result.timeout = seconds * 1000;
         break;
       }
-      case "-e": case "--env": { const [k, v] = pair(take(), "Option -e"); env[k] = v; break; }
-      case "--cwd": cwd = take(); break;
-      case "--header": case "-H": { const [k, v] = header(take()); headers[k] = v; break; }
-      case "--url": url = take(); break;
-      case "--no-oauth": result.oauth.enabled = false; break;
-      case "--client-id": result.oauth.clientId = take(); break;
-      case "--client-secret": result.oauth.clientSecret = take(); break;
-      case "--scope": result.oauth.scope = take(); break;
-      case "--config": config = take(); break;
-      case "--server": serverName = take(); break;
-      case "--args": result.jsonArgs = jsonObject(take(), "Option --args"); break;
-      case "--out": result.outDir = take(); break;
-      case "--log-level": result.logLevel = take(); break;
-      case "--http": http = take(); break;
-      case "--host": hostOpt = take(); break;
-      case "--max-sessions": maxSessions = take(); break;
-      case "--idle": idle = take(); break;
-      case "--tools": result.listen.tools = true; break;
-      case "--prompts": result.listen.prompts = true; break;
-      case "--resources": result.listen.resources = true; break;
-      case "--uri": result.listen.uris.push(take()); break;
+      case "-e":
+      case "--env": {
+        const [k, v] = pair(take(), "Option -e");
+        env[k] = v;
+        break;
+      }
+      case "--cwd":
+        cwd = take();
+        break;
+      case "--header":
+      case "-H": {
+        const [k, v] = header(take());
+        headers[k] = v;
+        break;
+      }
+      case "--url":
+        url = take();
+        break;
+      case "--no-oauth":
+        result.oauth.enabled = false;
+        break;
+      case "--client-id":
+        result.oauth.clientId = take();
+        break;
+      case "--client-secret":
+        result.oauth.clientSecret = take();
+        break;
+      case "--scope":
+        result.oauth.scope = take();
+        break;
+      case "--config":
+        config = take();
+        break;
+      case "--server":
+        serverName = take();
+        break;
+      case "--args":
+        result.jsonArgs = jsonObject(take(), "Option --args");
+        break;
+      case "--out":
+        result.outDir = take();
+        break;
+      case "--log-level":
+        result.logLevel = take();
+        break;
+      case "--http":
+        http = take();
+        break;
+      case "--host":
+        hostOpt = take();
+        break;
+      case "--max-sessions":
+        maxSessions = take();
+        break;
+      case "--idle":
+        idle = take();
+        break;
+      case "--tools":
+        result.listen.tools = true;
+        break;
+      case "--prompts":
+        result.listen.prompts = true;
+        break;
+      case "--resources":
+        result.listen.resources = true;
+        break;
+      case "--uri":
+        result.listen.uris.push(take());
+        break;
       default:
         if (arg.startsWith("-")) throw new UsageError(`Unknown option ${arg}`);
         positional.push(own[i]!);
@@ -204,24 +303,41 @@ export function parseArgs(argv: string[]): CliArgs {
   if (result.command === "help" || result.command === "version") return result;
 
   // The target.
-  const urlAfterDashes = serverArgv.length === 1 && /^https?:\/\//i.test(serverArgv[0]!) ? serverArgv[0] : undefined;
-  const targets = [url ?? urlAfterDashes, config, serverArgv.length && !urlAfterDashes ? "--" : undefined].filter((t) => t !== undefined);
+  const urlAfterDashes = serverArgv.length === 1 && /^https?:\/\//i.test(serverArgv[0]!)
+    ? serverArgv[0]
+    : undefined;
+  const targets = [url ?? urlAfterDashes, config, serverArgv.length && !urlAfterDashes ? "--" : undefined]
+    .filter((t) => t !== undefined);
   if (targets.length > 1) throw new UsageError("Give one target: -- COMMAND, a URL, or --config FILE");
   if (url ?? urlAfterDashes) {
     const u = (url ?? urlAfterDashes)!;
-    if (!/^https?:\/\//i.test(u)) throw new UsageError(`The URL must start with http:// or https://, got ${JSON.stringify(u)}`);
+    if (!/^https?:\/\//i.test(u)) {
+      throw new UsageError(`The URL must start with http:// or https://, got ${JSON.stringify(u)}`);
+    }
     result.target = { kind: "http", url: u, headers };
   } else if (config !== undefined) {
     result.target = { kind: "config", file: config, server: serverName };
   } else if (serverArgv.length) {
     result.target = { kind: "stdio", command: serverArgv[0]!, args: serverArgv.slice(1), env, cwd };
   }
-  if (serverName !== undefined && config === undefined) throw new UsageError("Option --server names an entry of --config FILE");
-  if ((Object.keys(env).length || cwd !== undefined) && result.target.kind !== "stdio" && result.target.kind !== "config") throw new UsageError("Options -e and --cwd apply to a server command (-- COMMAND ARGS)");
-  if (Object.keys(headers).length && result.target.kind !== "http" && result.target.kind !== "config") throw new UsageError("Option --header applies to a URL target");
-  const oauthOptions = result.oauth.clientId !== undefined || result.oauth.clientSecret !== undefined || result.oauth.scope !== undefined;
-  if (oauthOptions && result.target.kind !== "http" && result.target.kind !== "config") throw new UsageError("Options --client-id, --client-secret and --scope apply to a URL target");
-  if (result.oauth.clientSecret !== undefined && result.oauth.clientId === undefined) throw new UsageError("Option --client-secret needs --client-id");
+  if (serverName !== undefined && config === undefined) {
+    throw new UsageError("Option --server names an entry of --config FILE");
+  }
+  if (
+    (Object.keys(env).length || cwd !== undefined) && result.target.kind !== "stdio" &&
+    result.target.kind !== "config"
+  ) throw new UsageError("Options -e and --cwd apply to a server command (-- COMMAND ARGS)");
+  if (Object.keys(headers).length && result.target.kind !== "http" && result.target.kind !== "config") {
+    throw new UsageError("Option --header applies to a URL target");
+  }
+  const oauthOptions = result.oauth.clientId !== undefined || result.oauth.clientSecret !== undefined ||
+    result.oauth.scope !== undefined;
+  if (oauthOptions && result.target.kind !== "http" && result.target.kind !== "config") {
+    throw new UsageError("Options --client-id, --client-secret and --scope apply to a URL target");
+  }
+  if (result.oauth.clientSecret !== undefined && result.oauth.clientId === undefined) {
+    throw new UsageError("Option --client-secret needs --client-id");
+  }
   if (result.target.kind === "config") Object.assign(result.target, { env, cwd, headers });
 
   const [command, ...rest] = positional;
@@ -235,27 +351,46 @@ export function parseArgs(argv: string[]): CliArgs {
     if (rest.length) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])} after ${command}`);
   };
   switch (command) {
-    case "inspect": case "demo": case "ping": case "listen": none(); break;
+    case "inspect":
+    case "demo":
+    case "ping":
+    case "listen":
+      none();
+      break;
     case "serve": {
       none();
       if (http === undefined) throw new UsageError("The serve command needs --http PORT");
       const port = Number(http);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`Option --http needs a port from 0 to 65535, got ${JSON.stringify(http)}`);
-      if (result.target.kind !== "stdio" && result.target.kind !== "config") throw new UsageError("The serve command needs a stdio server: -- COMMAND ARGS or --config FILE");
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new UsageError(`Option --http needs a port from 0 to 65535, got ${JSON.stringify(http)}`);
+      }
+      if (result.target.kind !== "stdio" && result.target.kind !== "config") {
+        throw new UsageError("The serve command needs a stdio server: -- COMMAND ARGS or --config FILE");
+      }
       const max = Number(maxSessions ?? 32);
-      if (!Number.isInteger(max) || max < 1) throw new UsageError(`Option --max-sessions needs a positive integer, got ${JSON.stringify(maxSessions)}`);
+      if (!Number.isInteger(max) || max < 1) {
+        throw new UsageError(
+          `Option --max-sessions needs a positive integer, got ${JSON.stringify(maxSessions)}`,
+        );
+      }
       const idleSeconds = Number(idle ?? 300);
-      if (!(idleSeconds > 0)) throw new UsageError(`Option --idle needs a positive number of seconds, got ${JSON.stringify(idle)}`);
+      if (!(idleSeconds > 0)) {
+        throw new UsageError(`Option --idle needs a positive number of seconds, got ${JSON.stringify(idle)}`);
+      }
       result.http = { port, host: hostOpt ?? "127.0.0.1", maxSessions: max, idleSeconds };
       break;
     }
-    case "call": case "prompt": {
+    case "call":
+    case "prompt": {
       const [name, ...more] = rest;
-      if (!name) throw new UsageError(`The ${command} command needs a ${command === "call" ? "TOOL" : "NAME"}`);
+      if (!name) {
+        throw new UsageError(`The ${command} command needs a ${command === "call" ? "TOOL" : "NAME"}`);
+      }
       result.name = name;
       for (const item of more) {
-        if (command === "call" && item.trimStart().startsWith("{") && result.jsonArgs === undefined) result.jsonArgs = jsonObject(item, "The JSON arguments");
-        else result.pairs.push(pair(item, "An argument"));
+        if (command === "call" && item.trimStart().startsWith("{") && result.jsonArgs === undefined) {
+          result.jsonArgs = jsonObject(item, "The JSON arguments");
+        } else result.pairs.push(pair(item, "An argument"));
       }
       break;
     }
@@ -267,7 +402,9 @@ export function parseArgs(argv: string[]): CliArgs {
     case "complete": {
       const [ref, name, argument, partial = "", extra] = rest;
       if ((ref !== "prompt" && ref !== "resource") || !name || !argument || extra !== undefined) {
-        throw new UsageError("Usage: complete prompt NAME ARG [PARTIAL] or complete resource TEMPLATE ARG [PARTIAL]");
+        throw new UsageError(
+          "Usage: complete prompt NAME ARG [PARTIAL] or complete resource TEMPLATE ARG [PARTIAL]",
+        );
       }
       result.completion = { ref, name, argument, value: partial };
       break;

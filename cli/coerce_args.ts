@@ -14,7 +14,9 @@ function types(schema: Schema | undefined): string[] {
   if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string");
   const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (Array.isArray(alternatives)) return alternatives.flatMap((s) => types(s));
-  if (Array.isArray(schema.enum)) return [...new Set(schema.enum.map((v) => (v === null ? "null" : typeof v)))];
+  if (Array.isArray(schema.enum)) {
+    return [...new Set(schema.enum.map((v) => (v === null ? "null" : typeof v)))];
+  }
   if (schema.const !== undefined) return [typeof schema.const];
   return [];
 }
@@ -42,15 +44,27 @@ export function coerceValue(key: string, text: string, schema: Schema | undefine
     if (type === "object" || type === "array") {
       try {
         const value = JSON.parse(text);
-        if (type === "array" ? Array.isArray(value) : typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+        if (
+          type === "array"
+            ? Array.isArray(value)
+            : typeof value === "object" && value !== null && !Array.isArray(value)
+        ) return value;
       } catch { /* reported below */ }
     }
   }
-  throw new UsageError(`Argument ${key}=${text}: the tool wants ${wanted.join(" or ")}${wanted.some((t) => t === "object" || t === "array") ? " (as JSON)" : ""}`);
+  throw new UsageError(
+    `Argument ${key}=${text}: the tool wants ${wanted.join(" or ")}${
+      wanted.some((t) => t === "object" || t === "array") ? " (as JSON)" : ""
+    }`,
+  );
 }
 
 /** Every pair coerced by the properties of `inputSchema`, on top of `base` (`--args JSON`). */
-export function coerceArgs(pairs: [string, string][], inputSchema: unknown, base: Record<string, unknown> = {}): Record<string, unknown> {
+export function coerceArgs(
+  pairs: [string, string][],
+  inputSchema: unknown,
+  base: Record<string, unknown> = {},
+): Record<string, unknown> {
   const properties = ((inputSchema as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
   const out: Record<string, unknown> = { ...base };
   for (const [key, text] of pairs) out[key] = coerceValue(key, text, properties[key]);

@@ -9,9 +9,19 @@ import { join } from "node:path";
 import { terminalJson, terminalText } from "./terminal_text.ts";
 
 const EXTENSIONS: Record<string, string> = {
-  "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/svg+xml": "svg",
-  "audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/ogg": "ogg", "audio/webm": "webm",
-  "application/pdf": "pdf", "application/json": "json", "text/plain": "txt",
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "audio/webm": "webm",
+  "application/pdf": "pdf",
+  "application/json": "json",
+  "text/plain": "txt",
 };
 
 /** Writes binary content to files in one folder (created on first use). */
@@ -75,17 +85,29 @@ export function describeContent(block: Record<string, unknown>, files: ContentFi
     case "resource":
       return describeResourceContents(block.resource as Record<string, unknown>, files, width);
     case "resource_link":
-      return `[resource link] ${terminalText(block.uri)}${block.name ? ` (${terminalText(block.name)})` : ""}`;
+      return `[resource link] ${terminalText(block.uri)}${
+        block.name ? ` (${terminalText(block.name)})` : ""
+      }`;
     default:
       return terminalJson(block, 0);
   }
 }
 
 /** One item of `contents` (a read resource, an embedded resource). */
-export function describeResourceContents(item: Record<string, unknown> | undefined, files: ContentFiles, width?: number): string {
+export function describeResourceContents(
+  item: Record<string, unknown> | undefined,
+  files: ContentFiles,
+  width?: number,
+): string {
   if (!item) return "[resource: empty]";
-  const head = `[resource ${terminalText(item.uri)}${item.mimeType ? `, ${terminalText(item.mimeType)}` : ""}]`;
-  if (typeof item.text === "string") return `${head}\n${wrapText(terminalText(item.text, { multiline: true }), width)}`;
-  if (typeof item.blob === "string") return `${head} ${size(item.blob)} written to ${files.write(item.blob, item.mimeType, "resource")}`;
+  const head = `[resource ${terminalText(item.uri)}${
+    item.mimeType ? `, ${terminalText(item.mimeType)}` : ""
+  }]`;
+  if (typeof item.text === "string") {
+    return `${head}\n${wrapText(terminalText(item.text, { multiline: true }), width)}`;
+  }
+  if (typeof item.blob === "string") {
+    return `${head} ${size(item.blob)} written to ${files.write(item.blob, item.mimeType, "resource")}`;
+  }
   return head;
 }

@@ -43,9 +43,26 @@ const SERVER_REQUESTS = ["elicitation/create", "sampling/createMessage", "roots/
 
 function errorReply(id: unknown, error: unknown): Record<string, unknown> {
   if (error instanceof JsonRpcError) {
-    return { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+    return {
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.data !== undefined ? { data: error.data } : {}),
+      },
+    };
   }
-  return { jsonrpc: "2.0", id, error: { code: -32603, message: `Gateway: the stdio server could not answer: ${error instanceof Error ? error.message : String(error)}` } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32603,
+      message: `Gateway: the stdio server could not answer: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    },
+  };
 }
 
 /**
@@ -65,9 +82,18 @@ class InFlight {
     for (const context of this.contexts) {
       if (context.request) return context.request(method, params, { signal });
     }
-    return Promise.reject(new JsonRpcError(-32603, `Gateway: ${method} cannot reach the HTTP client: no request of this session is in flight to carry it`));
+    return Promise.reject(
+      new JsonRpcError(
+        -32603,
+        `Gateway: ${method} cannot reach the HTTP client: no request of this session is in flight to carry it`,
+      ),
+    );
   }
-  route(method: string, params: unknown, fallback: ((method: string, params: unknown) => void) | undefined): void {
+  route(
+    method: string,
+    params: unknown,
+    fallback: ((method: string, params: unknown) => void) | undefined,
+  ): void {
     if (this.contexts.size === 1) {
       for (const context of this.contexts) void context.notify(method, params).catch(() => {});
     } else fallback?.(method, params);
@@ -92,7 +118,12 @@ export class GatewayDispatcher implements HttpDispatcher {
   get versions(): HttpDispatcher["versions"] {
     const modern = this.#modernVersions;
     const legacy = this.#legacyVersions;
-    return { legacy, modern, advertised: modern.length ? modern : legacy, supportsModern: (v: string) => modern.includes(v) };
+    return {
+      legacy,
+      modern,
+      advertised: modern.length ? modern : legacy,
+      supportsModern: (v: string) => modern.includes(v),
+    };
   }
 
   /** Starts the modern child; a server that speaks only the legacy era is then served in that era only. */
@@ -113,17 +144,34 @@ export class GatewayDispatcher implements HttpDispatcher {
 
   #modernClient(): Promise<ContextClient> {
     if (this.#modern === undefined) {
-      const connecting = ContextClient.connect(this.#spawn(), { era: "auto", eraCache: null, clientInfo: { name: "onemodelcontext-gateway", version: CLI_VERSION } });
+      const connecting = ContextClient.connect(this.#spawn(), {
+        era: "auto",
+        eraCache: null,
+        clientInfo: { name: "onemodelcontext-gateway", version: CLI_VERSION },
+      });
       this.#modern = connecting;
       void connecting.then((client) => {
         const flight = this.#flight(client);
-        client.onNotification("notifications/message" as never, (p: unknown) =>
-          flight.route("notifications/message", p, () => this.#report(`Gateway: a log message while several requests were in flight was not forwarded: ${JSON.stringify(p)}`)));
+        client.onNotification(
+          "notifications/message" as never,
+          (p: unknown) =>
+            flight.route("notifications/message", p, () =>
+              this.#report(
+                `Gateway: a log message while several requests were in flight was not forwarded: ${
+                  JSON.stringify(p)
+                }`,
+              )),
+        );
       }, () => {});
       // A child that dies is started again on the next request.
       connecting.then(
-        (client) => void client.closed.then(() => { if (this.#modern === connecting) this.#modern = undefined; }),
-        () => { if (this.#modern === connecting) this.#modern = undefined; },
+        (client) =>
+          void client.closed.then(() => {
+            if (this.#modern === connecting) this.#modern = undefined;
+          }),
+        () => {
+          if (this.#modern === connecting) this.#modern = undefined;
+        },
       );
     }
     return this.#modern;
@@ -133,7 +181,9 @@ export class GatewayDispatcher implements HttpDispatcher {
     return () => {
       const child = this.#legacy.get(session);
       this.#legacy.delete(session);
-      child?.then((c) => c.close()).catch((error: unknown) => this.#report(`Closing a legacy session's server failed: ${String(error)}`));
+      child?.then((c) => c.close()).catch((error: unknown) =>
+        this.#report(`Closing a legacy session's server failed: ${String(error)}`)
+      );
     };
   }
 
@@ -145,28 +195,51 @@ export class GatewayDispatcher implements HttpDispatcher {
     const legacy = session !== undefined && (m.method === "initialize" || session.legacy !== undefined);
     try {
       if (m.method === "initialize") {
-        if (!session) throw new JsonRpcError(-32600, "Gateway: legacy clients need a session (send initialize without a session id)");
+        if (!session) {
+          throw new JsonRpcError(
+            -32600,
+            "Gateway: legacy clients need a session (send initialize without a session id)",
+          );
+        }
         const params = m.params ?? {};
         const child = ContextClient.connect(this.#spawn(), {
           era: "legacy",
           eraCache: null,
-          clientInfo: (params.clientInfo as never) ?? { name: "onemodelcontext-gateway", version: CLI_VERSION },
+          clientInfo: (params.clientInfo as never) ??
+            { name: "onemodelcontext-gateway", version: CLI_VERSION },
           capabilities: (params.capabilities as never) ?? {},
         });
         this.#legacy.set(session, child);
         const client = await child;
         const flight = this.#flight(client);
-        for (const method of SERVER_REQUESTS) client.handle(method, (p: unknown, c: { signal: AbortSignal }) => flight.forward(method, p, c.signal));
-        const toSession = (method: string, p: unknown): void => void session.notify?.(method, p)?.catch(() => {});
+        for (const method of SERVER_REQUESTS) {
+          client.handle(
+            method,
+            (p: unknown, c: { signal: AbortSignal }) => flight.forward(method, p, c.signal),
+          );
+        }
+        const toSession = (method: string, p: unknown): void =>
+          void session.notify?.(method, p)?.catch(() => {});
         for (const method of UNSOLICITED) {
-          client.onNotification(method as never, (p: unknown) => (method === "notifications/message" ? flight.route(method, p, toSession) : toSession(method, p)));
+          client.onNotification(
+            method as never,
+            (
+              p: unknown,
+            ) => (method === "notifications/message"
+              ? flight.route(method, p, toSession)
+              : toSession(method, p)),
+          );
         }
         session.legacy = {
           protocolVersion: client.protocolVersion,
           clientInfo: params.clientInfo as never,
           clientCapabilities: (params.capabilities as never) ?? {},
         };
-        const result: Record<string, unknown> = { protocolVersion: client.protocolVersion, capabilities: client.serverCapabilities, serverInfo: client.serverInfo };
+        const result: Record<string, unknown> = {
+          protocolVersion: client.protocolVersion,
+          capabilities: client.serverCapabilities,
+          serverInfo: client.serverInfo,
+        };
         if (client.instructions !== undefined) result.instructions = client.instructions;
         return { jsonrpc: "2.0", id: m.id, result };
       }
@@ -176,7 +249,9 @@ export class GatewayDispatcher implements HttpDispatcher {
       }
       if (m.method === "notifications/cancelled") return undefined; // the request's signal carries it
       const client = legacy ? await this.#legacy.get(session) : await this.#modernClient();
-      if (!client) throw new JsonRpcError(-32600, "Gateway: this session has no server (send initialize first)");
+      if (!client) {
+        throw new JsonRpcError(-32600, "Gateway: this session has no server (send initialize first)");
+      }
       if (!isRequest) {
         await client.notify(m.method, m.params);
         return undefined;
@@ -190,7 +265,9 @@ export class GatewayDispatcher implements HttpDispatcher {
         const result = await client.request(m.method as never, m.params as never, {
           signal: context.signal,
           onNotification: (method: string, params: unknown) => void context.notify(method, params),
-          ...(envelope?.kind === "envelope" ? { inputRequired: "manual", clientCapabilities: envelope.envelope.clientCapabilities } : {}),
+          ...(envelope?.kind === "envelope"
+            ? { inputRequired: "manual", clientCapabilities: envelope.envelope.clientCapabilities }
+            : {}),
         });
         return { jsonrpc: "2.0", id: m.id, result };
       } finally {
@@ -198,7 +275,11 @@ export class GatewayDispatcher implements HttpDispatcher {
       }
     } catch (error) {
       if (!isRequest) {
-        this.#report(`Gateway: notification ${m.method} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.#report(
+          `Gateway: notification ${m.method} failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
         return undefined;
       }
       return errorReply(m.id, error);
@@ -207,7 +288,7 @@ export class GatewayDispatcher implements HttpDispatcher {
 
   #flight(client: ContextClient): InFlight {
     let flight = this.#inFlight.get(client);
-    if (!flight) this.#inFlight.set(client, (flight = new InFlight()));
+    if (!flight) this.#inFlight.set(client, flight = new InFlight());
     return flight;
   }
 
@@ -224,7 +305,9 @@ export class GatewayDispatcher implements HttpDispatcher {
 export async function runGateway(args: CliArgs): Promise<number> {
   const target = resolveTarget(args.target);
   if (target.kind !== "stdio") {
-    process.stderr.write("The serve command needs a stdio server (-- COMMAND ARGS, or a config entry with a command)\n");
+    process.stderr.write(
+      "The serve command needs a stdio server (-- COMMAND ARGS, or a config entry with a command)\n",
+    );
     return EXIT.usage;
   }
   const http = args.http!;
@@ -236,22 +319,37 @@ export async function runGateway(args: CliArgs): Promise<number> {
   try {
     started = await dispatcher.start();
   } catch (error) {
-    process.stderr.write(`The stdio server did not start: ${terminalText(error instanceof Error ? error.message : String(error), { multiline: true })}\n`);
+    process.stderr.write(
+      `The stdio server did not start: ${
+        terminalText(error instanceof Error ? error.message : String(error), { multiline: true })
+      }\n`,
+    );
     await dispatcher.close();
     return EXIT.connect;
   }
-  const handler = createHttpHandler(dispatcher, { path: "/mcp", sessions: { maxSessions: http.maxSessions, idleTimeout: http.idleSeconds * 1000 } });
+  const handler = createHttpHandler(dispatcher, {
+    path: "/mcp",
+    sessions: { maxSessions: http.maxSessions, idleTimeout: http.idleSeconds * 1000 },
+  });
   let server;
   try {
     server = await serve(handler, { port: http.port, hostname: http.host });
   } catch (error) {
-    process.stderr.write(`Cannot listen on ${terminalText(http.host)}:${http.port}: ${terminalText(error instanceof Error ? error.message : String(error))}\n`);
+    process.stderr.write(
+      `Cannot listen on ${terminalText(http.host)}:${http.port}: ${
+        terminalText(error instanceof Error ? error.message : String(error))
+      }\n`,
+    );
     await dispatcher.close();
     return EXIT.connect;
   }
   const url = new URL("/mcp", server.url).href;
-  log(`serving ${url} (the stdio server speaks ${started.era === "modern" ? "the modern era: modern requests share one process" : "only the legacy era"}; ` +
-    `legacy sessions get a process each, at most ${http.maxSessions}, ended after ${http.idleSeconds} s idle)`);
+  log(
+    `serving ${url} (the stdio server speaks ${
+      started.era === "modern" ? "the modern era: modern requests share one process" : "only the legacy era"
+    }; ` +
+      `legacy sessions get a process each, at most ${http.maxSessions}, ended after ${http.idleSeconds} s idle)`,
+  );
   if (args.json) process.stdout.write(`${JSON.stringify({ url })}\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

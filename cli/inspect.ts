@@ -41,13 +41,34 @@ interface Section {
 
 // Everything but our own labels came from the server: each piece goes through terminalText.
 const one = (value: unknown): string => terminalText(value);
-const block = (value: unknown, indent: string): string => terminalText(value, { multiline: true }).replace(/\n/g, `\n${indent}`);
-const described = (item: Record<string, unknown>): string => (item.description ? `  — ${block(item.description, "    ")}` : "");
+const block = (value: unknown, indent: string): string =>
+  terminalText(value, { multiline: true }).replace(/\n/g, `\n${indent}`);
+const described = (
+  item: Record<string, unknown>,
+): string => (item.description ? `  — ${block(item.description, "    ")}` : "");
 
 const SECTIONS: readonly Section[] = [
-  { title: "Tools", key: "tools", capability: "tools", method: "tools/list", describe: (t) => `${one(t.name)}${described(t)}` },
-  { title: "Prompts", key: "prompts", capability: "prompts", method: "prompts/list", describe: (p) => `${one(p.name)}${described(p)}` },
-  { title: "Resources", key: "resources", capability: "resources", method: "resources/list", describe: (r) => `${one(r.uri)}${r.name ? `  (${one(r.name)})` : ""}` },
+  {
+    title: "Tools",
+    key: "tools",
+    capability: "tools",
+    method: "tools/list",
+    describe: (t) => `${one(t.name)}${described(t)}`,
+  },
+  {
+    title: "Prompts",
+    key: "prompts",
+    capability: "prompts",
+    method: "prompts/list",
+    describe: (p) => `${one(p.name)}${described(p)}`,
+  },
+  {
+    title: "Resources",
+    key: "resources",
+    capability: "resources",
+    method: "resources/list",
+    describe: (r) => `${one(r.uri)}${r.name ? `  (${one(r.name)})` : ""}`,
+  },
   {
     title: "Resource templates",
     key: "resourceTemplates",
@@ -65,7 +86,12 @@ export async function printInspect(client: ContextClient, options: InspectOption
   const capabilities = (client.serverCapabilities ?? {}) as Record<string, unknown>;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const pagesOf = (section: Section): AsyncGenerator<unknown[]> | undefined =>
-    capabilities[section.capability] ? listPages(client, section.method, section.key, { maxPages, onCut: () => options.warn?.(`${section.method}: stopped after ${maxPages} pages; the list goes on`) }) : undefined;
+    capabilities[section.capability]
+      ? listPages(client, section.method, section.key, {
+        maxPages,
+        onCut: () => options.warn?.(`${section.method}: stopped after ${maxPages} pages; the list goes on`),
+      })
+      : undefined;
   if (options.json) return await printJson(client, capabilities, pagesOf, options.write);
   return await printText(client, capabilities, pagesOf, options);
 }
@@ -120,7 +146,9 @@ async function printJson(
       }
     }
     await write(first ? "]" : "\n  ]");
-    if (failure !== undefined) await write(`,\n  ${JSON.stringify(`${section.key}Error`)}: ${terminalJson(failure)}`);
+    if (failure !== undefined) {
+      await write(`,\n  ${JSON.stringify(`${section.key}Error`)}: ${terminalJson(failure)}`);
+    }
   }
   await write("\n}\n");
   return failures;
@@ -134,7 +162,12 @@ async function printText(
 ): Promise<number> {
   let failures = 0;
   const maxShown = options.maxItemsShown ?? DEFAULT_MAX_ITEMS_SHOWN;
-  const n = client.negotiation as { outcome?: string; elapsedMs?: number; probes?: number; respawned?: boolean };
+  const n = client.negotiation as {
+    outcome?: string;
+    elapsedMs?: number;
+    probes?: number;
+    respawned?: boolean;
+  };
   const info = client.serverInfo as { name?: string; version?: string; title?: string } | undefined;
   const lines = [
     `Server        ${one(info?.title ?? info?.name ?? "(unnamed)")} ${one(info?.version ?? "")}`.trimEnd(),
@@ -203,8 +236,16 @@ async function printSection(
 }
 
 /** Prints the items of one page that fall within the first `maxShown` of the list; returns the count so far. */
-async function printItems(section: Section, page: unknown[], before: number, maxShown: number, write: InspectOptions["write"]): Promise<number> {
+async function printItems(
+  section: Section,
+  page: unknown[],
+  before: number,
+  maxShown: number,
+  write: InspectOptions["write"],
+): Promise<number> {
   const shown = page.slice(0, Math.max(0, maxShown - before));
-  if (shown.length > 0) await write(shown.map((item) => `  ${section.describe(item as Record<string, unknown>)}\n`).join(""));
+  if (shown.length > 0) {
+    await write(shown.map((item) => `  ${section.describe(item as Record<string, unknown>)}\n`).join(""));
+  }
   return before + page.length;
 }

@@ -5,7 +5,14 @@
  * prompt, complete, listen, ping, or serve a stdio server over HTTP. See `onemodelcontext --help`.
  * @module
  */
-import { ClientFeatureError, type ContextClient, JsonRpcError, ProcessExitedError, TimeoutError, TransportError } from "onemodelcontext";
+import {
+  ClientFeatureError,
+  type ContextClient,
+  JsonRpcError,
+  ProcessExitedError,
+  TimeoutError,
+  TransportError,
+} from "onemodelcontext";
 import { type CliArgs, EXIT, parseArgs, USAGE, UsageError } from "./args.ts";
 import { coerceArgs } from "./coerce_args.ts";
 import { ContentFiles, describeContent, describeResourceContents, wrapText } from "./content_output.ts";
@@ -29,7 +36,9 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (args.command === "version") {
-    process.stdout.write(args.json ? `${JSON.stringify({ version: CLI_VERSION })}\n` : `onemodelcontext ${CLI_VERSION}\n`);
+    process.stdout.write(
+      args.json ? `${JSON.stringify({ version: CLI_VERSION })}\n` : `onemodelcontext ${CLI_VERSION}\n`,
+    );
     return EXIT.ok;
   }
   if (args.command === "demo") {
@@ -52,7 +61,9 @@ export async function main(argv: string[]): Promise<number> {
       process.exit(EXIT.interrupted);
     }
     bar.clear();
-    if (args.command !== "listen") process.stderr.write("Interrupted: cancelling the request and closing the server\n");
+    if (args.command !== "listen") {
+      process.stderr.write("Interrupted: cancelling the request and closing the server\n");
+    }
     interrupt.abort(new InterruptedError());
   };
   process.on("SIGINT", onSigint);
@@ -78,13 +89,21 @@ export async function main(argv: string[]): Promise<number> {
     if (!args.quiet) {
       client.onLog((entry) => {
         const data = typeof entry.data === "string" ? entry.data : JSON.stringify(entry.data);
-        bar.interrupt(`[server ${terminalText(entry.level)}${entry.logger ? ` ${terminalText(entry.logger)}` : ""}] ${terminalText(data, { multiline: true })}\n`);
+        bar.interrupt(
+          `[server ${terminalText(entry.level)}${entry.logger ? ` ${terminalText(entry.logger)}` : ""}] ${
+            terminalText(data, { multiline: true })
+          }\n`,
+        );
       });
       const caps = (client.serverCapabilities ?? {}) as Record<string, unknown>;
       if (client.era === "modern" || caps.logging) {
-        await client.setLogLevel(args.logLevel as never, { signal: interrupt.signal }).catch((error: unknown) => {
-          process.stderr.write(`Note: the server did not take log level ${terminalText(args.logLevel)}: ${describe(error)}\n`);
-        });
+        await client.setLogLevel(args.logLevel as never, { signal: interrupt.signal }).catch(
+          (error: unknown) => {
+            process.stderr.write(
+              `Note: the server did not take log level ${terminalText(args.logLevel)}: ${describe(error)}\n`,
+            );
+          },
+        );
       }
     }
     const code = await runCommand(client, args, { signal: interrupt.signal, bar, progress });
@@ -99,12 +118,18 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     const kind = exitOf(error);
-    process.stderr.write(`${kind === EXIT.timeout ? "Timed out" : kind === EXIT.request ? "Request failed" : "Failed"}: ${describe(error)}\n`);
+    process.stderr.write(
+      `${kind === EXIT.timeout ? "Timed out" : kind === EXIT.request ? "Request failed" : "Failed"}: ${
+        describe(error)
+      }\n`,
+    );
     if (kind === EXIT.connect) printStderrTail(error);
     return kind;
   } finally {
     // The answer is already printed and the exit code decided; a failed close is still worth a line.
-    await client.close().catch((error: unknown) => process.stderr.write(`Closing the server failed: ${describe(error)}\n`));
+    await client.close().catch((error: unknown) =>
+      process.stderr.write(`Closing the server failed: ${describe(error)}\n`)
+    );
     await closeOAuth();
     progress.phase("closed");
     process.off("SIGINT", onSigint);
@@ -160,7 +185,10 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
       }
       const toolArgs = coerceArgs(args.pairs, schema, args.jsonArgs);
       run.progress.phase(`calling tool ${tool}`);
-      const result = (await client.callTool(tool, toolArgs, { ...request, onProgress: (u) => run.bar.update(u) })) as Record<string, unknown>;
+      const result = (await client.callTool(tool, toolArgs, {
+        ...request,
+        onProgress: (u) => run.bar.update(u),
+      })) as Record<string, unknown>;
       run.bar.clear();
       if (args.json) json({ tool, result });
       else print(toolResultText(result, files));
@@ -171,18 +199,33 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
       if (args.json) json(result);
       else {
         const contents = Array.isArray(result.contents) ? result.contents : [];
-        print(contents.map((c) => describeResourceContents(c as Record<string, unknown>, files, width())).join("\n") || "(no contents)");
+        print(
+          contents.map((c) => describeResourceContents(c as Record<string, unknown>, files, width())).join(
+            "\n",
+          ) || "(no contents)",
+        );
       }
       return EXIT.ok;
     }
     case "prompt": {
-      const result = (await client.getPrompt(args.name!, Object.fromEntries(args.pairs), request)) as Record<string, unknown>;
+      const result = (await client.getPrompt(args.name!, Object.fromEntries(args.pairs), request)) as Record<
+        string,
+        unknown
+      >;
       if (args.json) json(result);
       else {
         const lines: string[] = [];
-        if (result.description) lines.push(wrapText(terminalText(result.description, { multiline: true }), width()), "");
-        for (const m of (Array.isArray(result.messages) ? result.messages : []) as Record<string, unknown>[]) {
-          lines.push(`${terminalText(m.role)}:`, describeContent(m.content as Record<string, unknown>, files, width()), "");
+        if (result.description) {
+          lines.push(wrapText(terminalText(result.description, { multiline: true }), width()), "");
+        }
+        for (
+          const m of (Array.isArray(result.messages) ? result.messages : []) as Record<string, unknown>[]
+        ) {
+          lines.push(
+            `${terminalText(m.role)}:`,
+            describeContent(m.content as Record<string, unknown>, files, width()),
+            "",
+          );
         }
         print(lines.join("\n").trimEnd());
       }
@@ -190,14 +233,26 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
     }
     case "complete": {
       const c = args.completion!;
-      const ref = c.ref === "prompt" ? { type: "ref/prompt", name: c.name } : { type: "ref/resource", uri: c.name };
-      const result = (await client.complete(ref as never, { name: c.argument, value: c.value }, request)) as Record<string, unknown>;
+      const ref = c.ref === "prompt"
+        ? { type: "ref/prompt", name: c.name }
+        : { type: "ref/resource", uri: c.name };
+      const result =
+        (await client.complete(ref as never, { name: c.argument, value: c.value }, request)) as Record<
+          string,
+          unknown
+        >;
       if (args.json) json(result);
       else {
-        const completion = (result.completion ?? {}) as { values?: unknown[]; total?: number; hasMore?: boolean };
+        const completion = (result.completion ?? {}) as {
+          values?: unknown[];
+          total?: number;
+          hasMore?: boolean;
+        };
         const values = completion.values ?? [];
         print(values.map((v) => terminalText(v)).join("\n") || "(no completions)");
-        if (completion.hasMore) print(`… more${completion.total !== undefined ? ` (${completion.total} in all)` : ""}`);
+        if (completion.hasMore) {
+          print(`… more${completion.total !== undefined ? ` (${completion.total} in all)` : ""}`);
+        }
       }
       return EXIT.ok;
     }
@@ -221,13 +276,23 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
     case "listen": {
       const l = args.listen;
       const all = !l.tools && !l.prompts && !l.resources && l.uris.length === 0;
-      const stream = client.listen({ tools: all || l.tools, prompts: all || l.prompts, resources: all || l.resources, resourceUris: l.uris, signal });
+      const stream = client.listen({
+        tools: all || l.tools,
+        prompts: all || l.prompts,
+        resources: all || l.resources,
+        resourceUris: l.uris,
+        signal,
+      });
       run.progress.phase("listening for changes (Ctrl-C to stop)");
       try {
         for await (const event of stream) {
           const e = event as { type: string; uri?: string };
           if (args.json) print(JSON.stringify(e));
-          else print(e.type === "resourceUpdated" ? `resource updated: ${terminalText(e.uri)}` : `${LIST_WORDS[e.type] ?? terminalText(e.type)}`);
+          else {print(
+              e.type === "resourceUpdated"
+                ? `resource updated: ${terminalText(e.uri)}`
+                : `${LIST_WORDS[e.type] ?? terminalText(e.type)}`,
+            );}
         }
       } catch (error) {
         if (signal.aborted) return EXIT.ok;
@@ -301,7 +366,9 @@ if (invoked === self || invoked === decodeURIComponent(self)) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (error) => {
-      process.stderr.write(`Unexpected failure: ${terminalText(error?.stack ?? error, { multiline: true })}\n`);
+      process.stderr.write(
+        `Unexpected failure: ${terminalText(error?.stack ?? error, { multiline: true })}\n`,
+      );
       process.exitCode = EXIT.failure;
     },
   );

@@ -30,7 +30,9 @@ export class Progress {
     if (spin && this.#tty) {
       const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
       this.#spinner = setInterval(() => {
-        process.stderr.write(`\r${frames[this.#frame++ % frames.length]} ${(this.elapsed / 1000).toFixed(1)} s\x1b[K`);
+        process.stderr.write(
+          `\r${frames[this.#frame++ % frames.length]} ${(this.elapsed / 1000).toFixed(1)} s\x1b[K`,
+        );
       }, 80);
     }
   }
@@ -62,7 +64,9 @@ export class ProgressBar {
       const fraction = Math.max(0, Math.min(1, progress / total));
       const width = 24;
       const filled = Math.round(fraction * width);
-      const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%${message}`;
+      const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${
+        (fraction * 100).toFixed(0).padStart(3)
+      }%${message}`;
       this.#write(line);
     } else this.#write(`progress ${terminalText(progress)}${message}`);
   }

@@ -4,7 +4,13 @@
  */
 import { type ClientTransport, ContextClient, EraCache, type ExchangeTransport } from "onemodelcontext";
 import { withOAuth } from "onemodelcontext/auth";
-import { httpTransport, type LoopbackRedirect, type ProcessConnection, spawnProcess, startLoopbackRedirect } from "onemodelcontext/node";
+import {
+  httpTransport,
+  type LoopbackRedirect,
+  type ProcessConnection,
+  spawnProcess,
+  startLoopbackRedirect,
+} from "onemodelcontext/node";
 import type { CliArgs, Target } from "./args.ts";
 import { readConfigTarget } from "./config_file.ts";
 import type { Progress } from "./progress.ts";
@@ -22,7 +28,11 @@ export let lastServerStderr: () => string = () => "";
 export function resolveTarget(target: Target): Exclude<Target, { kind: "config" } | { kind: "demo" }> {
   if (target.kind === "demo") return { kind: "stdio", ...demoServerCommand(), env: {} };
   if (target.kind !== "config") return target;
-  const extra = target as Target & { env?: Record<string, string>; cwd?: string; headers?: Record<string, string> };
+  const extra = target as Target & {
+    env?: Record<string, string>;
+    cwd?: string;
+    headers?: Record<string, string>;
+  };
   const entry = readConfigTarget(target.file, target.server);
   if (entry.kind === "http") return { ...entry, headers: { ...entry.headers, ...extra.headers } };
   return { ...entry, env: { ...entry.env, ...extra.env }, cwd: extra.cwd ?? entry.cwd };
@@ -44,13 +54,21 @@ export async function closeOAuth(): Promise<void> {
  */
 export async function oauthFetch(oauth: CliArgs["oauth"]): Promise<typeof fetch> {
   loopback ??= await startLoopbackRedirect({
-    open: (url) => void process.stderr.write(`Authorization needed: open this URL in a browser:\n${url.href}\n`),
+    open: (url) =>
+      void process.stderr.write(`Authorization needed: open this URL in a browser:\n${url.href}\n`),
   });
   const listening = loopback;
   const authFetch = withOAuth((input, init) => fetch(input, init), {
     redirectUri: listening.redirectUri,
     redirectTo: (url) => listening.redirectTo(url),
-    ...(oauth.clientId !== undefined ? { client: { clientId: oauth.clientId, ...(oauth.clientSecret !== undefined ? { clientSecret: oauth.clientSecret } : {}) } } : {}),
+    ...(oauth.clientId !== undefined
+      ? {
+        client: {
+          clientId: oauth.clientId,
+          ...(oauth.clientSecret !== undefined ? { clientSecret: oauth.clientSecret } : {}),
+        },
+      }
+      : {}),
     ...(oauth.scope !== undefined ? { scope: oauth.scope } : {}),
     clientMetadata: { client_name: "onemodelcontext-cli" },
   });
@@ -58,8 +76,18 @@ export async function oauthFetch(oauth: CliArgs["oauth"]): Promise<typeof fetch>
 }
 
 /** The client transport of a resolved target. */
-export function transportOf(target: Exclude<Target, { kind: "config" } | { kind: "demo" }>, timeout?: number, authFetch?: typeof fetch): ClientTransport | ExchangeTransport {
-  if (target.kind === "http") return httpTransport(target.url, { headers: target.headers, ...(timeout ? { requestTimeout: timeout } : {}), ...(authFetch ? { fetch: authFetch } : {}) });
+export function transportOf(
+  target: Exclude<Target, { kind: "config" } | { kind: "demo" }>,
+  timeout?: number,
+  authFetch?: typeof fetch,
+): ClientTransport | ExchangeTransport {
+  if (target.kind === "http") {
+    return httpTransport(target.url, {
+      headers: target.headers,
+      ...(timeout ? { requestTimeout: timeout } : {}),
+      ...(authFetch ? { fetch: authFetch } : {}),
+    });
+  }
   const env = Object.keys(target.env).length ? { ...process.env, ...target.env } : undefined;
   const spawned = spawnProcess(target.command, target.args, { stderr: "pipe", env, cwd: target.cwd });
   return {
@@ -76,7 +104,11 @@ export function transportOf(target: Exclude<Target, { kind: "config" } | { kind:
 /** Connects to the server the arguments name, printing phase lines to stderr as it goes. */
 export async function connect(args: CliArgs, progress: Progress): Promise<ContextClient> {
   const target = resolveTarget(args.target);
-  const label = args.target.kind === "demo" ? "the bundled demo server" : target.kind === "http" ? target.url : [target.command, ...target.args].join(" ");
+  const label = args.target.kind === "demo"
+    ? "the bundled demo server"
+    : target.kind === "http"
+    ? target.url
+    : [target.command, ...target.args].join(" ");
   progress.phase(target.kind === "http" ? `connecting to ${label}` : `spawning ${label}`);
   const authFetch = target.kind === "http" && args.oauth.enabled ? await oauthFetch(args.oauth) : undefined;
   const transport = transportOf(target, args.timeout, authFetch);
@@ -88,7 +120,9 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
     clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
     ...(args.timeout ? { features: { requestTimeout: args.timeout } } : {}),
   });
-  progress.phase(`connected: ${client.era} era, protocol ${client.protocolVersion}; ${negotiationInWords(client)}`);
+  progress.phase(
+    `connected: ${client.era} era, protocol ${client.protocolVersion}; ${negotiationInWords(client)}`,
+  );
   return client;
 }
 
@@ -102,14 +136,20 @@ export function negotiationInWords(client: ContextClient): string {
   const ms = `${n.elapsedMs.toFixed(0)} ms`;
   const words: Record<string, string> = {
     discovered_modern: `the server answered \`server/discover\`: ${era}`,
-    reprobed_modern: `the server asked for another version on \`server/discover\` and then answered it: ${era}`,
+    reprobed_modern:
+      `the server asked for another version on \`server/discover\` and then answered it: ${era}`,
     legacy_only_versions: `the server offers only legacy versions on \`server/discover\`: ${era}`,
-    definitive_rejection: `the server answered \`initialize\` but not \`server/discover\` (method unknown): ${era}`,
+    definitive_rejection:
+      `the server answered \`initialize\` but not \`server/discover\` (method unknown): ${era}`,
     fallback_rpc_error: `the server answered \`initialize\` but \`server/discover\` with an error: ${era}`,
-    fallback_malformed: `the server answered \`server/discover\` with something that is not a discover result, then \`initialize\`: ${era}`,
-    fallback_no_shared_version: `the server shares no modern version with this client, so \`initialize\`: ${era}`,
-    fallback_silence: `the server did not answer \`server/discover\` in time but answered \`initialize\`: ${era}`,
-    fallback_respawned: `the server exited on \`server/discover\`; started again, it answered \`initialize\`: ${era}`,
+    fallback_malformed:
+      `the server answered \`server/discover\` with something that is not a discover result, then \`initialize\`: ${era}`,
+    fallback_no_shared_version:
+      `the server shares no modern version with this client, so \`initialize\`: ${era}`,
+    fallback_silence:
+      `the server did not answer \`server/discover\` in time but answered \`initialize\`: ${era}`,
+    fallback_respawned:
+      `the server exited on \`server/discover\`; started again, it answered \`initialize\`: ${era}`,
     cached_modern: `remembered as modern and confirmed by \`server/discover\`: ${era}`,
     cached_legacy: `remembered as legacy, \`initialize\` only: ${era}`,
     requested_legacy: `legacy era requested (--era legacy), \`initialize\` only: ${era}`,
@@ -129,7 +169,12 @@ export interface ListPagesOptions {
  * Yields the items of each page of a list method as it arrives, following `nextCursor`, so a caller
  * that prints and drops each page holds one page at a time however long the list is.
  */
-export async function* listPages(client: ContextClient, method: string, key: string, options: ListPagesOptions): AsyncGenerator<unknown[]> {
+export async function* listPages(
+  client: ContextClient,
+  method: string,
+  key: string,
+  options: ListPagesOptions,
+): AsyncGenerator<unknown[]> {
   let cursor: string | undefined;
   for (let page = 0; page < options.maxPages; page++) {
     const result = (await client.request(method, cursor ? { cursor } : {})) as Record<string, unknown>;

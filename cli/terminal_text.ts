@@ -20,9 +20,11 @@
 
 /** Every character {@linkcode terminalText} escapes (besides tab and LF on single lines). */
 // deno-lint-ignore no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // deno-lint-ignore no-control-regex
-const UNSAFE_SINGLE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_SINGLE_LINE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Options of {@linkcode terminalText}. */
 export interface TerminalTextOptions {
@@ -48,5 +50,8 @@ export function terminalText(value: unknown, options: TerminalTextOptions = {}):
  * writes DEL, C1 controls and the bidi characters as `\uXXXX`, so the document parses to the same value.
  */
 export function terminalJson(value: unknown, indent = 2): string {
-  return JSON.stringify(value, null, indent).replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value, null, indent).replace(
+    UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

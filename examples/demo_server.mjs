@@ -5,7 +5,11 @@
 //   bun examples/demo_server.mjs
 import { createDemoServer } from "./demo_tools.mjs";
 
-const adapter = globalThis.Deno ? "onemodelcontext/deno" : globalThis.Bun ? "onemodelcontext/bun" : "onemodelcontext/node";
+const adapter = globalThis.Deno
+  ? "onemodelcontext/deno"
+  : globalThis.Bun
+  ? "onemodelcontext/bun"
+  : "onemodelcontext/node";
 const { stdio } = await import(adapter);
 const server = createDemoServer();
 await server.serve(stdio());

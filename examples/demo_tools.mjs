@@ -13,12 +13,21 @@ const TOOLS = [
   {
     name: "add",
     description: "Adds two numbers.",
-    inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    inputSchema: {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+    },
   },
   {
     name: "count_slowly",
-    description: "Counts to `to`, one step every `intervalMs` (default 100), reporting progress; cancellable.",
-    inputSchema: { type: "object", properties: { to: { type: "integer" }, intervalMs: { type: "integer" } }, required: ["to"] },
+    description:
+      "Counts to `to`, one step every `intervalMs` (default 100), reporting progress; cancellable.",
+    inputSchema: {
+      type: "object",
+      properties: { to: { type: "integer" }, intervalMs: { type: "integer" } },
+      required: ["to"],
+    },
   },
 ];
 
@@ -77,10 +86,16 @@ export function createDemoServer(options = {}) {
     }
   });
   server.handle("prompts/list", () => ({
-    prompts: [{ name: "greet", description: "Greets someone.", arguments: [{ name: "name", required: true }] }],
+    prompts: [{
+      name: "greet",
+      description: "Greets someone.",
+      arguments: [{ name: "name", required: true }],
+    }],
   }));
   server.handle("prompts/get", (params) => {
-    if (params?.name !== "greet") throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown prompt: ${params?.name}`);
+    if (params?.name !== "greet") {
+      throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown prompt: ${params?.name}`);
+    }
     const who = params.arguments?.name ?? "world";
     return { messages: [{ role: "user", content: { type: "text", text: `Say hello to ${who}.` } }] };
   });
@@ -88,8 +103,16 @@ export function createDemoServer(options = {}) {
     resources: [{ uri: "demo://readme", name: "readme", mimeType: "text/plain" }],
   }));
   server.handle("resources/read", (params) => {
-    if (params?.uri !== "demo://readme") throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown resource: ${params?.uri}`);
-    return { contents: [{ uri: "demo://readme", mimeType: "text/plain", text: "This is the onemodelcontext demo server." }] };
+    if (params?.uri !== "demo://readme") {
+      throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown resource: ${params?.uri}`);
+    }
+    return {
+      contents: [{
+        uri: "demo://readme",
+        mimeType: "text/plain",
+        text: "This is the onemodelcontext demo server.",
+      }],
+    };
   });
   return server;
 }

@@ -27,11 +27,17 @@ function fail(message) {
 
 let tsc;
 try {
-  tsc = join(dirname(createRequire(join(ROOT, "package.json")).resolve("typescript/package.json")), "bin", "tsc");
+  tsc = join(
+    dirname(createRequire(join(ROOT, "package.json")).resolve("typescript/package.json")),
+    "bin",
+    "tsc",
+  );
 } catch {
   // `npm ci --omit=dev` in a clone has no compiler: prepare leaves dist/ as it is rather than fail the install.
   if (!strict) {
-    console.error("build_dist: typescript (a devDependency) is not installed, so dist/ was not built; run `npm ci` with dev dependencies, then `npm run build`");
+    console.error(
+      "build_dist: typescript (a devDependency) is not installed, so dist/ was not built; run `npm ci` with dev dependencies, then `npm run build`",
+    );
     process.exit(0);
   }
   fail("typescript is not installed (a devDependency): run `npm ci` first");
@@ -50,5 +56,7 @@ const missing = expected.filter((file) => !existsSync(join(ROOT, file)));
 if (missing.length) fail(`tsc exited ${r.status} and did not emit ${missing.join(", ")}`);
 if (r.status !== 0) {
   if (strict) fail(`tsc exited ${r.status}: not packing a package with type errors`);
-  console.error(`build_dist: tsc reported type errors (above); dist/ was emitted, so the install goes on. Run \`npm run typecheck\`.`);
+  console.error(
+    `build_dist: tsc reported type errors (above); dist/ was emitted, so the install goes on. Run \`npm run typecheck\`.`,
+  );
 }

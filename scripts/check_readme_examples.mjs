@@ -23,7 +23,16 @@
 //
 // Exit status 0 when every checked block compiles, 1 otherwise (each error with its README line).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,7 +73,13 @@ export function extractBlocks(markdown) {
       if (words.includes("skip")) targets = [];
       else {
         const unknown = words.filter((w) => !TARGETS.includes(w));
-        if (unknown.length) throw new Error(`README line ${before + 1}: unknown typecheck target ${unknown.join(", ")} (targets: ${TARGETS.join(", ")}, skip)`);
+        if (unknown.length) {
+          throw new Error(
+            `README line ${before + 1}: unknown typecheck target ${unknown.join(", ")} (targets: ${
+              TARGETS.join(", ")
+            }, skip)`,
+          );
+        }
         targets = words;
       }
     } else targets = autoTargets(code);
@@ -93,13 +108,22 @@ function entryPointsBlock(target, subpaths) {
     return true;
   });
   const prefix = target === "deno" ? "npm:" : "";
-  const code = wanted.map((s, i) => `import * as entry${i} from "${prefix}onemodelcontext${s === "." ? "" : s.slice(1)}";`);
-  code.push(`export const exported: number = ${wanted.map((_s, i) => `Object.keys(entry${i}).length`).join(" + ")};`);
+  const code = wanted.map((s, i) =>
+    `import * as entry${i} from "${prefix}onemodelcontext${s === "." ? "" : s.slice(1)}";`
+  );
+  code.push(
+    `export const exported: number = ${wanted.map((_s, i) => `Object.keys(entry${i}).length`).join(" + ")};`,
+  );
   return { line: 0, code: code.join("\n"), targets: [target], entries: true };
 }
 
 function run(command, args, cwd) {
-  const r = spawnSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
+  const r = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 300_000,
+  });
   if (r.error) throw new Error(`${command} did not run: ${r.error.message}`);
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
@@ -113,8 +137,15 @@ function link(target, path) {
 function buildPackage(dir) {
   mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, "package.json"), join(dir, "package.json"));
-  const build = run(join(BIN, "tsc"), ["-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(dir, "dist")], ROOT);
-  if (!existsSync(join(dir, "dist", "src", "mod.d.ts"))) throw new Error(`The declaration build failed:\n${build.output}`);
+  const build = run(join(BIN, "tsc"), [
+    "-p",
+    join(ROOT, "tsconfig.build.json"),
+    "--outDir",
+    join(dir, "dist"),
+  ], ROOT);
+  if (!existsSync(join(dir, "dist", "src", "mod.d.ts"))) {
+    throw new Error(`The declaration build failed:\n${build.output}`);
+  }
 }
 
 /** A consumer project in `dir`: a copy of the built package in node_modules/onemodelcontext, and its dependencies. */
@@ -127,19 +158,45 @@ function installPackage(dir, built) {
   }
 }
 
-const COMMON = { strict: true, skipLibCheck: false, noEmit: true, target: "ES2022", isolatedModules: true, allowImportingTsExtensions: false, verbatimModuleSyntax: false };
+const COMMON = {
+  strict: true,
+  skipLibCheck: false,
+  noEmit: true,
+  target: "ES2022",
+  isolatedModules: true,
+  allowImportingTsExtensions: false,
+  verbatimModuleSyntax: false,
+};
 
 const PROJECTS = {
   node: {
-    compilerOptions: { ...COMMON, module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022"], types: ["node"] },
+    compilerOptions: {
+      ...COMMON,
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      lib: ["ES2022"],
+      types: ["node"],
+    },
     typePackages: ["@types/node", "undici-types"],
   },
   browser: {
-    compilerOptions: { ...COMMON, module: "ESNext", moduleResolution: "Bundler", lib: ["DOM", "ES2022"], types: [] },
+    compilerOptions: {
+      ...COMMON,
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      lib: ["DOM", "ES2022"],
+      types: [],
+    },
     typePackages: [],
   },
   bun: {
-    compilerOptions: { ...COMMON, module: "ESNext", moduleResolution: "Bundler", lib: ["ESNext"], types: ["bun"] },
+    compilerOptions: {
+      ...COMMON,
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      lib: ["ESNext"],
+      types: ["bun"],
+    },
     typePackages: ["@types/bun", "bun-types", "@types/node", "undici-types"],
   },
 };
@@ -148,36 +205,60 @@ const PROJECTS = {
 function checkTarget(target, blocks, work, built) {
   const dir = join(work, target);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `readme-${target}`, private: true, type: "module" }));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: `readme-${target}`, private: true, type: "module" }),
+  );
   installPackage(dir, built);
   // Packages a README block imports besides ours (zod in the server example): a user installs them
   // beside onemodelcontext, so the consumer project gets them from this repository's node_modules.
   for (const block of blocks) {
     for (const [, specifier] of block.code.matchAll(/from\s+["']([^"'./][^"']*)["']/g)) {
-      const pkg = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0];
+      const pkg = specifier.startsWith("@")
+        ? specifier.split("/").slice(0, 2).join("/")
+        : specifier.split("/")[0];
       if (pkg === "onemodelcontext" || pkg.startsWith("node:") || pkg.startsWith("npm:")) continue;
-      if (existsSync(join(ROOT, "node_modules", pkg))) link(join(ROOT, "node_modules", pkg), join(dir, "node_modules", pkg));
+      if (existsSync(join(ROOT, "node_modules", pkg))) {
+        link(join(ROOT, "node_modules", pkg), join(dir, "node_modules", pkg));
+      }
     }
   }
-  const files = blocks.map((b) => ({ file: b.entries ? "entry_points.ts" : `readme_line_${b.line}.ts`, block: b }));
+  const files = blocks.map((b) => ({
+    file: b.entries ? "entry_points.ts" : `readme_line_${b.line}.ts`,
+    block: b,
+  }));
   for (const { file, block } of files) writeFileSync(join(dir, file), `${block.code}\n`);
   let result;
   if (target === "deno") {
-    result = run(join(BIN, "deno"), ["check", "--no-config", "--node-modules-dir=manual", "--no-lock", ...files.map((f) => f.file)], dir);
+    result = run(join(BIN, "deno"), [
+      "check",
+      "--no-config",
+      "--node-modules-dir=manual",
+      "--no-lock",
+      ...files.map((f) => f.file),
+    ], dir);
   } else {
     const project = PROJECTS[target];
     for (const pkg of project.typePackages) {
-      if (existsSync(join(ROOT, "node_modules", pkg))) link(join(ROOT, "node_modules", pkg), join(dir, "node_modules", pkg));
+      if (existsSync(join(ROOT, "node_modules", pkg))) {
+        link(join(ROOT, "node_modules", pkg), join(dir, "node_modules", pkg));
+      }
     }
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: project.compilerOptions, files: files.map((f) => f.file) }, null, 2));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: project.compilerOptions, files: files.map((f) => f.file) }, null, 2),
+    );
     result = run(join(BIN, "tsc"), ["-p", "tsconfig.json", "--pretty", "false"], dir);
   }
   const clean = result.output.replace(/\x1b\[[0-9;]*m/g, "").replace(/\n\s*Stack backtrace:[\s\S]*$/, "");
   // Map `readme_line_N.ts(L,C)` / `readme_line_N.ts:L:C` to the README line N + L - 1.
-  const mapped = clean.replace(/(?:file:\/\/\S*\/)?readme_line_(\d+)\.ts(?:\((\d+),(\d+)\)|:(\d+):(\d+))/g, (_m, start, l1, c1, l2, c2) => {
-    const line = Number(start) + Number(l1 ?? l2) - 1;
-    return `README.md:${line}:${c1 ?? c2}`;
-  }).replaceAll(`${dir}/`, "");
+  const mapped = clean.replace(
+    /(?:file:\/\/\S*\/)?readme_line_(\d+)\.ts(?:\((\d+),(\d+)\)|:(\d+):(\d+))/g,
+    (_m, start, l1, c1, l2, c2) => {
+      const line = Number(start) + Number(l1 ?? l2) - 1;
+      return `README.md:${line}:${c1 ?? c2}`;
+    },
+  ).replaceAll(`${dir}/`, "");
   const errors = mapped.split("\n").filter((l) => /error TS\d{4}|TS\d{4} \[ERROR\]/.test(l));
   // @types/bun 1.4 expects a newer @types/node than the 20.x this repository pins for its Node 20 build:
   // those two disagree in their own files. Such errors are shown, not counted; every other one counts.
@@ -198,12 +279,19 @@ function main() {
   let errorCount = 0;
   try {
     const skipped = blocks.filter((b) => b.targets.length === 0);
-    console.log(`${relative(ROOT, README)}: ${blocks.length} TypeScript blocks, ${skipped.length} marked skip${skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""}`);
+    console.log(
+      `${relative(ROOT, README)}: ${blocks.length} TypeScript blocks, ${skipped.length} marked skip${
+        skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""
+      }`,
+    );
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     const built = join(work, "package");
     buildPackage(built);
     for (const target of TARGETS) {
-      const mine = [...blocks.filter((b) => b.targets.includes(target)), entryPointsBlock(target, Object.keys(pkg.exports))];
+      const mine = [
+        ...blocks.filter((b) => b.targets.includes(target)),
+        entryPointsBlock(target, Object.keys(pkg.exports)),
+      ];
       if (mine.length === 0) continue;
       const r = checkTarget(target, mine, work, built);
       const what = mine.map((b) => (b.entries ? "every entry point" : `line ${b.line}`)).join(", ");
@@ -212,12 +300,18 @@ function main() {
         failed++;
         errorCount += Math.max(1, r.errors.length);
       }
-      if (!r.ok || r.output.includes("not counted")) console.log(r.output.split("\n").map((l) => `    ${l}`).join("\n"));
+      if (!r.ok || r.output.includes("not counted")) {
+        console.log(r.output.split("\n").map((l) => `    ${l}`).join("\n"));
+      }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(failed ? `README examples: ${errorCount} type errors in ${failed} target(s)` : "README examples: every block compiles");
+  console.log(
+    failed
+      ? `README examples: ${errorCount} type errors in ${failed} target(s)`
+      : "README examples: every block compiles",
+  );
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -28,7 +28,11 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = { spec: undefined, commit: undefined, out: resolve(dirname(fileURLToPath(import.meta.url)), "..") };
+  const args = {
+    spec: undefined,
+    commit: undefined,
+    out: resolve(dirname(fileURLToPath(import.meta.url)), ".."),
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--commit") args.commit = argv[++i];
@@ -37,7 +41,9 @@ function parseArgs(argv) {
     else if (args.spec === undefined) args.spec = resolve(arg);
     else fail(`Unexpected argument ${JSON.stringify(arg)}`);
   }
-  if (args.spec === undefined) fail("Missing the path of the specification repository (a checkout or a bare git directory)");
+  if (args.spec === undefined) {
+    fail("Missing the path of the specification repository (a checkout or a bare git directory)");
+  }
   return args;
 }
 
@@ -46,7 +52,10 @@ function readSchema(spec, version) {
   const path = join(spec, "schema", version, "schema.ts");
   if (existsSync(path)) return readFileSync(path, "utf8");
   if (existsSync(join(spec, "HEAD"))) {
-    return execFileSync("git", ["--git-dir", spec, "show", `HEAD:schema/${version}/schema.ts`], { encoding: "utf8", maxBuffer: 1 << 26 });
+    return execFileSync("git", ["--git-dir", spec, "show", `HEAD:schema/${version}/schema.ts`], {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    });
   }
   fail(`Found neither ${path} nor a git directory at ${spec}`);
 }
@@ -67,7 +76,7 @@ function gitCommit(spec) {
 /** Removes comments and string contents' influence for the `any` check and for comparisons. */
 function stripComments(text) {
   let out = "";
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (text.startsWith("/*", i)) {
       const end = text.indexOf("*/", i + 2);
       i = end < 0 ? text.length : end + 2;
@@ -120,10 +129,14 @@ function transformSchema(source, revision, commit) {
       out.push(`${lone[1]} Example: {@link ${examplesBase}${lone[2]}}`);
       continue;
     }
-    if (line.includes("@includeCode")) fail(`${revision.version}: unexpected @includeCode form: ${line.trim()}`);
+    if (line.includes("@includeCode")) {
+      fail(`${revision.version}: unexpected @includeCode form: ${line.trim()}`);
+    }
     out.push(line);
   }
-  if (anyRewrites !== 2) fail(`${revision.version}: expected 2 open params with \`any\`, found ${anyRewrites}`);
+  if (anyRewrites !== 2) {
+    fail(`${revision.version}: expected 2 open params with \`any\`, found ${anyRewrites}`);
+  }
   const body = out.join("\n").trimEnd() + "\n";
   if (/\bany\b/.test(stripComments(body).replace(/"[^"\n]*"/g, '""'))) {
     fail(`${revision.version}: \`any\` left in the code after the rewrite`);
@@ -144,12 +157,12 @@ function transformSchema(source, revision, commit) {
     " * Licensed under the MIT License; contributions whose authors consented to relicensing are under the",
     " * Apache License 2.0 (see the LICENSE file of the source repository). The MIT License applies:",
     " * Permission is hereby granted, free of charge, to any person obtaining a copy of this software and",
-    " * associated documentation files (the \"Software\"), to deal in the Software without restriction,",
+    ' * associated documentation files (the "Software"), to deal in the Software without restriction,',
     " * including without limitation the rights to use, copy, modify, merge, publish, distribute,",
     " * sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is",
     " * furnished to do so, subject to the following conditions: The above copyright notice and this",
     " * permission notice shall be included in all copies or substantial portions of the Software.",
-    " * THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING",
+    ' * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING',
     " * BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND",
     " * NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,",
     " * DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,",
@@ -190,7 +203,9 @@ function identifiersOf(code) {
 
 /** Names declared identically in both revisions, including everything they refer to. */
 function sharedNames(legacy, modern) {
-  const candidates = new Set([...legacy.keys()].filter((name) => modern.get(name)?.code === legacy.get(name).code));
+  const candidates = new Set(
+    [...legacy.keys()].filter((name) => modern.get(name)?.code === legacy.get(name).code),
+  );
   let changed = true;
   while (changed) {
     changed = false;
@@ -214,7 +229,11 @@ function unionMembers(decls, name, version) {
   if (!decl || decl.kind !== "type") fail(`${version}: ${name} is not a type alias`);
   const rhs = decl.code.replace(/^export type \w+ =/, "").replace(/;$/, "");
   const members = rhs.split("|").map((part) => part.trim()).filter(Boolean);
-  for (const member of members) if (!/^[A-Za-z_]\w*$/.test(member)) fail(`${version}: ${name} has a member that is not a name: ${member}`);
+  for (const member of members) {
+    if (!/^[A-Za-z_]\w*$/.test(member)) {
+      fail(`${version}: ${name} has a member that is not a name: ${member}`);
+    }
+  }
   return members;
 }
 
@@ -243,7 +262,9 @@ function paramsType(alias, shape) {
 /** The result of a request: `<X>ResultResponse["result"]` when the schema has one, else `<X>Result`, else `EmptyResult`. */
 function resultType(decls, alias, requestName, version) {
   const base = requestName.replace(/Request$/, "");
-  if (decls.has(`${base}ResultResponse`)) return { text: `${alias}.${base}ResultResponse["result"]`, from: `${base}ResultResponse` };
+  if (decls.has(`${base}ResultResponse`)) {
+    return { text: `${alias}.${base}ResultResponse["result"]`, from: `${base}ResultResponse` };
+  }
   if (decls.has(`${base}Result`)) return { text: `${alias}.${base}Result`, from: `${base}Result` };
   if (!decls.has("EmptyResult")) fail(`${version}: no result for ${requestName} and no EmptyResult`);
   return { text: `${alias}.EmptyResult`, from: "EmptyResult" };
@@ -268,7 +289,9 @@ function main() {
     const decls = parsed[revision.era].decls;
     const counts = { interface: 0, type: 0, const: 0 };
     for (const decl of decls.values()) counts[decl.kind]++;
-    console.log(`${revision.version}: ${counts.interface} interfaces, ${counts.type} type aliases, ${counts.const} constants -> ${target}`);
+    console.log(
+      `${revision.version}: ${counts.interface} interfaces, ${counts.type} type aliases, ${counts.const} constants -> ${target}`,
+    );
   }
   const { legacy, modern } = parsed;
   const generatedBy = "GENERATED by scripts/generate_protocol_types.mjs: do not edit; run the generator.";
@@ -285,7 +308,9 @@ function main() {
       ` * ${generatedBy}`,
       " * @module",
       " */",
-      `export type {\n${shared.map((name) => `  ${name},`).join("\n")}\n} from "./${modern.revision.file}.ts";`,
+      `export type {\n${
+        shared.map((name) => `  ${name},`).join("\n")
+      }\n} from "./${modern.revision.file}.ts";`,
       "",
     ].join("\n"),
   );
@@ -318,41 +343,111 @@ function main() {
   const addRequestMap = (era, union, mapName, constName, doc) => {
     const { revision, decls } = parsed[era];
     const alias = revision.alias;
-    const shapes = unionMembers(decls, union, revision.version).map((name) => messageShape(decls, name, revision.version));
+    const shapes = unionMembers(decls, union, revision.version).map((name) =>
+      messageShape(decls, name, revision.version)
+    );
     const entries = shapes.map((shape) => {
       const result = resultType(decls, alias, shape.name, revision.version);
       report.push(`  ${revision.version} ${union}: ${shape.method} (${shape.name}) -> ${result.from}`);
       const optional = shape.paramsOptional ? " Its `params` may be omitted." : "";
-      return `  /** {@link ${alias}.${shape.name}}.${optional} */\n  ${JSON.stringify(shape.method)}: { params: ${paramsType(alias, shape)}; result: ${result.text} };`;
+      return `  /** {@link ${alias}.${shape.name}}.${optional} */\n  ${
+        JSON.stringify(shape.method)
+      }: { params: ${paramsType(alias, shape)}; result: ${result.text} };`;
     });
     sections.push(`/**\n * ${doc}\n */\nexport interface ${mapName} {\n${entries.join("\n")}\n}`);
-    constants.push({ constName, mapName, methods: shapes.map((shape) => shape.method), version: revision.version, union });
+    constants.push({
+      constName,
+      mapName,
+      methods: shapes.map((shape) => shape.method),
+      version: revision.version,
+      union,
+    });
   };
   const addNotificationMap = (era, union, mapName, constName, doc) => {
     const { revision, decls } = parsed[era];
     const alias = revision.alias;
-    const shapes = unionMembers(decls, union, revision.version).map((name) => messageShape(decls, name, revision.version));
+    const shapes = unionMembers(decls, union, revision.version).map((name) =>
+      messageShape(decls, name, revision.version)
+    );
     const entries = shapes.map((shape) => {
       report.push(`  ${revision.version} ${union}: ${shape.method} (${shape.name})`);
       const optional = shape.paramsOptional ? " Its `params` may be omitted." : "";
-      return `  /** {@link ${alias}.${shape.name}}.${optional} */\n  ${JSON.stringify(shape.method)}: ${paramsType(alias, shape)};`;
+      return `  /** {@link ${alias}.${shape.name}}.${optional} */\n  ${JSON.stringify(shape.method)}: ${
+        paramsType(alias, shape)
+      };`;
     });
     sections.push(`/**\n * ${doc}\n */\nexport interface ${mapName} {\n${entries.join("\n")}\n}`);
-    constants.push({ constName, mapName, methods: shapes.map((shape) => shape.method), version: revision.version, union });
+    constants.push({
+      constName,
+      mapName,
+      methods: shapes.map((shape) => shape.method),
+      version: revision.version,
+      union,
+    });
   };
   const lv = legacy.revision.version;
   const mv = modern.revision.version;
-  addRequestMap("legacy", "ClientRequest", "LegacyClientRequestMap", "LEGACY_CLIENT_REQUEST_METHODS", `Client→server requests of ${lv} (the schema's \`ClientRequest\`): method → exact \`params\` and \`result\`.`);
-  addRequestMap("legacy", "ServerRequest", "LegacyServerRequestMap", "LEGACY_SERVER_REQUEST_METHODS", `Server→client requests of ${lv} (the schema's \`ServerRequest\`): method → exact \`params\` and \`result\`.`);
-  addNotificationMap("legacy", "ClientNotification", "LegacyClientNotificationMap", "LEGACY_CLIENT_NOTIFICATION_METHODS", `Client→server notifications of ${lv} (the schema's \`ClientNotification\`): method → \`params\`.`);
-  addNotificationMap("legacy", "ServerNotification", "LegacyServerNotificationMap", "LEGACY_SERVER_NOTIFICATION_METHODS", `Server→client notifications of ${lv} (the schema's \`ServerNotification\`): method → \`params\`.`);
-  addRequestMap("modern", "ClientRequest", "ModernClientRequestMap", "MODERN_CLIENT_REQUEST_METHODS", `Client→server requests of ${mv} (the schema's \`ClientRequest\`): method → exact \`params\` (with the required \`_meta\` envelope) and \`result\`.`);
-  addRequestMap("modern", "InputRequest", "ModernInputRequestMap", "MODERN_INPUT_REQUEST_METHODS", `Requests a ${mv} server embeds in an \`input_required\` result (the schema's \`InputRequest\`; never sent as JSON-RPC requests): method → \`params\` and the \`result\` the client puts in \`inputResponses\`.`);
-  addNotificationMap("modern", "ClientNotification", "ModernClientNotificationMap", "MODERN_CLIENT_NOTIFICATION_METHODS", `Client→server notifications of ${mv} (the schema's \`ClientNotification\`): method → \`params\`.`);
-  addNotificationMap("modern", "ServerNotification", "ModernServerNotificationMap", "MODERN_SERVER_NOTIFICATION_METHODS", `Server→client notifications of ${mv} (the schema's \`ServerNotification\`): method → \`params\`.`);
+  addRequestMap(
+    "legacy",
+    "ClientRequest",
+    "LegacyClientRequestMap",
+    "LEGACY_CLIENT_REQUEST_METHODS",
+    `Client→server requests of ${lv} (the schema's \`ClientRequest\`): method → exact \`params\` and \`result\`.`,
+  );
+  addRequestMap(
+    "legacy",
+    "ServerRequest",
+    "LegacyServerRequestMap",
+    "LEGACY_SERVER_REQUEST_METHODS",
+    `Server→client requests of ${lv} (the schema's \`ServerRequest\`): method → exact \`params\` and \`result\`.`,
+  );
+  addNotificationMap(
+    "legacy",
+    "ClientNotification",
+    "LegacyClientNotificationMap",
+    "LEGACY_CLIENT_NOTIFICATION_METHODS",
+    `Client→server notifications of ${lv} (the schema's \`ClientNotification\`): method → \`params\`.`,
+  );
+  addNotificationMap(
+    "legacy",
+    "ServerNotification",
+    "LegacyServerNotificationMap",
+    "LEGACY_SERVER_NOTIFICATION_METHODS",
+    `Server→client notifications of ${lv} (the schema's \`ServerNotification\`): method → \`params\`.`,
+  );
+  addRequestMap(
+    "modern",
+    "ClientRequest",
+    "ModernClientRequestMap",
+    "MODERN_CLIENT_REQUEST_METHODS",
+    `Client→server requests of ${mv} (the schema's \`ClientRequest\`): method → exact \`params\` (with the required \`_meta\` envelope) and \`result\`.`,
+  );
+  addRequestMap(
+    "modern",
+    "InputRequest",
+    "ModernInputRequestMap",
+    "MODERN_INPUT_REQUEST_METHODS",
+    `Requests a ${mv} server embeds in an \`input_required\` result (the schema's \`InputRequest\`; never sent as JSON-RPC requests): method → \`params\` and the \`result\` the client puts in \`inputResponses\`.`,
+  );
+  addNotificationMap(
+    "modern",
+    "ClientNotification",
+    "ModernClientNotificationMap",
+    "MODERN_CLIENT_NOTIFICATION_METHODS",
+    `Client→server notifications of ${mv} (the schema's \`ClientNotification\`): method → \`params\`.`,
+  );
+  addNotificationMap(
+    "modern",
+    "ServerNotification",
+    "ModernServerNotificationMap",
+    "MODERN_SERVER_NOTIFICATION_METHODS",
+    `Server→client notifications of ${mv} (the schema's \`ServerNotification\`): method → \`params\`.`,
+  );
   const constText = constants.map(
     (c) =>
-      `/** The methods of {@link ${c.mapName}}, in the order of the schema's \`${c.union}\` union (${c.version}). */\nexport const ${c.constName} = [\n${c.methods.map((m) => `  ${JSON.stringify(m)},`).join("\n")}\n] as const satisfies readonly (keyof ${c.mapName})[];`,
+      `/** The methods of {@link ${c.mapName}}, in the order of the schema's \`${c.union}\` union (${c.version}). */\nexport const ${c.constName} = [\n${
+        c.methods.map((m) => `  ${JSON.stringify(m)},`).join("\n")
+      }\n] as const satisfies readonly (keyof ${c.mapName})[];`,
   );
   write(
     "src/wire/protocol/era_method_maps.ts",

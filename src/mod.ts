@@ -13,17 +13,17 @@
 export {
   ContextServer,
   type ContextServerOptions,
+  type DispatchContext,
+  type JsonRpcReply,
+  type LegacySession,
+  type RequestEra,
+  type ServerConnectionOptions,
   type ServeResult,
   type ServerNotificationHandler,
   type ServerRequestContext,
   type ServerRequestHandler,
-  type ServerConnectionOptions,
-  type ServerToClientRequestOptions,
-  type RequestEra,
-  type DispatchContext,
-  type JsonRpcReply,
-  type LegacySession,
   type ServerSession,
+  type ServerToClientRequestOptions,
 } from "./server/context_server.ts";
 // What tool, resource and prompt handlers see (server.tool(), server.resource(), server.resourceTemplate(), server.prompt()).
 export type {
@@ -81,7 +81,13 @@ export type {
   ResultOf,
   UntypedMethod,
 } from "./wire/method_map.ts";
-export { defaultEraCache, EraCache, type EraCacheEntry, type EraCacheOptions, type EraCacheStore } from "./client/era_cache.ts";
+export {
+  defaultEraCache,
+  EraCache,
+  type EraCacheEntry,
+  type EraCacheOptions,
+  type EraCacheStore,
+} from "./client/era_cache.ts";
 // The client feature API: typed lists, calls, change streams (methods of ContextClient).
 export {
   type AnyClientFeatureError,
@@ -157,7 +163,13 @@ export {
 export type { Duplex } from "./stream/duplex.ts";
 
 // The listen bus: list-changed and resource-updated events across replicas (Redis: onemodelcontext/redis).
-export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "./server/features/listen_bus.ts";
+export type {
+  ListenBus,
+  ListenBusEvent,
+  ListenEvent,
+  ListenEventHandler,
+  ListenList,
+} from "./server/features/listen_bus.ts";
 
 // The clock every timeout goes through.
 export { systemTimeProvider, type TimeProvider, type TimerHandle } from "./stream/time_provider.ts";

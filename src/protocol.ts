@@ -30,8 +30,8 @@ export { ServerVersions } from "./wire/server_versions.ts";
 export {
   buildRequestMeta,
   CACHEABLE_RESULT_METHODS,
-  DEFAULT_CACHE_HINT,
   decorateModernResult,
+  DEFAULT_CACHE_HINT,
   type EnvelopeReading,
   hasEnvelopeClaim,
   LOGGING_LEVELS,
@@ -49,8 +49,8 @@ export {
   type CacheScope,
   type DiscoverResult,
   type DiscoverResultInit,
-  parseDiscoverResult,
   type ParsedDiscoverResult,
+  parseDiscoverResult,
 } from "./wire/discover_result.ts";
 
 // Server-to-client input in both eras: the input-round engine behind ctx.elicit/sample/listRoots, the
@@ -65,8 +65,17 @@ export {
   type InputRoundsOptions,
   type SendClientRequest,
 } from "./server/input_rounds.ts";
-export { acceptsInputRequests, INPUT_REQUIRED_METHODS, type InputMethod, missingCapabilities } from "./server/input_capabilities.ts";
-export { RequestStateCodec, type RequestStateBinding, type RequestStateCodecOptions } from "./server/request_state.ts";
+export {
+  acceptsInputRequests,
+  INPUT_REQUIRED_METHODS,
+  type InputMethod,
+  missingCapabilities,
+} from "./server/input_capabilities.ts";
+export {
+  type RequestStateBinding,
+  RequestStateCodec,
+  type RequestStateCodecOptions,
+} from "./server/request_state.ts";
 export { RequestStateError, type RequestStateErrorReason } from "./server/request_state_error.ts";
 export {
   type AttachableClient,
@@ -96,4 +105,9 @@ export { ErrorCodes } from "./wire/errors.ts";
 export type * from "./wire/protocol/mod.ts";
 
 // Newline-delimited framing (the stdio transport): lines capped at `maxMessageBytes`, UTF-8 checked.
-export { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, type LineSplitterOptions, splitLines } from "./stream/line_splitter.ts";
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type InputLine,
+  type LineSplitterOptions,
+  splitLines,
+} from "./stream/line_splitter.ts";

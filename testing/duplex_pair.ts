@@ -37,7 +37,9 @@ export function createDuplexPair(options: DuplexPairOptions = {}): [Duplex, Dupl
  * fail, but closing the writer afterwards succeeds, so a writer whose bytes were all read (the reader
  * then went away) sees a clean close, not a failure. Aborting the writer errors the reader.
  */
-export function createPipe(bufferBytes = 65_536): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
+export function createPipe(
+  bufferBytes = 65_536,
+): { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let cancelled: { reason: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -48,7 +50,9 @@ export function createPipe(bufferBytes = 65_536): { readable: ReadableStream<Uin
   };
   const broken = (): Error => {
     const reason = cancelled?.reason;
-    return reason instanceof Error ? reason : new Error("Cannot write to the pipe: its reader cancelled", { cause: reason });
+    return reason instanceof Error
+      ? reason
+      : new Error("Cannot write to the pipe: its reader cancelled", { cause: reason });
   };
   const readable = new ReadableStream<Uint8Array>(
     {

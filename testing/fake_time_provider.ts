@@ -84,14 +84,18 @@ export class FakeTimeProvider implements TimeProvider {
    * after 100 000 timers in one advance (a timer that re-arms itself with no delay never lets time move).
    */
   async advance(ms: number): Promise<void> {
-    if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`Cannot advance time by ${ms} ms: time only moves forward`);
+    if (!(ms >= 0) || !Number.isFinite(ms)) {
+      throw new RangeError(`Cannot advance time by ${ms} ms: time only moves forward`);
+    }
     const target = this.#now + ms;
     await flushMicrotasks();
-    for (let fired = 0; ; fired++) {
+    for (let fired = 0;; fired++) {
       const next = this.#next(target);
       if (next === undefined) break;
       if (fired >= MAX_TIMERS_PER_ADVANCE) {
-        throw new Error(`Fired ${fired} timers in one advance of ${ms} ms: a timer keeps re-arming itself without delay`);
+        throw new Error(
+          `Fired ${fired} timers in one advance of ${ms} ms: a timer keeps re-arming itself without delay`,
+        );
       }
       this.#timers.delete(next);
       this.#now = next.due;
@@ -105,11 +109,13 @@ export class FakeTimeProvider implements TimeProvider {
   /** Advances in steps until no timer is pending or `limitMs` has passed; returns the time moved. */
   async runAll(limitMs = 3_600_000): Promise<number> {
     const start = this.#now;
-    for (let steps = 0; ; steps++) {
+    for (let steps = 0;; steps++) {
       const next = this.nextDueIn;
       if (next === undefined || this.#now - start + next > limitMs) break;
       if (steps >= MAX_TIMERS_PER_ADVANCE) {
-        throw new Error(`Ran ${steps} steps without reaching ${limitMs} ms: a timer keeps re-arming itself without delay`);
+        throw new Error(
+          `Ran ${steps} steps without reaching ${limitMs} ms: a timer keeps re-arming itself without delay`,
+        );
       }
       await this.advance(next);
     }

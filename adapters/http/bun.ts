@@ -7,7 +7,13 @@
  */
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
-import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
+import {
+  type FetchHandler,
+  type HttpServer,
+  type ServeOptions,
+  serveOptions,
+  serverUrl,
+} from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -50,7 +56,10 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     closing ??= (async () => {
       const stopped = server.stop(false); // stops accepting; in-flight requests go on
       handler.drain?.(); // listen streams end with their result; other requests are still answered
-      await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
+      await inFlight.drain(
+        shutdownTimeout,
+        new ClosedError("The server is shutting down: the response was ended"),
+      );
       await server.stop(true);
       await stopped;
       await handler.close?.();

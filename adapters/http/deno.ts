@@ -8,7 +8,13 @@
  */
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
-import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
+import {
+  type FetchHandler,
+  type HttpServer,
+  type ServeOptions,
+  serveOptions,
+  serverUrl,
+} from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -21,7 +27,11 @@ interface DenoHttpServerLike {
 
 interface DenoServeLike {
   serve(
-    options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    options: {
+      port: number;
+      hostname: string;
+      onListen?: (addr: { hostname: string; port: number }) => void;
+    },
     handler: (request: Request) => Response | Promise<Response>,
   ): DenoHttpServerLike;
 }
@@ -50,7 +60,10 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
       // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
       const stopped = server.shutdown();
       handler.drain?.(); // listen streams end with their result; other requests are still answered
-      await inFlight.drain(shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
+      await inFlight.drain(
+        shutdownTimeout,
+        new ClosedError("The server is shutting down: the response was ended"),
+      );
       await stopped;
       await handler.close?.();
     })();

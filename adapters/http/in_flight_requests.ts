@@ -78,7 +78,11 @@ export class InFlightRequests {
    */
   track(): TrackedRequest {
     // Only a request arriving during a drain needs its arrival time: an earlier one's bound counts from the drain.
-    const tracked = new Tracked(this.#entries, this.#idle, this.#draining ? performance.now() : Number.NEGATIVE_INFINITY);
+    const tracked = new Tracked(
+      this.#entries,
+      this.#idle,
+      this.#draining ? performance.now() : Number.NEGATIVE_INFINITY,
+    );
     this.#entries.add(tracked);
     return tracked;
   }
@@ -134,7 +138,11 @@ export class InFlightRequests {
         },
         { highWaterMark: 0 },
       );
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     };
   }
 

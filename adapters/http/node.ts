@@ -5,14 +5,26 @@
  * `'drain'`), so the handler's own stream bound is the only buffer that grows.
  * @module
  */
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
 import { Disconnect } from "./disconnect.ts";
 import { NodeRequest, toRequest } from "./node_request.ts";
-import { type FetchHandler, type HttpServer, type ServeOptions, serveOptions, serverUrl } from "./serve_options.ts";
+import {
+  type FetchHandler,
+  type HttpServer,
+  type ServeOptions,
+  serveOptions,
+  serverUrl,
+} from "./serve_options.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -50,7 +62,12 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const close = (): Promise<void> => {
-    closing ??= shutdown(server, handler, inFlight, { shutdownTimeout, keepAliveTimeout, idleCloseDelay, state }).then(() => markClosed());
+    closing ??= shutdown(server, handler, inFlight, {
+      shutdownTimeout,
+      keepAliveTimeout,
+      idleCloseDelay,
+      state,
+    }).then(() => markClosed());
     return closing;
   };
   signal?.addEventListener("abort", () => void close(), { once: true });
@@ -61,7 +78,12 @@ async function shutdown(
   server: Server,
   handler: FetchHandler,
   inFlight: InFlightRequests,
-  options: { shutdownTimeout: number; keepAliveTimeout: number; idleCloseDelay: number; state: { draining: boolean } },
+  options: {
+    shutdownTimeout: number;
+    keepAliveTimeout: number;
+    idleCloseDelay: number;
+    state: { draining: boolean };
+  },
 ): Promise<void> {
   options.state.draining = true;
   // Stop listening only: http.Server#close would also cut idle keep-alive connections at once, while
@@ -69,9 +91,14 @@ async function shutdown(
   // They end after keepAliveTimeout of quiet instead; a request that still comes is answered.
   const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
   // Connections busy then end after their answer (Connection: close); only idle ones are ended here.
-  const idle = options.idleCloseDelay < options.keepAliveTimeout ? setTimeout(() => server.closeIdleConnections(), options.idleCloseDelay) : undefined;
+  const idle = options.idleCloseDelay < options.keepAliveTimeout
+    ? setTimeout(() => server.closeIdleConnections(), options.idleCloseDelay)
+    : undefined;
   handler.drain?.();
-  await inFlight.drain(options.shutdownTimeout, new ClosedError("The server is shutting down: the response was ended"));
+  await inFlight.drain(
+    options.shutdownTimeout,
+    new ClosedError("The server is shutting down: the response was ended"),
+  );
   // Whatever is left after one more keep-alive period (a client that holds a connection and sends nothing) goes.
   const forced = setTimeout(() => server.closeAllConnections(), options.keepAliveTimeout + 1_000);
   await stopped;
@@ -84,14 +111,21 @@ async function handle(
   handler: FetchHandler,
   req: IncomingMessage,
   res: ServerResponse,
-  { hostname, state, inFlight, parts }: { hostname: string; state: { draining: boolean }; inFlight: InFlightRequests; parts: boolean },
+  { hostname, state, inFlight, parts }: {
+    hostname: string;
+    state: { draining: boolean };
+    inFlight: InFlightRequests;
+    parts: boolean;
+  },
 ): Promise<void> {
   const disconnect = new Disconnect();
   (res as WithDisconnect)[DISCONNECT] = disconnect;
   res.once("close", onResponseClose);
   let request: Request | NodeRequest | undefined;
   try {
-    request = parts ? new NodeRequest(req, hostname, disconnect) : toRequest(req, hostname, disconnect.signal);
+    request = parts
+      ? new NodeRequest(req, hostname, disconnect)
+      : toRequest(req, hostname, disconnect.signal);
   } catch (error) {
     res.statusCode = 400;
     res.setHeader("Content-Type", "text/plain");
@@ -146,7 +180,12 @@ function writeTextReply(reply: TextReply, res: ServerResponse): void {
   res.end(reply.text);
 }
 
-async function writeResponse(response: Response, res: ServerResponse, disconnected: AbortSignal, tracked: TrackedRequest): Promise<void> {
+async function writeResponse(
+  response: Response,
+  res: ServerResponse,
+  disconnected: AbortSignal,
+  tracked: TrackedRequest,
+): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
   const cookies = response.headers.getSetCookie();

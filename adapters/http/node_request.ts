@@ -7,7 +7,12 @@
 import type { IncomingMessage } from "node:http";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
 import type { Disconnect } from "./disconnect.ts";
-import { READ_BODY, type RequestHeaders, type RequestParts, TAKES_TEXT_REPLY } from "../../src/http/request_parts.ts";
+import {
+  READ_BODY,
+  type RequestHeaders,
+  type RequestParts,
+  TAKES_TEXT_REPLY,
+} from "../../src/http/request_parts.ts";
 
 /** The headers of `req` as web `Headers` (throws on a value `Headers` refuses). */
 function headersOf(req: IncomingMessage): Headers {
@@ -67,7 +72,7 @@ function hrefOf(target: string, host: string): string {
       cachedHrefs = 0;
       byTarget = undefined;
     }
-    if (!byTarget) hrefs.set(host, (byTarget = new Map()));
+    if (!byTarget) hrefs.set(host, byTarget = new Map());
     byTarget.set(target, href);
     cachedHrefs++;
   }
@@ -94,7 +99,9 @@ export class NodeRequest implements RequestParts {
 
   constructor(req: IncomingMessage, hostname: string, disconnect: Disconnect) {
     this.method = req.method ?? "GET";
-    if (FORBIDDEN_METHODS.has(this.method.toUpperCase())) throw new TypeError(`Method ${this.method} is not allowed`);
+    if (FORBIDDEN_METHODS.has(this.method.toUpperCase())) {
+      throw new TypeError(`Method ${this.method} is not allowed`);
+    }
     const fields = req.headers;
     this.headers = new NodeHeaders(fields);
     this.url = hrefOf(req.url ?? "/", fields.host ?? hostname);

@@ -62,22 +62,34 @@ export const DEFAULT_SERVE_SHUTDOWN_TIMEOUT = 5_000;
 export const DEFAULT_SERVE_KEEP_ALIVE_TIMEOUT = 5_000;
 
 /** Checks and fills the options every runtime's `serve` shares. */
-export function serveOptions(options: ServeOptions): Required<Omit<ServeOptions, "signal">> & { signal: AbortSignal | undefined } {
+export function serveOptions(
+  options: ServeOptions,
+): Required<Omit<ServeOptions, "signal">> & { signal: AbortSignal | undefined } {
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`Option port must be an integer from 0 to 65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`Option port must be an integer from 0 to 65535, got ${String(port)}`);
+  }
   const hostname = options.hostname ?? "127.0.0.1";
-  if (typeof hostname !== "string" || hostname.length === 0) throw new TypeError(`Option hostname must be a non-empty string, got ${String(hostname)}`);
+  if (typeof hostname !== "string" || hostname.length === 0) {
+    throw new TypeError(`Option hostname must be a non-empty string, got ${String(hostname)}`);
+  }
   const shutdownTimeout = options.shutdownTimeout ?? DEFAULT_SERVE_SHUTDOWN_TIMEOUT;
   if (typeof shutdownTimeout !== "number" || !(shutdownTimeout >= 0)) {
-    throw new RangeError(`Option shutdownTimeout must be a non-negative number of milliseconds, got ${String(shutdownTimeout)}`);
+    throw new RangeError(
+      `Option shutdownTimeout must be a non-negative number of milliseconds, got ${String(shutdownTimeout)}`,
+    );
   }
   const keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_SERVE_KEEP_ALIVE_TIMEOUT;
   if (typeof keepAliveTimeout !== "number" || !(keepAliveTimeout > 0)) {
-    throw new RangeError(`Option keepAliveTimeout must be a positive number of milliseconds, got ${String(keepAliveTimeout)}`);
+    throw new RangeError(
+      `Option keepAliveTimeout must be a positive number of milliseconds, got ${String(keepAliveTimeout)}`,
+    );
   }
   const idleCloseDelay = options.idleCloseDelay ?? keepAliveTimeout;
   if (typeof idleCloseDelay !== "number" || !(idleCloseDelay >= 0)) {
-    throw new RangeError(`Option idleCloseDelay must be a non-negative number of milliseconds, got ${String(idleCloseDelay)}`);
+    throw new RangeError(
+      `Option idleCloseDelay must be a non-negative number of milliseconds, got ${String(idleCloseDelay)}`,
+    );
   }
   return { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal: options.signal };
 }

@@ -49,7 +49,9 @@ export class SendCredit {
 
   /** Adds `bytes` of credit from the peer and wakes a waiting writer. Throws on a count that is not a positive safe integer. */
   grant(bytes: number): void {
-    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new InvalidOptionError(`A credit grant must be a positive integer, got ${String(bytes)}`);
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+      throw new InvalidOptionError(`A credit grant must be a positive integer, got ${String(bytes)}`);
+    }
     if (this.#failure) return;
     this.#window ??= bytes;
     this.#available += bytes;
@@ -125,7 +127,9 @@ export class ReceiveCredit {
   constructor(windowBytes: number) {
     this.windowBytes = integerOption("receiveWindowBytes", windowBytes, windowBytes, 1);
     if (!Number.isSafeInteger(this.windowBytes)) {
-      throw new InvalidOptionError(`Option receiveWindowBytes must be a finite integer, got ${this.windowBytes}`);
+      throw new InvalidOptionError(
+        `Option receiveWindowBytes must be a finite integer, got ${this.windowBytes}`,
+      );
     }
     this.batchBytes = Math.max(1, Math.floor(this.windowBytes / 4));
   }

@@ -104,7 +104,11 @@ export interface MessagePortConnection extends TransportConnection, AsyncDisposa
   /** Bytes received and not yet pulled by this end's consumer. */
   readonly bufferedInputBytes: number;
   /** Data bytes posted (`sentBytes`) and received (`receivedBytes`), and how many of the sent ones were copied (`copiedBytes`). */
-  readonly stats: { readonly sentBytes: number; readonly receivedBytes: number; readonly copiedBytes: number };
+  readonly stats: {
+    readonly sentBytes: number;
+    readonly receivedBytes: number;
+    readonly copiedBytes: number;
+  };
   /** Resolves once both directions are done (ended, cancelled, aborted or destroyed). Never rejects. */
   readonly closed: Promise<void>;
   /** Why input ended abnormally: the peer aborted, broke the credit rule, or the port closed before `end`. */
@@ -129,7 +133,10 @@ export interface MessagePortConnection extends TransportConnection, AsyncDisposa
  * const channel = new NewlineChannel(a);
  * ```
  */
-export function fromMessagePort(port: MessagePortLike, options: FromMessagePortOptions = {}): MessagePortConnection {
+export function fromMessagePort(
+  port: MessagePortLike,
+  options: FromMessagePortOptions = {},
+): MessagePortConnection {
   return new MessagePortDuplex(port, options);
 }
 
@@ -150,7 +157,9 @@ class MessagePortDuplex implements MessagePortConnection {
   constructor(port: MessagePortLike, options: FromMessagePortOptions) {
     const chunks = options.chunks ?? "copy";
     if (chunks !== "copy" && chunks !== "transfer") {
-      throw new InvalidOptionError(`Option chunks must be "copy" or "transfer", got ${JSON.stringify(chunks)}`);
+      throw new InvalidOptionError(
+        `Option chunks must be "copy" or "transfer", got ${JSON.stringify(chunks)}`,
+      );
     }
     const post = (message: Wire, transfer: ArrayBuffer[] = []): void => {
       if (!this.#portClosed) this.#port.postMessage(message, transfer);
@@ -183,7 +192,11 @@ class MessagePortDuplex implements MessagePortConnection {
   }
 
   get stats(): { sentBytes: number; receivedBytes: number; copiedBytes: number } {
-    return { sentBytes: this.#writer.sentBytes, receivedBytes: this.#reader.receivedBytes, copiedBytes: this.#writer.copiedBytes };
+    return {
+      sentBytes: this.#writer.sentBytes,
+      receivedBytes: this.#reader.receivedBytes,
+      copiedBytes: this.#writer.copiedBytes,
+    };
   }
 
   get closed(): Promise<void> {
@@ -195,7 +208,9 @@ class MessagePortDuplex implements MessagePortConnection {
   }
 
   destroy(reason?: unknown): void {
-    const error = reason instanceof Error ? reason : new ClosedError("The MessagePort connection was destroyed", { cause: reason });
+    const error = reason instanceof Error
+      ? reason
+      : new ClosedError("The MessagePort connection was destroyed", { cause: reason });
     this.#writer.destroy(error);
     this.#reader.destroy(error);
     this.#release();
@@ -217,7 +232,9 @@ class MessagePortDuplex implements MessagePortConnection {
     const onMessage = (event: { data?: unknown }): void => this.#receive(event.data);
     if (typeof port.addEventListener === "function") {
       const onMessageError = (): void =>
-        this.#violate(new ProtocolError("A message on the MessagePort could not be deserialized (messageerror)"));
+        this.#violate(
+          new ProtocolError("A message on the MessagePort could not be deserialized (messageerror)"),
+        );
       const onClose = (): void => this.#onPortClosed();
       this.#listeners.push(["message", onMessage], ["messageerror", onMessageError], ["close", onClose]);
       for (const [type, listener] of this.#listeners) port.addEventListener(type, listener);
@@ -257,7 +274,9 @@ class MessagePortDuplex implements MessagePortConnection {
       this.#closeError ??= error;
       this.#reader.fail(error);
     }
-    if (!this.#writer.done) this.#writer.fail(new ClosedError("The MessagePort closed: nothing more can be sent"));
+    if (!this.#writer.done) {
+      this.#writer.fail(new ClosedError("The MessagePort closed: nothing more can be sent"));
+    }
     this.#release();
   }
 
@@ -278,7 +297,9 @@ class MessagePortDuplex implements MessagePortConnection {
       case "credit": {
         const bytes = message.bytes;
         if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
-          return this.#violate(new ProtocolError(`Invalid credit from the MessagePort peer: ${String(bytes)}`));
+          return this.#violate(
+            new ProtocolError(`Invalid credit from the MessagePort peer: ${String(bytes)}`),
+          );
         }
         return this.#writer.grant(bytes);
       }

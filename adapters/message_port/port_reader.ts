@@ -75,13 +75,19 @@ export class PortReader {
   receiveData(bytes: unknown): void {
     if (this.#done) return; // cancelled: the peer learns it from `cancel`
     if (!(bytes instanceof ArrayBuffer)) {
-      return this.#hooks.violate(new ProtocolError("A data message from the MessagePort peer carried no ArrayBuffer"));
+      return this.#hooks.violate(
+        new ProtocolError("A data message from the MessagePort peer carried no ArrayBuffer"),
+      );
     }
-    if (this.#ended) return this.#hooks.violate(new ProtocolError("The MessagePort peer sent data after end-of-stream"));
+    if (this.#ended) {
+      return this.#hooks.violate(new ProtocolError("The MessagePort peer sent data after end-of-stream"));
+    }
     const credit = this.#credit.outstanding;
     if (!this.#credit.accept(bytes.byteLength)) {
       return this.#hooks.violate(
-        new ProtocolError(`The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`),
+        new ProtocolError(
+          `The MessagePort peer sent ${bytes.byteLength} bytes with only ${credit} bytes of credit`,
+        ),
       );
     }
     if (bytes.byteLength === 0) return;

@@ -88,7 +88,9 @@ export class PortWriter {
   }
 
   async #write(chunk: Uint8Array, signal: AbortSignal): Promise<void> {
-    if (!(chunk instanceof Uint8Array)) throw new TypeError("A MessagePort duplex writes Uint8Array chunks only");
+    if (!(chunk instanceof Uint8Array)) {
+      throw new TypeError("A MessagePort duplex writes Uint8Array chunks only");
+    }
     this.#writing = true;
     try {
       let at = 0;
@@ -108,7 +110,9 @@ export class PortWriter {
     if (this.#error) throw this.#error;
     const size = piece.byteLength; // read before a transfer detaches it
     const buffer = piece.buffer;
-    if (this.#transfer && buffer instanceof ArrayBuffer && piece.byteOffset === 0 && size === buffer.byteLength) {
+    if (
+      this.#transfer && buffer instanceof ArrayBuffer && piece.byteOffset === 0 && size === buffer.byteLength
+    ) {
       try {
         this.#post({ omc: "data", bytes: buffer }, [buffer]);
         this.#sentBytes += size;
@@ -125,7 +129,9 @@ export class PortWriter {
 
   #end(kind: "end" | "abort", reason?: unknown): void {
     if (this.#done) return;
-    this.#post(kind === "end" ? { omc: "end" } : { omc: "abort", reason: describe(reason ?? "The writer aborted") });
+    this.#post(
+      kind === "end" ? { omc: "end" } : { omc: "abort", reason: describe(reason ?? "The writer aborted") },
+    );
     this.#done = true;
     this.#credit.fail(new ClosedError("Output is closed"));
     this.#onDone();

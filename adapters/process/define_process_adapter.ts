@@ -13,7 +13,7 @@ import {
   type StderrMode,
   validateProcessConnectionOptions,
 } from "./process_connection.ts";
-import { attempt, groupSignaller, GroupsAtExit, type ProcReader } from "./process_group.ts";
+import { attempt, GroupsAtExit, groupSignaller, type ProcReader } from "./process_group.ts";
 import type { ExitStatus, GroupSignal } from "./shutdown_process.ts";
 
 /** The options every runtime's `spawnProcess` takes; adapters add only their runtime handle. */
@@ -70,7 +70,11 @@ export interface ProcessRuntime {
    * Starts `command`, on POSIX as the leader of a new process group (`detached` / `setsid`).
    * Throws or rejects when it cannot start.
    */
-  spawn(command: string, args: readonly string[], options: RuntimeSpawnOptions): SpawnedProcess | Promise<SpawnedProcess>;
+  spawn(
+    command: string,
+    args: readonly string[],
+    options: RuntimeSpawnOptions,
+  ): SpawnedProcess | Promise<SpawnedProcess>;
   /** `kill(2)`: a negative pid names a group; signal 0 probes. Throws when no process matches. */
   kill(pid: number, signal: GroupSignal): void;
   /** Windows: ends the process tree of `pid` (`taskkill /T /F`); throws when it could not. */
@@ -101,8 +105,15 @@ export interface ProcessAdapter {
  * ```
  */
 export function defineProcessAdapter(runtime: ProcessRuntime): ProcessAdapter {
-  const atExit = new GroupsAtExit((hook) => runtime.onExit(hook), (pgid) => void attempt(() => runtime.kill(-pgid, "SIGTERM")));
-  const open = async (command: string, args: readonly string[], options: SpawnOptions): Promise<ProcessConnection> => {
+  const atExit = new GroupsAtExit(
+    (hook) => runtime.onExit(hook),
+    (pgid) => void attempt(() => runtime.kill(-pgid, "SIGTERM")),
+  );
+  const open = async (
+    command: string,
+    args: readonly string[],
+    options: SpawnOptions,
+  ): Promise<ProcessConnection> => {
     const child = await runtime.spawn(command, args, {
       cwd: options.cwd,
       env: options.env,
@@ -126,7 +137,15 @@ export function defineProcessAdapter(runtime: ProcessRuntime): ProcessAdapter {
       proc: runtime.proc,
     });
     const { pid, stdin, stdout, stderr } = child;
-    return createProcessConnection({ pid, stdin, stdout, stderr, exited, signal, release: () => child.release?.() }, options);
+    return createProcessConnection({
+      pid,
+      stdin,
+      stdout,
+      stderr,
+      exited,
+      signal,
+      release: () => child.release?.(),
+    }, options);
   };
   return {
     spawnProcess(command, args = [], options = {}) {

@@ -5,7 +5,12 @@
  * @module
  */
 import type { TransportConnection } from "../../src/rpc/transport.ts";
-import { ClosedError, InvalidOptionError, ProcessExitedError, ReadFailedError } from "../../src/wire/errors.ts";
+import {
+  ClosedError,
+  InvalidOptionError,
+  ProcessExitedError,
+  ReadFailedError,
+} from "../../src/wire/errors.ts";
 import { integerOption, numberOption } from "../../src/stream/options.ts";
 import { systemTimeProvider, type TimerHandle } from "../../src/stream/time_provider.ts";
 import { type ChunkReader, chunkReaderOf, type ChunkWriter, chunkWriterOf } from "../chunk_io.ts";
@@ -14,10 +19,10 @@ import { StderrTail } from "./stderr_tail.ts";
 import {
   type ExitStatus,
   type ProcessShutdownOptions,
-  type ShutdownStep,
-  type Signallable,
   settlesWithin,
   shutdownProcess,
+  type ShutdownStep,
+  type Signallable,
 } from "./shutdown_process.ts";
 
 /** What an adapter gives {@linkcode createProcessConnection}: structural, so tests can pass fakes. */
@@ -78,7 +83,9 @@ export function validateProcessConnectionOptions(options: ProcessConnectionOptio
   integerOption("stderrTailChars", options.stderrTailChars, 8192, 0);
   const mode = options.stderr;
   if (mode !== undefined && mode !== "pipe" && mode !== "inherit" && typeof mode !== "function") {
-    throw new InvalidOptionError(`Option stderr must be "pipe", "inherit" or a function, got ${JSON.stringify(mode)}`);
+    throw new InvalidOptionError(
+      `Option stderr must be "pipe", "inherit" or a function, got ${JSON.stringify(mode)}`,
+    );
   }
 }
 
@@ -95,12 +102,19 @@ export function validateProcessConnectionOptions(options: ProcessConnectionOptio
  * - stderr is drained from the start; its last lines go into `closeError()`.
  * - `close()` runs {@linkcode shutdownProcess}; `destroy()` SIGKILLs the group at once.
  */
-export function createProcessConnection(handles: ProcessHandles, options: ProcessConnectionOptions = {}): ProcessConnection {
+export function createProcessConnection(
+  handles: ProcessHandles,
+  options: ProcessConnectionOptions = {},
+): ProcessConnection {
   const time = options.timeProvider ?? systemTimeProvider;
   validateProcessConnectionOptions(options);
   const exitWaitTimeout = numberOption("exitWaitTimeout", options.exitWaitTimeout, 1_000);
   const onLine = typeof options.stderr === "function" ? options.stderr : undefined;
-  const tail = new StderrTail({ maxLines: options.stderrTailLines, maxChars: options.stderrTailChars, onLine });
+  const tail = new StderrTail({
+    maxLines: options.stderrTailLines,
+    maxChars: options.stderrTailChars,
+    onLine,
+  });
 
   let status: ExitStatus | undefined;
   const exited = handles.exited.then((s) => (status = s));
@@ -173,11 +187,17 @@ export function createProcessConnection(handles: ProcessHandles, options: Proces
  * write in flight (the web stream runs one at a time) is rejected by the exit itself: racing each
  * write against the exit would leave one reaction per write on the exit promise until the process ends.
  */
-function stdinWritable(stdin: WritableStream<Uint8Array> | ChunkWriter, exited: Promise<unknown>, hasExited: () => boolean) {
+function stdinWritable(
+  stdin: WritableStream<Uint8Array> | ChunkWriter,
+  exited: Promise<unknown>,
+  hasExited: () => boolean,
+) {
   const writer = chunkWriterOf(stdin);
   let closing: Promise<void> | undefined;
   let failInFlight: ((error: Error) => void) | undefined;
-  void exited.then(() => failInFlight?.(new ClosedError("Cannot write to the server: its process has exited")));
+  void exited.then(() =>
+    failInFlight?.(new ClosedError("Cannot write to the server: its process has exited"))
+  );
   const close = (): Promise<void> => (closing ??= writer.close().catch(() => {})); // the exit status tells why
   const writable = new WritableStream<Uint8Array>({
     write(chunk) {
@@ -191,7 +211,11 @@ function stdinWritable(stdin: WritableStream<Uint8Array> | ChunkWriter, exited: 
           else reject(error);
         };
         failInFlight = settle;
-        writer.write(chunk).then(() => settle(), (error: unknown) => settle(error ?? new ClosedError("Cannot write to the server: its stdin failed")));
+        writer.write(chunk).then(
+          () => settle(),
+          (error: unknown) =>
+            settle(error ?? new ClosedError("Cannot write to the server: its stdin failed")),
+        );
       });
     },
     async close() {

@@ -71,7 +71,10 @@ export function settlesWithin(promise: Promise<unknown>, ms: number, time: TimeP
  * (a wrapper's grandchild), those get SIGTERM, then SIGKILL after `terminateTimeout`. A process that
  * exits by itself is reaped at once: no timer is waited out, and every timer is cancelled.
  */
-export async function shutdownProcess(handles: Signallable, options: ProcessShutdownOptions = {}): Promise<ShutdownStep> {
+export async function shutdownProcess(
+  handles: Signallable,
+  options: ProcessShutdownOptions = {},
+): Promise<ShutdownStep> {
   const time = options.timeProvider ?? systemTimeProvider;
   const stdinCloseTimeout = numberOption("stdinCloseTimeout", options.stdinCloseTimeout, 2_000);
   const terminateTimeout = numberOption("terminateTimeout", options.terminateTimeout, 2_000);

@@ -113,7 +113,9 @@ export class StderrTail {
     }
     const combined = this.#pending + rest;
     let at = 0;
-    for (; combined.length - at > MAX_PENDING_CHARS; at += MAX_PENDING_CHARS) this.#keep(combined.slice(at, at + MAX_PENDING_CHARS));
+    for (; combined.length - at > MAX_PENDING_CHARS; at += MAX_PENDING_CHARS) {
+      this.#keep(combined.slice(at, at + MAX_PENDING_CHARS));
+    }
     this.#pending = combined.slice(at);
   }
 

@@ -26,7 +26,11 @@ const RUNS = runsArg >= 0 ? Number(args[runsArg + 1]) : quick ? 1 : 3;
 
 if (!args.includes("--no-build")) {
   try {
-    execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(here, "tsconfig.json")], {
+    execFileSync(process.execPath, [
+      join(root, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      join(here, "tsconfig.json"),
+    ], {
       stdio: "inherit",
     });
   } catch {
@@ -34,16 +38,26 @@ if (!args.includes("--no-build")) {
     process.stderr.write("tsc reported errors; running on what it emitted\n");
   }
 }
-const { NewlineChannel } = await import(pathToFileURL(join(here, "build", "src", "stream", "newline_channel.js")).href);
-const { createDuplexPair } = await import(pathToFileURL(join(here, "build", "testing", "duplex_pair.js")).href);
+const { NewlineChannel } = await import(
+  pathToFileURL(join(here, "build", "src", "stream", "newline_channel.js")).href
+);
+const { createDuplexPair } = await import(
+  pathToFileURL(join(here, "build", "testing", "duplex_pair.js")).href
+);
 // The project's own Node glue (pull-based stdout, write-until-'drain' stdin), as spawnProcess uses it.
-const { nodeReadable, nodeWritable } = await import(pathToFileURL(join(here, "build", "adapters", "node.js")).href);
+const { nodeReadable, nodeWritable } = await import(
+  pathToFileURL(join(here, "build", "adapters", "node.js")).href
+);
 
 const encoder = new TextEncoder();
 
 /** A JSON-RPC notification whose line (with "\n") is `lineBytes` long; `id` in params. */
 function makeMessages(count, lineBytes) {
-  const probe = (pad) => ({ jsonrpc: "2.0", method: "notifications/message", params: { id: 0, data: "x".repeat(pad) } });
+  const probe = (pad) => ({
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { id: 0, data: "x".repeat(pad) },
+  });
   const base = JSON.stringify(probe(0)).length + 1;
   const out = [];
   for (let id = 0; id < count; id++) {
@@ -111,7 +125,10 @@ async function runMemory(impl, messages) {
   const start = performance.now();
   let received;
   if (impl === "naive") {
-    [, received] = await Promise.all([naiveSend(a.writable, messages), naiveReceive(b.readable, messages.length)]);
+    [, received] = await Promise.all([
+      naiveSend(a.writable, messages),
+      naiveReceive(b.readable, messages.length),
+    ]);
   } else {
     const left = new NewlineChannel(a);
     const right = new NewlineChannel(b);
@@ -125,7 +142,9 @@ async function runMemory(impl, messages) {
 }
 
 function spawnEcho() {
-  const child = spawn(process.execPath, [join(here, "echo_child.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(here, "echo_child.mjs")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   return child;
 }
 
@@ -167,7 +186,10 @@ async function runPipe(impl, messages) {
   } else {
     const duplex = { readable: nodeReadable(child.stdout), writable: nodeWritable(child.stdin) };
     const channel = new NewlineChannel(duplex);
-    [, received] = await Promise.all([channelSend(channel, messages), channelReceive(channel, messages.length)]);
+    [, received] = await Promise.all([
+      channelSend(channel, messages),
+      channelReceive(channel, messages.length),
+    ]);
     await channel.close();
   }
   const ms = performance.now() - start;
@@ -181,9 +203,27 @@ async function runPipe(impl, messages) {
 const scale = quick ? 0.1 : 1;
 const scenarios = [
   { transport: "memory", label: "200 B", lineBytes: 200, count: Math.round(100_000 * scale), run: runMemory },
-  { transport: "memory", label: "64 KiB", lineBytes: 64 * 1024, count: Math.round(2_000 * scale), run: runMemory },
-  { transport: "OS pipe, echo child", label: "200 B", lineBytes: 200, count: Math.round(100_000 * scale), run: runPipe },
-  { transport: "OS pipe, echo child", label: "64 KiB", lineBytes: 64 * 1024, count: Math.round(2_000 * scale), run: runPipe },
+  {
+    transport: "memory",
+    label: "64 KiB",
+    lineBytes: 64 * 1024,
+    count: Math.round(2_000 * scale),
+    run: runMemory,
+  },
+  {
+    transport: "OS pipe, echo child",
+    label: "200 B",
+    lineBytes: 200,
+    count: Math.round(100_000 * scale),
+    run: runPipe,
+  },
+  {
+    transport: "OS pipe, echo child",
+    label: "64 KiB",
+    lineBytes: 64 * 1024,
+    count: Math.round(2_000 * scale),
+    run: runPipe,
+  },
 ];
 
 function median(xs) {
@@ -208,18 +248,26 @@ for (const sc of scenarios) {
     row[impl] = { ms, msgs: (sc.count / ms) * 1000, mibs: (bytes / ms) * 1000 / (1024 * 1024) };
   }
   rows.push(row);
-  process.stderr.write(`${sc.transport} ${sc.label}: naive ${row.naive.ms.toFixed(0)} ms, channel ${row.channel.ms.toFixed(0)} ms\n`);
+  process.stderr.write(
+    `${sc.transport} ${sc.label}: naive ${row.naive.ms.toFixed(0)} ms, channel ${
+      row.channel.ms.toFixed(0)
+    } ms\n`,
+  );
 }
 
 const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
 const lines = [
-  `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}; median of ${RUNS} run(s) after a warm-up; each message parsed on arrival.`,
+  `Node ${process.version}, ${cpus().length} × ${
+    cpus()[0]?.model.trim() ?? "cpu"
+  }; median of ${RUNS} run(s) after a warm-up; each message parsed on arrival.`,
   "",
   "| transport | message | messages | naive msg/s | naive MiB/s | channel msg/s | channel MiB/s | channel / naive |",
   "|---|---|---:|---:|---:|---:|---:|---:|",
   ...rows.map(
     (r) =>
-      `| ${r.transport} | ${r.label} | ${r.count.toLocaleString("en-US")} | ${fmt(r.naive.msgs)} | ${fmt(r.naive.mibs)} | ${fmt(r.channel.msgs)} | ${fmt(r.channel.mibs)} | ${(r.channel.msgs / r.naive.msgs).toFixed(2)}× |`,
+      `| ${r.transport} | ${r.label} | ${r.count.toLocaleString("en-US")} | ${fmt(r.naive.msgs)} | ${
+        fmt(r.naive.mibs)
+      } | ${fmt(r.channel.msgs)} | ${fmt(r.channel.mibs)} | ${(r.channel.msgs / r.naive.msgs).toFixed(2)}× |`,
   ),
 ];
 console.log(lines.join("\n"));

@@ -3,26 +3,34 @@
  * token; the client reads the response headers and then nothing. The server's VmHWM/VmRSS is
  * sampled until it stops growing (or `maxMs`); "sent" is how far the tool got (its stdout).
  */
-import { readMemory, resetPeak } from '../lib/proc_memory.mjs';
-import { sleep } from '../lib/stats.mjs';
-import { startServer } from './impls.mjs';
-import { modernBody, rawPost } from './raw_post.mjs';
-import { createInterface } from 'node:readline';
+import { readMemory, resetPeak } from "../lib/proc_memory.mjs";
+import { sleep } from "../lib/stats.mjs";
+import { startServer } from "./impls.mjs";
+import { modernBody, rawPost } from "./raw_post.mjs";
+import { createInterface } from "node:readline";
 
 const MiB = 2 ** 20;
 
-export async function progressFloodRss({ notifications = 300_000, maxMs = 15_000, minMs = 3_000, quietMs = 2_000 } = {}) {
-  const server = await startServer('features_server.mjs', { env: { FLOOD_NOTIFICATIONS: String(notifications) } });
+export async function progressFloodRss(
+  { notifications = 300_000, maxMs = 15_000, minMs = 3_000, quietMs = 2_000 } = {},
+) {
+  const server = await startServer("features_server.mjs", {
+    env: { FLOOD_NOTIFICATIONS: String(notifications) },
+  });
   let sent = 0;
-  createInterface({ input: server.child.stdout }).on('line', (line) => {
-    if (line.startsWith('sent ')) sent = Number(line.slice(5));
+  createInterface({ input: server.child.stdout }).on("line", (line) => {
+    if (line.startsWith("sent ")) sent = Number(line.slice(5));
   });
   let call;
   try {
     await sleep(300);
     const baseline = readMemory(server.child.pid).rss;
     const exactPeak = resetPeak(server.child.pid);
-    call = await rawPost(server.url, modernBody(1, 'tools/call', { name: 'flood', arguments: {}, _meta: { progressToken: 'p' } }), { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'flood' });
+    call = await rawPost(
+      server.url,
+      modernBody(1, "tools/call", { name: "flood", arguments: {}, _meta: { progressToken: "p" } }),
+      { "Mcp-Method": "tools/call", "Mcp-Name": "flood" },
+    );
     call.res.pause(); // never read again
     const start = performance.now();
     let peak = baseline;

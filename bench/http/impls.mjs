@@ -6,43 +6,68 @@
  * - `CLIENT_PAIRS`: an MCP client library in the benchmark process, offering call(tool, args) → text
  *   and close().
  */
-import { spawn } from 'node:child_process';
-import { isAbsolute } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { MODERN_VERSION } from '../lib/payloads.mjs';
-import { within } from '../lib/stats.mjs';
+import { spawn } from "node:child_process";
+import { isAbsolute } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { MODERN_VERSION } from "../lib/payloads.mjs";
+import { within } from "../lib/stats.mjs";
 
 const textOf = (result) => result.content[0].text;
 
 /** Spawns `file` (in bench/http/, or an absolute path) and resolves with `{ child, url, stop }` once it printed its URL. */
 export async function startServer(file, { env } = {}) {
   const path = isAbsolute(file) ? file : fileURLToPath(new URL(file, import.meta.url));
-  const child = spawn(process.execPath, [path], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [path], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   const lines = createInterface({ input: child.stdout });
-  const url = await within(30_000, `${file} start`, new Promise((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) before printing its URL`)));
-  }));
-  lines.on('line', () => {});
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { child, url, stop: async () => { child.kill('SIGTERM'); await within(10_000, `${file} stop`, exited).catch(() => child.kill('SIGKILL')); } };
+  const url = await within(
+    30_000,
+    `${file} start`,
+    new Promise((resolve, reject) => {
+      lines.once("line", resolve);
+      child.once("exit", (code) => reject(new Error(`${file} exited (${code}) before printing its URL`)));
+    }),
+  );
+  lines.on("line", () => {});
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    child,
+    url,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await within(10_000, `${file} stop`, exited).catch(() => child.kill("SIGKILL"));
+    },
+  };
 }
 
 async function connectOurs(url, era) {
-  const { ContextClient } = await import('onemodelcontext');
-  const { httpTransport } = await import('onemodelcontext/node');
+  const { ContextClient } = await import("onemodelcontext");
+  const { httpTransport } = await import("onemodelcontext/node");
   const client = await ContextClient.connect(httpTransport(url), { era, eraCache: null });
-  return { call: async (name, args) => textOf(await client.request('tools/call', { name, arguments: args })), close: () => client.close() };
+  return {
+    call: async (name, args) => textOf(await client.request("tools/call", { name, arguments: args })),
+    close: () => client.close(),
+  };
 }
 
 async function connectSdk2(url) {
-  const { Client } = await import('@modelcontextprotocol/client');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  const client = new Client({ name: 'bench', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_VERSION } } });
+  const { Client } = await import("@modelcontextprotocol/client");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const client = new Client({ name: "bench", version: "0.0.0" }, {
+    capabilities: {},
+    versionNegotiation: { mode: { pin: MODERN_VERSION } },
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  if (client.getNegotiatedProtocolVersion() !== MODERN_VERSION) throw new Error(`SDK 2.4 negotiated ${client.getNegotiatedProtocolVersion()}`);
-  return { call: async (name, args) => textOf(await client.callTool({ name, arguments: args })), close: () => client.close() };
+  if (client.getNegotiatedProtocolVersion() !== MODERN_VERSION) {
+    throw new Error(`SDK 2.4 negotiated ${client.getNegotiatedProtocolVersion()}`);
+  }
+  return {
+    call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -50,27 +75,52 @@ async function connectSdk2(url) {
  * marks our server's rows; `baseline` ones are added by `--baseline=DIR` (bench/http/run.mjs).
  */
 export const LOAD_TARGETS = [
-  { id: 'ours', label: 'onemodelcontext modern', server: 'ours_server.mjs', era: 'modern' },
-  { id: 'oursL', label: 'onemodelcontext legacy (stateless)', server: 'ours_server.mjs', era: 'legacy' },
-  { id: 'sdk2', label: 'SDK 2.4 createMcpHandler modern', server: 'sdk2_server.mjs', era: 'modern' },
-  { id: 'sdk2L', label: 'SDK 2.4 createMcpHandler legacy', server: 'sdk2_server.mjs', era: 'legacy' },
-  { id: 'serve', label: 'serve() + plain fetch handler (no MCP)', server: 'serve_floor_server.mjs', era: 'plain' },
-  { id: 'floor', label: 'node:http JSON floor', server: 'floor_server.mjs', era: 'plain' },
+  { id: "ours", label: "onemodelcontext modern", server: "ours_server.mjs", era: "modern" },
+  { id: "oursL", label: "onemodelcontext legacy (stateless)", server: "ours_server.mjs", era: "legacy" },
+  { id: "sdk2", label: "SDK 2.4 createMcpHandler modern", server: "sdk2_server.mjs", era: "modern" },
+  { id: "sdk2L", label: "SDK 2.4 createMcpHandler legacy", server: "sdk2_server.mjs", era: "legacy" },
+  {
+    id: "serve",
+    label: "serve() + plain fetch handler (no MCP)",
+    server: "serve_floor_server.mjs",
+    era: "plain",
+  },
+  { id: "floor", label: "node:http JSON floor", server: "floor_server.mjs", era: "plain" },
 ];
 
 /** The same targets served by another built checkout (`--baseline=DIR`, with its own bench/http servers). */
 export function baselineTargets(dir) {
-  const server = fileURLToPath(new URL('bench/http/ours_server.mjs', `file://${dir.replace(/\/?$/, '/')}`));
+  const server = fileURLToPath(new URL("bench/http/ours_server.mjs", `file://${dir.replace(/\/?$/, "/")}`));
   return [
-    { id: 'before', label: 'before: onemodelcontext modern', server, era: 'modern' },
-    { id: 'beforeL', label: 'before: onemodelcontext legacy', server, era: 'legacy' },
+    { id: "before", label: "before: onemodelcontext modern", server, era: "modern" },
+    { id: "beforeL", label: "before: onemodelcontext legacy", server, era: "legacy" },
   ];
 }
 
 /** Client library → server pairs (the client runs in the benchmark process). */
 export const CLIENT_PAIRS = [
-  { id: 'ours', label: 'our client → our server, modern', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'modern') },
-  { id: 'oursL', label: 'our client → our server, legacy', server: 'ours_server.mjs', connect: (url) => connectOurs(url, 'legacy') },
-  { id: 'sdk2ours', label: 'SDK 2.4 client → our server, modern', server: 'ours_server.mjs', connect: (url) => connectSdk2(url) },
-  { id: 'sdk2', label: 'SDK 2.4 client → SDK 2.4 server, modern', server: 'sdk2_server.mjs', connect: (url) => connectSdk2(url) },
+  {
+    id: "ours",
+    label: "our client → our server, modern",
+    server: "ours_server.mjs",
+    connect: (url) => connectOurs(url, "modern"),
+  },
+  {
+    id: "oursL",
+    label: "our client → our server, legacy",
+    server: "ours_server.mjs",
+    connect: (url) => connectOurs(url, "legacy"),
+  },
+  {
+    id: "sdk2ours",
+    label: "SDK 2.4 client → our server, modern",
+    server: "ours_server.mjs",
+    connect: (url) => connectSdk2(url),
+  },
+  {
+    id: "sdk2",
+    label: "SDK 2.4 client → SDK 2.4 server, modern",
+    server: "sdk2_server.mjs",
+    connect: (url) => connectSdk2(url),
+  },
 ];

@@ -9,10 +9,10 @@ export function lineSplitter(onLine) {
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
       let line;
       if (parts.length === 0) {
-        line = chunk.toString('utf8', start, nl);
+        line = chunk.toString("utf8", start, nl);
       } else {
         parts.push(chunk.subarray(start, nl));
-        line = Buffer.concat(parts).toString('utf8');
+        line = Buffer.concat(parts).toString("utf8");
         parts = [];
       }
       start = nl + 1;

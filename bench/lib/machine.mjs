@@ -1,12 +1,12 @@
 /** What the figures were measured on. */
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from "node:fs";
+import os from "node:os";
 
 export function machine() {
-  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  let cpu = os.cpus()[0]?.model ?? "unknown";
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
-    if (line) cpu = line.split(':')[1].trim();
+    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"));
+    if (line) cpu = line.split(":")[1].trim();
   } catch {}
   return {
     cpu,
@@ -14,6 +14,6 @@ export function machine() {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
-    load: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: os.loadavg().map((l) => l.toFixed(2)).join(" "),
   };
 }

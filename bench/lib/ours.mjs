@@ -4,10 +4,10 @@
  * bench server runs under each.
  */
 export async function loadOurs() {
-  const { ContextServer, ContextClient } = await import('onemodelcontext');
-  const { spawnProcess, stdio: nodeStdio } = await import('onemodelcontext/node');
+  const { ContextServer, ContextClient } = await import("onemodelcontext");
+  const { spawnProcess, stdio: nodeStdio } = await import("onemodelcontext/node");
   let stdio = nodeStdio;
-  if (globalThis.Bun) ({ stdio } = await import('onemodelcontext/bun'));
-  else if (globalThis.Deno) ({ stdio } = await import('onemodelcontext/deno'));
+  if (globalThis.Bun) ({ stdio } = await import("onemodelcontext/bun"));
+  else if (globalThis.Deno) ({ stdio } = await import("onemodelcontext/deno"));
   return { ContextServer, ContextClient, spawnProcess, stdio };
 }

@@ -2,9 +2,9 @@
  * The measurements that run through a connected client: round trips, large messages, close.
  * Each returns one sample; the runner repeats them and keeps the median.
  */
-import { ECHO_TEXT } from './payloads.mjs';
-import { readCpuAndIo } from './proc_memory.mjs';
-import { within } from './stats.mjs';
+import { ECHO_TEXT } from "./payloads.mjs";
+import { readCpuAndIo } from "./proc_memory.mjs";
+import { within } from "./stats.mjs";
 
 /**
  * Completed `echo` round trips per second with `inFlight` calls outstanding, over `durationMs`;
@@ -19,12 +19,16 @@ export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
   const deadline = start + durationMs;
   const worker = async () => {
     while (performance.now() < deadline) {
-      const text = await client.call('echo', { text: ECHO_TEXT });
-      if (text !== ECHO_TEXT) throw new Error('echo returned a different text');
+      const text = await client.call("echo", { text: ECHO_TEXT });
+      if (text !== ECHO_TEXT) throw new Error("echo returned a different text");
       completed++;
     }
   };
-  await within(durationMs + 30_000, `${inFlight} in flight`, Promise.all(Array.from({ length: inFlight }, worker)));
+  await within(
+    durationMs + 30_000,
+    `${inFlight} in flight`,
+    Promise.all(Array.from({ length: inFlight }, worker)),
+  );
   const rate = completed / ((performance.now() - start) / 1000);
   const clientCpu = process.cpuUsage(clientBefore);
   // Without /proc (not Linux) the server's side is unknown: NaN, shown as "—".
@@ -45,14 +49,14 @@ export async function roundTripsPerSecond(client, { inFlight, durationMs }) {
 /** Warms up the echo path: JIT on both sides, buffers grown. */
 export async function warmUp(client, calls = 400) {
   for (let i = 0; i < calls; i += 20) {
-    await Promise.all(Array.from({ length: 20 }, () => client.call('echo', { text: ECHO_TEXT })));
+    await Promise.all(Array.from({ length: 20 }, () => client.call("echo", { text: ECHO_TEXT })));
   }
 }
 
 /** Milliseconds from sending a `blob` call of `bytes` to holding its parsed result. */
 export async function largeMessageMs(client, bytes, capMs = 120_000) {
   const start = performance.now();
-  const text = await within(capMs, `${bytes}-byte message`, client.call('blob', { bytes }));
+  const text = await within(capMs, `${bytes}-byte message`, client.call("blob", { bytes }));
   const ms = performance.now() - start;
   if (text.length !== bytes) throw new Error(`blob returned ${text.length} bytes, not ${bytes}`);
   return ms;
@@ -64,7 +68,7 @@ export function alive(pid) {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return error.code === 'EPERM';
+    return error.code === "EPERM";
   }
 }
 
@@ -74,14 +78,14 @@ export function alive(pid) {
  */
 export async function closeMs(impl, { linger }) {
   const client = await impl.connect({ linger });
-  await client.call('echo', { text: ECHO_TEXT });
+  await client.call("echo", { text: ECHO_TEXT });
   const start = performance.now();
   await within(30_000, `${impl.id} close`, client.close());
   const ms = performance.now() - start;
   const gone = !alive(client.pid);
   if (!gone) {
     try {
-      process.kill(client.pid, 'SIGKILL');
+      process.kill(client.pid, "SIGKILL");
     } catch {}
   }
   return { ms, gone };

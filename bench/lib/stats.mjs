@@ -13,6 +13,9 @@ export function within(ms, label, promise) {
   let timer;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${label} did not finish within ${ms} ms`)), ms))),
+    new Promise((
+      _,
+      reject,
+    ) => (timer = setTimeout(() => reject(new Error(`${label} did not finish within ${ms} ms`)), ms))),
   ]);
 }

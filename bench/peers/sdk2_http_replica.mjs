@@ -4,7 +4,7 @@
 // Tool `test_simple_text` as in the everything server. SIGTERM: `http.Server#close()` (what a user of
 // node:http writes), then the handler's close, then exit 0.
 import { createServer } from "node:http";
-import { McpServer, createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 
 const port = Number(process.argv[process.argv.indexOf("--http") + 1]);
 const handler = createMcpHandler(() => {
@@ -20,12 +20,20 @@ const http = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const headers = new Headers();
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    }
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks);
-    const response = await handler.fetch(new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url}`, { method: req.method, headers, body }));
+    const response = await handler.fetch(
+      new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url}`, {
+        method: req.method,
+        headers,
+        body,
+      }),
+    );
     res.statusCode = response.status;
     for (const [name, value] of response.headers) res.setHeader(name, value);
-    if (response.body) for await (const chunk of response.body) res.write(chunk);
+    if (response.body) { for await (const chunk of response.body) res.write(chunk); }
     res.end();
   } catch (error) {
     if (!res.headersSent) res.statusCode = 500;

@@ -11,8 +11,15 @@ for (const era of ["modern", "legacy"]) {
   worker.postMessage(null, [port2]);
   const client = await ContextClient.connect(fromMessagePort(port1), { era, eraCache: new EraCache() });
   const { tools } = await client.request("tools/list", {});
-  const result = await client.request("tools/call", { name: "shout", arguments: { text: `hello from the ${era} era` } });
-  log(`${client.era} ${client.protocolVersion} ${client.serverInfo?.name}: tools=${tools.map((t) => t.name).join(",")} -> ${result.content[0].text}`);
+  const result = await client.request("tools/call", {
+    name: "shout",
+    arguments: { text: `hello from the ${era} era` },
+  });
+  log(
+    `${client.era} ${client.protocolVersion} ${client.serverInfo?.name}: tools=${
+      tools.map((t) => t.name).join(",")
+    } -> ${result.content[0].text}`,
+  );
   await client.close();
   worker.terminate();
 }

@@ -13,12 +13,19 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const { name, exports } = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
-const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".json": "application/json" };
+const types = {
+  ".html": "text/html",
+  ".mjs": "text/javascript",
+  ".js": "text/javascript",
+  ".json": "application/json",
+};
 const port = Number(process.env.PORT ?? 8123);
 
 /** The ESM file a package's `exports` (or `module`/`main`) names for `subpath`, from its package.json. */
 function entryOf(pkgJson, subpath) {
-  let target = typeof pkgJson.exports === "string" && subpath === "." ? pkgJson.exports : pkgJson.exports?.[subpath];
+  let target = typeof pkgJson.exports === "string" && subpath === "."
+    ? pkgJson.exports
+    : pkgJson.exports?.[subpath];
   while (target && typeof target === "object") target = target.import ?? target.browser ?? target.default;
   target ??= subpath === "." ? (pkgJson.module ?? pkgJson.main) : undefined;
   return typeof target === "string" ? target.replace(/^\.\//, "") : undefined;
@@ -35,7 +42,11 @@ async function resolveBare(specifier) {
   const subpath = specifier === pkg ? "." : `.${specifier.slice(pkg.length)}`;
   if (pkg === name) {
     const target = entryOf({ exports }, subpath);
-    if (!target) throw new Error(`Package ${name} exports no ${JSON.stringify(subpath)} (imported as ${JSON.stringify(specifier)})`);
+    if (!target) {
+      throw new Error(
+        `Package ${name} exports no ${JSON.stringify(subpath)} (imported as ${JSON.stringify(specifier)})`,
+      );
+    }
     return `/${target}`;
   }
   let pkgJson;
@@ -60,7 +71,10 @@ async function rewriteImports(source) {
 }
 
 createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(
+    /^(\.\.[/\\])+/,
+    "",
+  );
   const file = join(root, path.endsWith("/") ? path + "index.html" : path);
   if (!file.startsWith(root)) return res.writeHead(403).end();
   let body;

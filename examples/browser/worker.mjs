@@ -4,9 +4,16 @@ import { fromMessagePort } from "onemodelcontext/message-port";
 
 const server = new ContextServer({ name: "worker-demo", version: "1.0.0", capabilities: { tools: {} } });
 server.handle("tools/list", () => ({
-  tools: [{ name: "shout", description: "Upper-cases its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+  tools: [{
+    name: "shout",
+    description: "Upper-cases its text.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+  }],
 }));
-server.handle("tools/call", (params) => ({ content: [{ type: "text", text: String(params?.arguments?.text ?? "").toUpperCase() }] }));
+server.handle(
+  "tools/call",
+  (params) => ({ content: [{ type: "text", text: String(params?.arguments?.text ?? "").toUpperCase() }] }),
+);
 
 self.onmessage = (event) => {
   const [port] = event.ports;

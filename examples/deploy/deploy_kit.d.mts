@@ -2,7 +2,10 @@ import type { ChildProcess } from "node:child_process";
 
 export const NGINX: string;
 export function freePort(): Promise<number>;
-export function waitForPort(port: number, options?: { timeoutMs?: number; what?: string; exited?: () => boolean }): Promise<void>;
+export function waitForPort(
+  port: number,
+  options?: { timeoutMs?: number; what?: string; exited?: () => boolean },
+): Promise<void>;
 export interface ReplicaAddress {
   name: string;
   port: number;
@@ -31,11 +34,22 @@ export interface RunningNginx {
   exited: Promise<ProcessExit>;
   stop(): Promise<ProcessExit>;
 }
-export function startNginx(options: Omit<NginxConfigOptions, "port"> & { port?: number; log?: (text: string) => void }): Promise<RunningNginx>;
+export function startNginx(
+  options: Omit<NginxConfigOptions, "port"> & { port?: number; log?: (text: string) => void },
+): Promise<RunningNginx>;
 export interface RunningReplica extends ReplicaAddress {
   child: ChildProcess;
   exited: Promise<ProcessExit>;
   output(): string;
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<ProcessExit>;
 }
-export function startReplica(options: { name: string; command?: string; args: string[]; port?: number; env?: Record<string, string>; log?: (text: string) => void }): Promise<RunningReplica>;
+export function startReplica(
+  options: {
+    name: string;
+    command?: string;
+    args: string[];
+    port?: number;
+    env?: Record<string, string>;
+    log?: (text: string) => void;
+  },
+): Promise<RunningReplica>;

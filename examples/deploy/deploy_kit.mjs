@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { join } from "node:path";
 
 export const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
@@ -38,7 +38,9 @@ export async function waitForPort(port, { timeoutMs = 10_000, what = `port ${por
       socket.once("error", () => resolve(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      throw new Error(`${what} did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -49,16 +51,30 @@ export async function waitForPort(port, { timeoutMs = 10_000, what = `port ${por
  * starts with `<name>.` goes to that replica; everything else round robin. `sessions: "hash"` renders
  * `hash $http_mcp_session_id consistent` instead, the pin that does not work (kept to show why).
  */
-export function renderNginxConfig({ prefix, port, replicas, sessions = false, readTimeoutSeconds = 3600, upstreamKeepaliveTimeoutSeconds = 4, upstreamHeader = false }) {
+export function renderNginxConfig(
+  {
+    prefix,
+    port,
+    replicas,
+    sessions = false,
+    readTimeoutSeconds = 3600,
+    upstreamKeepaliveTimeoutSeconds = 4,
+    upstreamHeader = false,
+  },
+) {
   const server = (r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2s;`;
   const values = {
     PREFIX: prefix,
     LISTEN: `127.0.0.1:${port}`,
     SERVERS: replicas.map(server).join("\n"),
     BALANCE: sessions === "hash" ? "    hash $http_mcp_session_id consistent;" : "",
-    SESSION_ROUTES: sessions === true ? replicas.map((r) => `    ~^${r.name}\\. mcp_${r.name};`).join("\n") : "",
+    SESSION_ROUTES: sessions === true
+      ? replicas.map((r) => `    ~^${r.name}\\. mcp_${r.name};`).join("\n")
+      : "",
     REPLICA_UPSTREAMS: sessions === true
-      ? replicas.map((r) => `  upstream mcp_${r.name} {\n    server 127.0.0.1:${r.port};\n    keepalive 8;\n    keepalive_timeout ${upstreamKeepaliveTimeoutSeconds}s;\n  }`).join("\n")
+      ? replicas.map((r) =>
+        `  upstream mcp_${r.name} {\n    server 127.0.0.1:${r.port};\n    keepalive 8;\n    keepalive_timeout ${upstreamKeepaliveTimeoutSeconds}s;\n  }`
+      ).join("\n")
       : "",
     READ_TIMEOUT: String(readTimeoutSeconds),
     UPSTREAM_KEEPALIVE_TIMEOUT: String(upstreamKeepaliveTimeoutSeconds),
@@ -70,7 +86,7 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
         "    location @replica_gone {",
         "      default_type application/json;",
         "      if ($http_mcp_session_id) {",
-        "        return 404 '{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found: its replica is gone\"}}';",
+        '        return 404 \'{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: its replica is gone"}}\';',
         "      }",
         "      return 502;",
       ].join("\n")
@@ -92,15 +108,41 @@ export function renderNginxConfig({ prefix, port, replicas, sessions = false, re
  * service; resolves once it accepts connections. `stop()` sends SIGQUIT (graceful) and then SIGKILL
  * after 5 s; it resolves when nginx has exited.
  */
-export async function startNginx({ prefix, replicas, port, sessions = false, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds, upstreamHeader, log = () => {} }) {
+export async function startNginx(
+  {
+    prefix,
+    replicas,
+    port,
+    sessions = false,
+    readTimeoutSeconds,
+    upstreamKeepaliveTimeoutSeconds,
+    upstreamHeader,
+    log = () => {},
+  },
+) {
   if (!existsSync(NGINX)) {
-    throw new Error(`nginx is not installed at ${NGINX}: install Debian's nginx (apt-get install -y nginx; .ci/run installs it when missing), or set NGINX_PATH`);
+    throw new Error(
+      `nginx is not installed at ${NGINX}: install Debian's nginx (apt-get install -y nginx; .ci/run installs it when missing), or set NGINX_PATH`,
+    );
   }
   port ??= await freePort();
   mkdirSync(prefix, { recursive: true });
   const config = join(prefix, "nginx.conf");
-  writeFileSync(config, renderNginxConfig({ prefix, port, replicas, sessions, readTimeoutSeconds, upstreamKeepaliveTimeoutSeconds, upstreamHeader }));
-  const child = spawn(NGINX, ["-p", prefix, "-c", config, "-e", join(prefix, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
+  writeFileSync(
+    config,
+    renderNginxConfig({
+      prefix,
+      port,
+      replicas,
+      sessions,
+      readTimeoutSeconds,
+      upstreamKeepaliveTimeoutSeconds,
+      upstreamHeader,
+    }),
+  );
+  const child = spawn(NGINX, ["-p", prefix, "-c", config, "-e", join(prefix, "error.log")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stdout.on("data", (chunk) => log(String(chunk)));
   child.stderr.on("data", (chunk) => {
@@ -114,7 +156,9 @@ export async function startNginx({ prefix, replicas, port, sessions = false, rea
     await waitForPort(port, { what: "nginx", exited: () => done });
   } catch (error) {
     child.kill("SIGKILL");
-    const errorLog = existsSync(join(prefix, "error.log")) ? readFileSync(join(prefix, "error.log"), "utf8") : "";
+    const errorLog = existsSync(join(prefix, "error.log"))
+      ? readFileSync(join(prefix, "error.log"), "utf8")
+      : "";
     throw new Error(`${error.message}\nnginx stderr: ${stderr}\nerror.log: ${errorLog}`);
   }
   return {
@@ -138,7 +182,9 @@ export async function startNginx({ prefix, replicas, port, sessions = false, rea
  * Starts one replica: `command args... --http PORT` (or the port in `env.PORT` for stand-ins), with
  * `env` added to this process's environment; resolves once it accepts connections on its port.
  */
-export async function startReplica({ name, command = process.execPath, args, port, env = {}, log = () => {} }) {
+export async function startReplica(
+  { name, command = process.execPath, args, port, env = {}, log = () => {} },
+) {
   port ??= await freePort();
   const child = spawn(command, [...args, "--http", String(port)], {
     env: { ...process.env, ...env, REPLICA_NAME: name, ONEMODELCONTEXT_REPLICA: name },

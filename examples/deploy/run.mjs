@@ -37,10 +37,19 @@ function parseArgs(argv) {
     else if (arg === "--") {
       options.command = argv.slice(i + 1);
       break;
-    } else throw new Error(`Unknown option ${JSON.stringify(arg)} (options: --replicas N, --port P, --sessions, --prefix DIR, -- COMMAND ARGS...)`);
+    } else {throw new Error(
+        `Unknown option ${
+          JSON.stringify(arg)
+        } (options: --replicas N, --port P, --sessions, --prefix DIR, -- COMMAND ARGS...)`,
+      );}
   }
-  if (!Number.isInteger(options.replicas) || options.replicas < 1) throw new Error(`--replicas must be a positive integer, got ${options.replicas}`);
-  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536)) throw new Error(`--port must be a TCP port, got ${options.port}`);
+  if (!Number.isInteger(options.replicas) || options.replicas < 1) {
+    throw new Error(`--replicas must be a positive integer, got ${options.replicas}`);
+  }
+  if (
+    options.port !== undefined &&
+    !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536)
+  ) throw new Error(`--port must be a TCP port, got ${options.port}`);
   if (options.command?.length === 0) throw new Error("-- must be followed by a command");
   return options;
 }
@@ -49,7 +58,20 @@ function parseArgs(argv) {
  * Starts the deployment; resolves with `{ url, nginx, replicas, stop() }`. Used by the CLI below and
  * by tests (with a stand-in replica command).
  */
-export async function deploy({ replicas = 3, port, sessions = false, prefix, command, stateKey, env = {}, upstreamKeepaliveTimeoutSeconds, upstreamHeader = false, log = (line) => process.stderr.write(line) } = {}) {
+export async function deploy(
+  {
+    replicas = 3,
+    port,
+    sessions = false,
+    prefix,
+    command,
+    stateKey,
+    env = {},
+    upstreamKeepaliveTimeoutSeconds,
+    upstreamHeader = false,
+    log = (line) => process.stderr.write(line),
+  } = {},
+) {
   const [executable, ...args] = command ?? [process.execPath, join(ROOT, "examples/everything/server.mjs")];
   const key = stateKey ?? process.env.ONEMODELCONTEXT_STATE_KEY ?? randomBytes(32).toString("hex");
   prefix ??= mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-"));
@@ -59,12 +81,30 @@ export async function deploy({ replicas = 3, port, sessions = false, prefix, com
   };
   try {
     const results = await Promise.allSettled(
-      Array.from({ length: replicas }, (_, i) => startReplica({ name: `r${i + 1}`, command: executable, args, env: { ...env, ONEMODELCONTEXT_STATE_KEY: key }, log })),
+      Array.from(
+        { length: replicas },
+        (_, i) =>
+          startReplica({
+            name: `r${i + 1}`,
+            command: executable,
+            args,
+            env: { ...env, ONEMODELCONTEXT_STATE_KEY: key },
+            log,
+          }),
+      ),
     );
     for (const result of results) if (result.status === "fulfilled") started.push(result.value);
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
-    const nginx = await startNginx({ prefix, port, sessions, replicas: started, upstreamKeepaliveTimeoutSeconds, upstreamHeader, log });
+    const nginx = await startNginx({
+      prefix,
+      port,
+      sessions,
+      replicas: started,
+      upstreamKeepaliveTimeoutSeconds,
+      upstreamHeader,
+      log,
+    });
     return {
       url: nginx.url,
       nginx,
@@ -90,7 +130,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(2);
   }
   const deployment = await deploy(options);
-  console.log(`${deployment.replicas.length} replicas (${deployment.replicas.map((r) => `${r.name} :${r.port}`).join(", ")}) behind nginx`);
+  console.log(
+    `${deployment.replicas.length} replicas (${
+      deployment.replicas.map((r) => `${r.name} :${r.port}`).join(", ")
+    }) behind nginx`,
+  );
   console.log(`MCP endpoint: ${deployment.url}/mcp   (nginx prefix: ${deployment.nginx.prefix})`);
   let stopping = false;
   const stop = async (signal) => {

@@ -41,7 +41,10 @@ function argumentsFor(tool) {
 /** Accepts an elicitation with every field of its requested schema filled (defaults first). */
 function acceptElicitation(params) {
   const properties = params?.requestedSchema?.properties ?? {};
-  return { action: "accept", content: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)])) };
+  return {
+    action: "accept",
+    content: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)])),
+  };
 }
 
 const legacySet = version.startsWith("2025") || version.startsWith("2024");
@@ -56,7 +59,15 @@ const client = await ContextClient.connect(httpTransport(url, transportOptions),
   onReport: (error) => console.error(`report: ${error.message}`),
 });
 client.handle("roots/list", () => ({ roots: [] }));
-client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "This is a test response from the client" }, model: "test-model", stopReason: "endTurn" }));
+client.handle(
+  "sampling/createMessage",
+  () => ({
+    role: "assistant",
+    content: { type: "text", text: "This is a test response from the client" },
+    model: "test-model",
+    stopReason: "endTurn",
+  }),
+);
 client.handle("elicitation/create", (params) => acceptElicitation(params));
 
 const call = (name, args = {}) => client.request("tools/call", { name, arguments: args });
@@ -94,11 +105,21 @@ const scenarios = {
     await client.callTool("test_mrtr_no_result_type", {});
   },
   async "http-standard-headers"() {
-    for (const tool of await listTools()) await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+    for (const tool of await listTools()) {
+      await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+    }
     const { resources = [] } = await client.request("resources/list", {});
-    for (const resource of resources) await client.request("resources/read", { uri: resource.uri }).catch((e) => console.error(`${resource.uri}: ${e.message}`));
+    for (const resource of resources) {
+      await client.request("resources/read", { uri: resource.uri }).catch((e) =>
+        console.error(`${resource.uri}: ${e.message}`)
+      );
+    }
     const { prompts = [] } = await client.request("prompts/list", {});
-    for (const prompt of prompts) await client.request("prompts/get", { name: prompt.name, arguments: {} }).catch((e) => console.error(`${prompt.name}: ${e.message}`));
+    for (const prompt of prompts) {
+      await client.request("prompts/get", { name: prompt.name, arguments: {} }).catch((e) =>
+        console.error(`${prompt.name}: ${e.message}`)
+      );
+    }
   },
   async "http-custom-headers"() {
     await listTools();
@@ -117,7 +138,9 @@ const scenarios = {
 
 try {
   const run = auth ? () => runAuthScenario(client) : scenarios[scenario] ?? (async () => {
-    for (const tool of await listTools()) await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+    for (const tool of await listTools()) {
+      await call(tool.name, argumentsFor(tool)).catch((e) => console.error(`${tool.name}: ${e.message}`));
+    }
   });
   await run();
   await client.close();

@@ -31,14 +31,20 @@ export async function conformanceAuthFetch(scenario, context, { withOAuth, fetch
       const response = await fetch(url, { redirect: "manual" });
       const location = response.headers.get("location");
       await response.body?.cancel();
-      if (location === null) throw new Error(`The authorization endpoint ${url.origin}${url.pathname} answered ${response.status} without a redirect`);
+      if (location === null) {
+        throw new Error(
+          `The authorization endpoint ${url.origin}${url.pathname} answered ${response.status} without a redirect`,
+        );
+      }
       return new URL(location, url);
     },
   };
   if (typeof context?.client_id === "string") {
     options.client = { clientId: context.client_id };
     if (typeof context.client_secret === "string") options.client.clientSecret = context.client_secret;
-    if (typeof context.private_key_pem === "string") options.client.privateKey = await importPrivateKey(context.private_key_pem, context.signing_algorithm);
+    if (typeof context.private_key_pem === "string") {
+      options.client.privateKey = await importPrivateKey(context.private_key_pem, context.signing_algorithm);
+    }
   }
   if (scenario.startsWith("auth/client-credentials")) options.grantType = "client_credentials";
   return withOAuth(fetch, options);
@@ -46,8 +52,13 @@ export async function conformanceAuthFetch(scenario, context, { withOAuth, fetch
 
 /** Imports a PKCS#8 PEM signing key for `private_key_jwt` (ES256 or RS256). */
 async function importPrivateKey(pem, algorithm = "ES256") {
-  const der = Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")), (c) => c.charCodeAt(0));
-  const params = algorithm === "RS256" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
+  const der = Uint8Array.from(
+    atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")),
+    (c) => c.charCodeAt(0),
+  );
+  const params = algorithm === "RS256"
+    ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }
+    : { name: "ECDSA", namedCurve: "P-256" };
   return crypto.subtle.importKey("pkcs8", der, params, false, ["sign"]);
 }
 

@@ -35,7 +35,12 @@ if (redisFlag !== -1) {
   const { RedisListenBus } = await import("onemodelcontext/redis");
   const publisher = await createClient({ url: process.argv[redisFlag + 1] }).connect();
   const subscriber = await publisher.duplicate().connect();
-  const bus = await RedisListenBus.open({ publisher, subscriber, channel: "everything:listen", onReport: (error) => console.error(`everything: ${error.message}`) });
+  const bus = await RedisListenBus.open({
+    publisher,
+    subscriber,
+    channel: "everything:listen",
+    onReport: (error) => console.error(`everything: ${error.message}`),
+  });
   redis = { bus, publisher, subscriber };
 }
 const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
@@ -49,16 +54,29 @@ if (flag === -1) {
 
 const port = Number(process.argv[flag + 1]);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`everything: --http needs a port from 0 to 65535, got ${JSON.stringify(process.argv[flag + 1] ?? null)}`);
+  console.error(
+    `everything: --http needs a port from 0 to 65535, got ${JSON.stringify(process.argv[flag + 1] ?? null)}`,
+  );
   process.exit(2);
 }
 const replica = process.env.ONEMODELCONTEXT_REPLICA;
 if (replica !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(replica)) {
-  console.error(`everything: ONEMODELCONTEXT_REPLICA must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(replica)}`);
+  console.error(
+    `everything: ONEMODELCONTEXT_REPLICA must be 1 to 32 letters, digits, "_" or "-", got ${
+      JSON.stringify(replica)
+    }`,
+  );
   process.exit(2);
 }
-const sessions = process.argv.includes("--stateless") ? false : replica === undefined ? true : { idPrefix: `${replica}.` };
-const http = await serve(createHttpHandler(server, { path: "/mcp", sessions }), { port, hostname: "127.0.0.1" });
+const sessions = process.argv.includes("--stateless")
+  ? false
+  : replica === undefined
+  ? true
+  : { idPrefix: `${replica}.` };
+const http = await serve(createHttpHandler(server, { path: "/mcp", sessions }), {
+  port,
+  hostname: "127.0.0.1",
+});
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
 let stopping = false;
 const stop = async () => {

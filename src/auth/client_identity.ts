@@ -47,15 +47,22 @@ export interface ResolveClientOptions {
  * store under the issuer, so another authorization server never sees it). Rejects with code
  * `registration` when none applies or registration fails.
  */
-export async function resolveClient(as: oauth.AuthorizationServer, options: ResolveClientOptions): Promise<StoredClient> {
+export async function resolveClient(
+  as: oauth.AuthorizationServer,
+  options: ResolveClientOptions,
+): Promise<StoredClient> {
   const pre = options.client;
   if (pre !== undefined) {
     if (pre.issuer !== undefined && pre.issuer !== as.issuer) {
-      throw new AuthError("registration", `The pre-registered client is for ${pre.issuer}, but the server's authorization server is ${as.issuer}`);
+      throw new AuthError(
+        "registration",
+        `The pre-registered client is for ${pre.issuer}, but the server's authorization server is ${as.issuer}`,
+      );
     }
     const client: StoredClient = { clientId: pre.clientId };
     if (pre.clientSecret !== undefined) client.clientSecret = pre.clientSecret;
-    const method = pre.tokenEndpointAuthMethod ?? (pre.privateKey === undefined ? undefined : "private_key_jwt");
+    const method = pre.tokenEndpointAuthMethod ??
+      (pre.privateKey === undefined ? undefined : "private_key_jwt");
     if (method !== undefined) client.tokenEndpointAuthMethod = method;
     return client;
   }
@@ -68,38 +75,62 @@ export async function resolveClient(as: oauth.AuthorizationServer, options: Reso
   if (as.registration_endpoint === undefined) {
     throw new AuthError(
       "registration",
-      `No client identity for ${as.issuer}: no pre-registered client, ${cimd === undefined ? "no clientMetadataUrl" : "no CIMD support"}, and no registration_endpoint`,
+      `No client identity for ${as.issuer}: no pre-registered client, ${
+        cimd === undefined ? "no clientMetadataUrl" : "no CIMD support"
+      }, and no registration_endpoint`,
     );
   }
   const registered = await register(as, options);
   const client: StoredClient = { clientId: registered.client_id };
   if (typeof registered.client_secret === "string") client.clientSecret = registered.client_secret;
-  if (typeof registered.token_endpoint_auth_method === "string") client.tokenEndpointAuthMethod = registered.token_endpoint_auth_method;
+  if (typeof registered.token_endpoint_auth_method === "string") {
+    client.tokenEndpointAuthMethod = registered.token_endpoint_auth_method;
+  }
   await options.store.saveClient(as.issuer, client);
   return client;
 }
 
 /** Dynamic Client Registration (RFC 7591) with `application_type` (SEP-837) and the grant types wanted. */
-async function register(as: oauth.AuthorizationServer, options: ResolveClientOptions): Promise<oauth.OmitSymbolProperties<oauth.Client>> {
+async function register(
+  as: oauth.AuthorizationServer,
+  options: ResolveClientOptions,
+): Promise<oauth.OmitSymbolProperties<oauth.Client>> {
   const clientCredentials = options.grantType === "client_credentials";
   const metadata: Record<string, unknown> = {
     client_name: "onemodelcontext",
     grant_types: clientCredentials ? ["client_credentials"] : ["authorization_code", "refresh_token"],
-    ...(clientCredentials ? {} : { response_types: ["code"], redirect_uris: [options.redirectUri], application_type: applicationType(options.redirectUri) }),
+    ...(clientCredentials ? {} : {
+      response_types: ["code"],
+      redirect_uris: [options.redirectUri],
+      application_type: applicationType(options.redirectUri),
+    }),
     ...options.clientMetadata,
   };
   try {
-    const response = await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.OmitSymbolProperties<oauth.Client>>, options.http);
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      metadata as Partial<oauth.OmitSymbolProperties<oauth.Client>>,
+      options.http,
+    );
     return await oauth.processDynamicClientRegistrationResponse(response).catch((error: unknown) => {
       // RFC 7591 requires client_secret_expires_at with a secret; many servers leave it out (it then never expires).
-      const body = (error as { cause?: { body?: { client_id?: unknown; client_secret_expires_at?: unknown } } }).cause?.body;
-      if (error instanceof oauth.OperationProcessingError && typeof body?.client_id === "string" && body.client_secret_expires_at === undefined) {
+      const body =
+        (error as { cause?: { body?: { client_id?: unknown; client_secret_expires_at?: unknown } } }).cause
+          ?.body;
+      if (
+        error instanceof oauth.OperationProcessingError && typeof body?.client_id === "string" &&
+        body.client_secret_expires_at === undefined
+      ) {
         return body as oauth.OmitSymbolProperties<oauth.Client>;
       }
       throw error;
     });
   } catch (cause) {
-    throw new AuthError("registration", `Dynamic Client Registration at ${as.registration_endpoint} failed: ${(cause as Error).message}`, { cause });
+    throw new AuthError(
+      "registration",
+      `Dynamic Client Registration at ${as.registration_endpoint} failed: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 
@@ -107,28 +138,46 @@ async function register(as: oauth.AuthorizationServer, options: ResolveClientOpt
  * Token-endpoint authentication: the client's registered method, else, with a secret,
  * `client_secret_basic` or `client_secret_post` as the server advertises, else `none`.
  */
-export function clientAuthentication(client: StoredClient, as: oauth.AuthorizationServer, privateKey?: PreRegisteredClient["privateKey"]): oauth.ClientAuth {
+export function clientAuthentication(
+  client: StoredClient,
+  as: oauth.AuthorizationServer,
+  privateKey?: PreRegisteredClient["privateKey"],
+): oauth.ClientAuth {
   const secret = client.clientSecret;
   let method = client.tokenEndpointAuthMethod;
   if (method === undefined) {
     const supported = as.token_endpoint_auth_methods_supported;
     if (secret === undefined) method = "none";
-    else if (supported === undefined || supported.includes("client_secret_basic")) method = "client_secret_basic";
-    else if (supported.includes("client_secret_post")) method = "client_secret_post";
+    else if (supported === undefined || supported.includes("client_secret_basic")) {
+      method = "client_secret_basic";
+    } else if (supported.includes("client_secret_post")) method = "client_secret_post";
     else method = "none";
   }
   switch (method) {
     case "client_secret_basic":
     case "client_secret_post":
-      if (secret === undefined) throw new AuthError("registration", `Token endpoint authentication ${method} needs a client secret, and the client has none`);
+      if (secret === undefined) {
+        throw new AuthError(
+          "registration",
+          `Token endpoint authentication ${method} needs a client secret, and the client has none`,
+        );
+      }
       return method === "client_secret_basic" ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     case "none":
       return oauth.None();
     case "private_key_jwt":
-      if (privateKey === undefined) throw new AuthError("registration", "Token endpoint authentication private_key_jwt needs client.privateKey");
+      if (privateKey === undefined) {
+        throw new AuthError(
+          "registration",
+          "Token endpoint authentication private_key_jwt needs client.privateKey",
+        );
+      }
       return oauth.PrivateKeyJwt(privateKey);
     default:
-      throw new AuthError("registration", `Token endpoint authentication ${JSON.stringify(method)} is not supported`);
+      throw new AuthError(
+        "registration",
+        `Token endpoint authentication ${JSON.stringify(method)} is not supported`,
+      );
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { AuthError } from "./errors.ts";
-import { discardBody, getJson, type FetchLike } from "./fetch_like.ts";
+import { discardBody, type FetchLike, getJson } from "./fetch_like.ts";
 
 /** Options of {@linkcode discoverAuthorizationServer}. */
 export interface DiscoverAuthorizationServerOptions {
@@ -22,7 +22,10 @@ export interface DiscoverAuthorizationServerOptions {
 export function authorizationServerMetadataUrls(issuer: URL): URL[] {
   const path = issuer.pathname.replace(/\/+$/, "");
   if (path === "") {
-    return [new URL("/.well-known/oauth-authorization-server", issuer.origin), new URL("/.well-known/openid-configuration", issuer.origin)];
+    return [
+      new URL("/.well-known/oauth-authorization-server", issuer.origin),
+      new URL("/.well-known/openid-configuration", issuer.origin),
+    ];
   }
   return [
     new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin),
@@ -37,12 +40,19 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
  * to `issuer` (RFC 8414 §3.3); documents that cannot be fetched or whose issuer differs are skipped,
  * and when none is left, rejects with code `server_metadata`.
  */
-export async function discoverAuthorizationServer(issuer: string, options: DiscoverAuthorizationServerOptions): Promise<oauth.AuthorizationServer> {
+export async function discoverAuthorizationServer(
+  issuer: string,
+  options: DiscoverAuthorizationServerOptions,
+): Promise<oauth.AuthorizationServer> {
   let issuerUrl: URL;
   try {
     issuerUrl = new URL(issuer);
   } catch (cause) {
-    throw new AuthError("server_metadata", `The authorization server ${JSON.stringify(issuer)} is not a URL`, { cause });
+    throw new AuthError(
+      "server_metadata",
+      `The authorization server ${JSON.stringify(issuer)} is not a URL`,
+      { cause },
+    );
   }
   const failures: string[] = [];
   let lastError: unknown;
@@ -56,7 +66,12 @@ export async function discoverAuthorizationServer(issuer: string, options: Disco
     try {
       const metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
       if (metadata.issuer !== issuer) {
-        throw new AuthError("server_metadata", `The metadata at ${url.href} names issuer ${JSON.stringify(metadata.issuer)}, not ${JSON.stringify(issuer)}`);
+        throw new AuthError(
+          "server_metadata",
+          `The metadata at ${url.href} names issuer ${JSON.stringify(metadata.issuer)}, not ${
+            JSON.stringify(issuer)
+          }`,
+        );
       }
       return metadata;
     } catch (error) {
@@ -64,5 +79,9 @@ export async function discoverAuthorizationServer(issuer: string, options: Disco
       failures.push(`${url.href}: ${(error as Error).message}`);
     }
   }
-  throw new AuthError("server_metadata", `No valid authorization server metadata for ${issuer} (${failures.join("; ")})`, { cause: lastError });
+  throw new AuthError(
+    "server_metadata",
+    `No valid authorization server metadata for ${issuer} (${failures.join("; ")})`,
+    { cause: lastError },
+  );
 }

@@ -4,7 +4,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { AuthError } from "./errors.ts";
-import { discardBody, getJson, type FetchLike } from "./fetch_like.ts";
+import { discardBody, type FetchLike, getJson } from "./fetch_like.ts";
 import type { BearerChallenge } from "./www_authenticate.ts";
 
 /** What {@linkcode discoverProtectedResource} found. */
@@ -49,7 +49,10 @@ export function protectedResourceMetadataUrls(serverUrl: URL, challenge?: Bearer
  * other `resource` is refused with code `resource_mismatch` and discovery stops. Documents that
  * cannot be fetched (non-200) are skipped; when none is found, rejects with code `resource_metadata`.
  */
-export async function discoverProtectedResource(serverUrl: URL, options: DiscoverProtectedResourceOptions): Promise<ProtectedResource> {
+export async function discoverProtectedResource(
+  serverUrl: URL,
+  options: DiscoverProtectedResourceOptions,
+): Promise<ProtectedResource> {
   const failures: string[] = [];
   for (const url of protectedResourceMetadataUrls(serverUrl, options.challenge)) {
     const response = await getJson(options.fetch, url, options.signal);
@@ -64,12 +67,18 @@ export async function discoverProtectedResource(serverUrl: URL, options: Discove
     } catch (error) {
       const body = mismatchedBody(error);
       if (body === undefined) {
-        throw new AuthError("resource_metadata", `The Protected Resource Metadata at ${url.href} is invalid: ${(error as Error).message}`, { cause: error });
+        throw new AuthError(
+          "resource_metadata",
+          `The Protected Resource Metadata at ${url.href} is invalid: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       if (!coversServer(body.resource, serverUrl)) {
         throw new AuthError(
           "resource_mismatch",
-          `The Protected Resource Metadata at ${url.href} is for resource ${JSON.stringify(body.resource)}, not for ${serverUrl.href}`,
+          `The Protected Resource Metadata at ${url.href} is for resource ${
+            JSON.stringify(body.resource)
+          }, not for ${serverUrl.href}`,
           { cause: error },
         );
       }
@@ -77,16 +86,24 @@ export async function discoverProtectedResource(serverUrl: URL, options: Discove
     }
     const servers = metadata.authorization_servers;
     if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === "string")) {
-      throw new AuthError("resource_metadata", `The Protected Resource Metadata at ${url.href} lists no authorization_servers`);
+      throw new AuthError(
+        "resource_metadata",
+        `The Protected Resource Metadata at ${url.href} lists no authorization_servers`,
+      );
     }
     return { metadata, resource: metadata.resource, authorizationServers: servers, metadataUrl: url.href };
   }
-  throw new AuthError("resource_metadata", `No Protected Resource Metadata found for ${serverUrl.href} (${failures.join("; ")})`);
+  throw new AuthError(
+    "resource_metadata",
+    `No Protected Resource Metadata found for ${serverUrl.href} (${failures.join("; ")})`,
+  );
 }
 
 /** The parsed body of a document whose `resource` differed from the expected value, if that was the error. */
 function mismatchedBody(error: unknown): oauth.ResourceServer | undefined {
-  if (!(error instanceof oauth.OperationProcessingError) || error.code !== oauth.JSON_ATTRIBUTE_COMPARISON) return undefined;
+  if (!(error instanceof oauth.OperationProcessingError) || error.code !== oauth.JSON_ATTRIBUTE_COMPARISON) {
+    return undefined;
+  }
   const cause = error.cause as { body?: oauth.ResourceServer } | undefined;
   return typeof cause?.body?.resource === "string" ? cause.body : undefined;
 }

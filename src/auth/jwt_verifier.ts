@@ -3,7 +3,15 @@
  * module: `jose` is loaded only by applications that use it.
  * @module
  */
-import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWK, type JWTVerifyGetKey, type KeyObject } from "jose";
+import {
+  createRemoteJWKSet,
+  type CryptoKey,
+  errors,
+  type JWK,
+  jwtVerify,
+  type JWTVerifyGetKey,
+  type KeyObject,
+} from "jose";
 import { AuthError } from "./errors.ts";
 import type { AccessTokenInfo, TokenVerifier } from "./require_bearer.ts";
 
@@ -51,7 +59,10 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       payload = (await jwtVerify(token, key as JWTVerifyGetKey, verifyOptions)).payload;
     } catch (error) {
       // A token that fails verification is invalid (401); a JWKS that cannot be fetched is a server fault.
-      if (error instanceof errors.JOSEError && error.code !== "ERR_JWKS_TIMEOUT" && error.code !== "ERR_JWKS_INVALID") return undefined;
+      if (
+        error instanceof errors.JOSEError && error.code !== "ERR_JWKS_TIMEOUT" &&
+        error.code !== "ERR_JWKS_INVALID"
+      ) return undefined;
       throw error;
     }
     const info: AccessTokenInfo = { scopes: scopesOf(payload), claims: payload };

@@ -5,20 +5,49 @@
  * @module
  */
 export { AuthError, type AuthErrorCode, type AuthErrorOptions } from "./errors.ts";
-export { withOAuth, type OAuthFetch } from "./with_oauth.ts";
-export { OAuthClient, type AuthorizeOptions, type OAuthClientOptions, type PreRegisteredClient } from "./oauth_client.ts";
-export { WebStorageOAuthStore, type StorageLike, type WebStorageOAuthStoreOptions } from "./web_storage_oauth_store.ts";
-export { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from "./oauth_store.ts";
-export { discoverProtectedResource, protectedResourceMetadataUrls, type DiscoverProtectedResourceOptions, type ProtectedResource } from "./discover_protected_resource.ts";
-export { authorizationServerMetadataUrls, discoverAuthorizationServer, type DiscoverAuthorizationServerOptions } from "./discover_authorization_server.ts";
-export { formatBearerChallenge, parseBearerChallenge, type BearerChallenge, type BearerChallengeParams } from "./www_authenticate.ts";
+export { type OAuthFetch, withOAuth } from "./with_oauth.ts";
 export {
-  defaultMetadataUrl,
-  getAuthInfo,
-  requireBearer,
+  type AuthorizeOptions,
+  OAuthClient,
+  type OAuthClientOptions,
+  type PreRegisteredClient,
+} from "./oauth_client.ts";
+export {
+  type StorageLike,
+  WebStorageOAuthStore,
+  type WebStorageOAuthStoreOptions,
+} from "./web_storage_oauth_store.ts";
+export {
+  InMemoryOAuthStore,
+  type OAuthStore,
+  type PendingAuthorization,
+  type StoredClient,
+  type StoredTokens,
+} from "./oauth_store.ts";
+export {
+  discoverProtectedResource,
+  type DiscoverProtectedResourceOptions,
+  type ProtectedResource,
+  protectedResourceMetadataUrls,
+} from "./discover_protected_resource.ts";
+export {
+  authorizationServerMetadataUrls,
+  discoverAuthorizationServer,
+  type DiscoverAuthorizationServerOptions,
+} from "./discover_authorization_server.ts";
+export {
+  type BearerChallenge,
+  type BearerChallengeParams,
+  formatBearerChallenge,
+  parseBearerChallenge,
+} from "./www_authenticate.ts";
+export {
   type AccessTokenInfo,
+  defaultMetadataUrl,
   type FetchHandler,
+  getAuthInfo,
   type ProtectedResourceMetadata,
+  requireBearer,
   type RequireBearerOptions,
   type ScopedCall,
   type TokenVerifier,

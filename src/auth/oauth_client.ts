@@ -8,10 +8,21 @@ import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.t
 import { discoverAuthorizationServer } from "./discover_authorization_server.ts";
 import { discoverProtectedResource, type ProtectedResource } from "./discover_protected_resource.ts";
 import { AuthError } from "./errors.ts";
-import { canonicalServerUrl, isLoopbackHost, type FetchLike } from "./fetch_like.ts";
-import { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from "./oauth_store.ts";
+import { canonicalServerUrl, type FetchLike, isLoopbackHost } from "./fetch_like.ts";
+import {
+  InMemoryOAuthStore,
+  type OAuthStore,
+  type PendingAuthorization,
+  type StoredClient,
+  type StoredTokens,
+} from "./oauth_store.ts";
 import type { BearerChallenge } from "./www_authenticate.ts";
-import { clientAuthentication, resolveClient, type OAuthHttpOptions as HttpOptions, type PreRegisteredClient } from "./client_identity.ts";
+import {
+  clientAuthentication,
+  type OAuthHttpOptions as HttpOptions,
+  type PreRegisteredClient,
+  resolveClient,
+} from "./client_identity.ts";
 
 export type { PreRegisteredClient } from "./client_identity.ts";
 
@@ -90,15 +101,25 @@ export class OAuthClient {
   #attempts = new Map<string, number>();
 
   constructor(options: OAuthClientOptions = {}) {
-    if ((options.grantType ?? "authorization_code") === "authorization_code" && options.redirectUri !== undefined) {
+    if (
+      (options.grantType ?? "authorization_code") === "authorization_code" &&
+      options.redirectUri !== undefined
+    ) {
       let redirect: URL;
       try {
         redirect = new URL(options.redirectUri);
       } catch (cause) {
-        throw new AuthError("invalid_option", `redirectUri ${JSON.stringify(options.redirectUri)} is not a URL`, { cause });
+        throw new AuthError(
+          "invalid_option",
+          `redirectUri ${JSON.stringify(options.redirectUri)} is not a URL`,
+          { cause },
+        );
       }
       if (redirect.protocol === "http:" && !isLoopbackHost(redirect.hostname)) {
-        throw new AuthError("invalid_option", `redirectUri ${JSON.stringify(options.redirectUri)} must use https or a loopback host`);
+        throw new AuthError(
+          "invalid_option",
+          `redirectUri ${JSON.stringify(options.redirectUri)} must use https or a loopback host`,
+        );
       }
     }
     this.#options = options;
@@ -122,7 +143,10 @@ export class OAuthClient {
     if (pending !== undefined) await pending.catch(() => {}); // its failure belongs to the request that started it
     let tokens = await this.#store.getTokens(key);
     if (tokens === undefined) return undefined;
-    if (tokens.expiresAt !== undefined && this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW)) {
+    if (
+      tokens.expiresAt !== undefined &&
+      this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW)
+    ) {
       tokens = tokens.refreshToken === undefined ? undefined : await this.#refresh(key, tokens);
       if (tokens === undefined) return undefined;
     }
@@ -141,8 +165,15 @@ export class OAuthClient {
     const attempts = this.#attempts.get(key) ?? 0;
     const max = this.#options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
     if (attempts >= max) {
-      const what = options.stepUp ? `403 insufficient_scope (scope ${JSON.stringify(options.challenge?.scope ?? "")})` : "401";
-      return Promise.reject(new AuthError("unauthorized", `The server ${key} still answered ${what} after ${attempts} authorizations`));
+      const what = options.stepUp
+        ? `403 insufficient_scope (scope ${JSON.stringify(options.challenge?.scope ?? "")})`
+        : "401";
+      return Promise.reject(
+        new AuthError(
+          "unauthorized",
+          `The server ${key} still answered ${what} after ${attempts} authorizations`,
+        ),
+      );
     }
     this.#attempts.set(key, attempts + 1);
     const run = this.#authorize(key, options).finally(() => this.#inflight.delete(key));
@@ -165,7 +196,10 @@ export class OAuthClient {
     const state = url.searchParams.get("state");
     const pending = state === null ? undefined : await this.#store.takePending(state);
     if (pending === undefined) {
-      throw new AuthError("authorization_response", `The authorization response carries an unknown state ${JSON.stringify(state)}`);
+      throw new AuthError(
+        "authorization_response",
+        `The authorization response carries an unknown state ${JSON.stringify(state)}`,
+      );
     }
     const as = await this.#serverMetadata(pending.issuer);
     const stored = await this.#clientFor(as);
@@ -175,21 +209,42 @@ export class OAuthClient {
       params = oauth.validateAuthResponse(as, client, url, pending.state);
     } catch (error) {
       // On an issuer mismatch the response's error fields are not acted on (RFC 9207 §2.4).
-      const detail = error instanceof oauth.AuthorizationResponseError ? `the server answered error ${JSON.stringify(error.error)}` : (error as Error).message;
-      throw new AuthError("authorization_response", `The authorization response was refused: ${detail}`, { cause: error });
+      const detail = error instanceof oauth.AuthorizationResponseError
+        ? `the server answered error ${JSON.stringify(error.error)}`
+        : (error as Error).message;
+      throw new AuthError("authorization_response", `The authorization response was refused: ${detail}`, {
+        cause: error,
+      });
     }
     const tokens = await this.#tokenRequest(as, stored, "authorization_code", async (http) => {
-      const response = await oauth.authorizationCodeGrantRequest(as, client, this.#clientAuth(stored, as), params, pending.redirectUri, pending.codeVerifier, {
-        ...http,
-        additionalParameters: { resource: pending.resource },
-      });
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        this.#clientAuth(stored, as),
+        params,
+        pending.redirectUri,
+        pending.codeVerifier,
+        {
+          ...http,
+          additionalParameters: { resource: pending.resource },
+        },
+      );
       return oauth.processAuthorizationCodeResponse(as, client, response);
     });
-    await this.#saveTokens(pending.serverUrl, tokens, { issuer: as.issuer, clientId: stored.clientId, resource: pending.resource, scope: pending.scope });
+    await this.#saveTokens(pending.serverUrl, tokens, {
+      issuer: as.issuer,
+      clientId: stored.clientId,
+      resource: pending.resource,
+      scope: pending.scope,
+    });
   }
 
   async #authorize(serverUrl: string, options: AuthorizeOptions): Promise<void> {
-    const resource = await discoverProtectedResource(new URL(serverUrl), { fetch: this.#fetch, challenge: options.challenge, signal: options.signal });
+    const resource = await discoverProtectedResource(new URL(serverUrl), {
+      fetch: this.#fetch,
+      challenge: options.challenge,
+      signal: options.signal,
+    });
     const select = this.#options.selectAuthorizationServer ?? ((servers) => servers[0] as string);
     const issuer = select(resource.authorizationServers);
     const as = await discoverAuthorizationServer(issuer, { fetch: this.#fetch, signal: options.signal });
@@ -201,7 +256,12 @@ export class OAuthClient {
     } else if (previous?.refreshToken !== undefined && !options.stepUp) {
       if ((await this.#refresh(serverUrl, previous)) !== undefined) return;
     }
-    const scope = this.#selectScope(resource, as, options, previous?.issuer === as.issuer ? previous?.scope : undefined);
+    const scope = this.#selectScope(
+      resource,
+      as,
+      options,
+      previous?.issuer === as.issuer ? previous?.scope : undefined,
+    );
 
     if ((this.#options.grantType ?? "authorization_code") === "client_credentials") {
       const stored = await this.#clientFor(as);
@@ -209,10 +269,20 @@ export class OAuthClient {
       const parameters: Record<string, string> = { resource: resource.resource };
       if (scope !== undefined) parameters.scope = scope;
       const tokens = await this.#tokenRequest(as, stored, "client_credentials", async (http) => {
-        const response = await oauth.clientCredentialsGrantRequest(as, client, this.#clientAuth(stored, as), parameters, http);
+        const response = await oauth.clientCredentialsGrantRequest(
+          as,
+          client,
+          this.#clientAuth(stored, as),
+          parameters,
+          http,
+        );
         return oauth.processClientCredentialsResponse(as, client, response);
       });
-      const context: TokenContext = { issuer: as.issuer, clientId: stored.clientId, resource: resource.resource };
+      const context: TokenContext = {
+        issuer: as.issuer,
+        clientId: stored.clientId,
+        resource: resource.resource,
+      };
       if (scope !== undefined) context.scope = scope;
       await this.#saveTokens(serverUrl, tokens, context);
       return;
@@ -222,14 +292,24 @@ export class OAuthClient {
     if (!Array.isArray(methods) || !methods.includes("S256")) {
       throw new AuthError(
         "pkce_unsupported",
-        `The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported ${JSON.stringify(methods)}): refusing to authorize`,
+        `The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported ${
+          JSON.stringify(methods)
+        }): refusing to authorize`,
       );
     }
     if (as.authorization_endpoint === undefined) {
-      throw new AuthError("server_metadata", `The authorization server ${as.issuer} has no authorization_endpoint`);
+      throw new AuthError(
+        "server_metadata",
+        `The authorization server ${as.issuer} has no authorization_endpoint`,
+      );
     }
-    if (!this.#http(as)[oauth.allowInsecureRequests] && new URL(as.authorization_endpoint).protocol !== "https:") {
-      throw new AuthError("server_metadata", `The authorization endpoint ${as.authorization_endpoint} is not https`);
+    if (
+      !this.#http(as)[oauth.allowInsecureRequests] && new URL(as.authorization_endpoint).protocol !== "https:"
+    ) {
+      throw new AuthError(
+        "server_metadata",
+        `The authorization endpoint ${as.authorization_endpoint} is not https`,
+      );
     }
     const { redirectUri, redirectTo } = this.#options;
     if (redirectUri === undefined || redirectTo === undefined) {
@@ -247,7 +327,14 @@ export class OAuthClient {
     url.searchParams.set("state", state);
     if (scope !== undefined) url.searchParams.set("scope", scope);
     url.searchParams.set("resource", resource.resource);
-    const pending: PendingAuthorization = { serverUrl, resource: resource.resource, issuer: as.issuer, codeVerifier, state, redirectUri };
+    const pending: PendingAuthorization = {
+      serverUrl,
+      resource: resource.resource,
+      issuer: as.issuer,
+      codeVerifier,
+      state,
+      redirectUri,
+    };
     if (scope !== undefined) pending.scope = scope;
     await this.#store.savePending(state, pending);
     let callback: URL | string | void;
@@ -258,20 +345,31 @@ export class OAuthClient {
       throw error;
     }
     if (callback === undefined || callback === null) {
-      throw new AuthError("authorization_pending", `Authorization for ${serverUrl} continues in the browser: call finishAuthorization(callbackUrl) when it returns`);
+      throw new AuthError(
+        "authorization_pending",
+        `Authorization for ${serverUrl} continues in the browser: call finishAuthorization(callbackUrl) when it returns`,
+      );
     }
     await this.finishAuthorization(callback);
   }
 
   /** Scope selection: option, else the challenge's `scope`, else `scopes_supported`; step-up unions; `offline_access`. */
-  #selectScope(resource: ProtectedResource, as: oauth.AuthorizationServer, options: AuthorizeOptions, previous: string | undefined): string | undefined {
+  #selectScope(
+    resource: ProtectedResource,
+    as: oauth.AuthorizationServer,
+    options: AuthorizeOptions,
+    previous: string | undefined,
+  ): string | undefined {
     let scopes: string[] | undefined;
     if (this.#options.scope !== undefined) scopes = split(this.#options.scope);
     else if (options.challenge?.scope !== undefined) scopes = split(options.challenge.scope);
-    else if (Array.isArray(resource.metadata.scopes_supported)) scopes = [...resource.metadata.scopes_supported];
+    else if (Array.isArray(resource.metadata.scopes_supported)) {
+      scopes = [...resource.metadata.scopes_supported];
+    }
     if (options.stepUp && previous !== undefined) scopes = [...split(previous), ...(scopes ?? [])];
     if (scopes === undefined || scopes.length === 0) return undefined;
-    const wantsRefresh = (this.#options.grantType ?? "authorization_code") === "authorization_code" && this.#options.offlineAccess !== false;
+    const wantsRefresh = (this.#options.grantType ?? "authorization_code") === "authorization_code" &&
+      this.#options.offlineAccess !== false;
     if (wantsRefresh && as.scopes_supported?.includes("offline_access")) scopes.push("offline_access");
     return [...new Set(scopes)].join(" ");
   }
@@ -290,12 +388,23 @@ export class OAuthClient {
     try {
       const as = await this.#serverMetadata(tokens.issuer);
       const stored = await this.#clientFor(as);
-      if (stored.clientId !== tokens.clientId) throw new AuthError("token", `The refresh token belongs to client ${tokens.clientId}, not ${stored.clientId}`);
+      if (stored.clientId !== tokens.clientId) {
+        throw new AuthError(
+          "token",
+          `The refresh token belongs to client ${tokens.clientId}, not ${stored.clientId}`,
+        );
+      }
       const client: oauth.Client = { client_id: stored.clientId };
       const additionalParameters: Record<string, string> = {};
       if (tokens.resource !== undefined) additionalParameters.resource = tokens.resource;
       const result = await this.#tokenRequest(as, stored, "refresh_token", async (http) => {
-        const response = await oauth.refreshTokenGrantRequest(as, client, this.#clientAuth(stored, as), refreshToken, { ...http, additionalParameters });
+        const response = await oauth.refreshTokenGrantRequest(
+          as,
+          client,
+          this.#clientAuth(stored, as),
+          refreshToken,
+          { ...http, additionalParameters },
+        );
         return oauth.processRefreshTokenResponse(as, client, response);
       });
       const context: TokenContext = { issuer: tokens.issuer, clientId: tokens.clientId, refreshToken };
@@ -320,20 +429,40 @@ export class OAuthClient {
       response = await run(this.#http(as));
     } catch (cause) {
       if (cause instanceof AuthError) throw cause;
-      const detail = cause instanceof oauth.ResponseBodyError ? `${cause.error}${cause.error_description ? ` (${cause.error_description})` : ""}` : (cause as Error).message;
-      throw new AuthError("token", `The ${grant} token request to ${as.token_endpoint} failed: ${detail}`, { cause });
+      const detail = cause instanceof oauth.ResponseBodyError
+        ? `${cause.error}${cause.error_description ? ` (${cause.error_description})` : ""}`
+        : (cause as Error).message;
+      throw new AuthError("token", `The ${grant} token request to ${as.token_endpoint} failed: ${detail}`, {
+        cause,
+      });
     }
     if (response.token_type !== "bearer") {
-      throw new AuthError("token", `The token endpoint ${as.token_endpoint} issued a ${JSON.stringify(response.token_type)} token; only Bearer is supported`);
+      throw new AuthError(
+        "token",
+        `The token endpoint ${as.token_endpoint} issued a ${
+          JSON.stringify(response.token_type)
+        } token; only Bearer is supported`,
+      );
     }
     return response;
   }
 
-  async #saveTokens(serverUrl: string, response: oauth.TokenEndpointResponse, context: TokenContext): Promise<StoredTokens> {
-    const tokens: StoredTokens = { accessToken: response.access_token, tokenType: "Bearer", issuer: context.issuer, clientId: context.clientId };
+  async #saveTokens(
+    serverUrl: string,
+    response: oauth.TokenEndpointResponse,
+    context: TokenContext,
+  ): Promise<StoredTokens> {
+    const tokens: StoredTokens = {
+      accessToken: response.access_token,
+      tokenType: "Bearer",
+      issuer: context.issuer,
+      clientId: context.clientId,
+    };
     const refreshToken = response.refresh_token ?? context.refreshToken;
     if (refreshToken !== undefined) tokens.refreshToken = refreshToken;
-    if (typeof response.expires_in === "number") tokens.expiresAt = this.#time.now() + response.expires_in * 1000;
+    if (typeof response.expires_in === "number") {
+      tokens.expiresAt = this.#time.now() + response.expires_in * 1000;
+    }
     const scope = context.scope ?? response.scope;
     if (scope !== undefined) tokens.scope = scope;
     if (context.resource !== undefined) tokens.resource = context.resource;

@@ -26,7 +26,10 @@ export interface AccessTokenInfo {
  * issued for this server (its audience must be this resource, RFC 8707). May throw: the request then
  * fails with 500 and the error reaches the handler's caller, never a 200.
  */
-export type TokenVerifier = (token: string, request: Request) => AccessTokenInfo | undefined | Promise<AccessTokenInfo | undefined>;
+export type TokenVerifier = (
+  token: string,
+  request: Request,
+) => AccessTokenInfo | undefined | Promise<AccessTokenInfo | undefined>;
 
 /** One JSON-RPC call, as {@linkcode RequireBearerOptions.scopesFor} sees it. */
 export interface ScopedCall {
@@ -104,35 +107,56 @@ export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
  * });
  * ```
  */
-export function requireBearer(handler: FetchHandler, options: RequireBearerOptions): (request: Request) => Promise<Response> {
-  const metadataUrl = options.resourceMetadataUrl ?? (options.metadata === undefined ? undefined : defaultMetadataUrl(options.metadata.resource));
+export function requireBearer(
+  handler: FetchHandler,
+  options: RequireBearerOptions,
+): (request: Request) => Promise<Response> {
+  const metadataUrl = options.resourceMetadataUrl ??
+    (options.metadata === undefined ? undefined : defaultMetadataUrl(options.metadata.resource));
   const metadataPath = metadataUrl === undefined ? undefined : new URL(metadataUrl).pathname;
   const baseScopes = [...(options.scopes ?? [])];
   const maxBodyBytes = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
-  const challengeScope = baseScopes.length === 0 ? options.metadata?.scopes_supported?.join(" ") : baseScopes.join(" ");
+  const challengeScope = baseScopes.length === 0
+    ? options.metadata?.scopes_supported?.join(" ")
+    : baseScopes.join(" ");
 
   return async (request) => {
     const url = new URL(request.url);
     if (options.metadata !== undefined && metadataPath !== undefined && url.pathname === metadataPath) {
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: metadataCors() });
-      if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
-      return Response.json(options.metadata, { headers: { ...metadataCors(), "cache-control": "max-age=3600" } });
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
+      }
+      return Response.json(options.metadata, {
+        headers: { ...metadataCors(), "cache-control": "max-age=3600" },
+      });
     }
     if (request.method === "OPTIONS") return handler(request); // CORS preflights carry no credentials
     const token = bearerToken(request.headers.get("authorization"));
     if (token === undefined) {
-      return challenge(401, { scope: challengeScope, resourceMetadata: metadataUrl }, "Authorization required");
+      return challenge(
+        401,
+        { scope: challengeScope, resourceMetadata: metadataUrl },
+        "Authorization required",
+      );
     }
     const info = await options.verify(token, request);
     if (info === undefined) {
-      return challenge(401, { error: "invalid_token", errorDescription: "The access token is invalid or expired", scope: challengeScope, resourceMetadata: metadataUrl }, "Invalid access token");
+      return challenge(401, {
+        error: "invalid_token",
+        errorDescription: "The access token is invalid or expired",
+        scope: challengeScope,
+        resourceMetadata: metadataUrl,
+      }, "Invalid access token");
     }
     let needed = baseScopes;
     let forwarded = request;
     if (options.scopesFor !== undefined && request.method === "POST" && request.body !== null) {
       const bytes = await readCapped(request, maxBodyBytes);
       if (bytes === undefined) {
-        return httpError("payloadTooLarge", undefined, { message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)` });
+        return httpError("payloadTooLarge", undefined, {
+          message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)`,
+        });
       }
       const extra = callsIn(bytes).flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
       if (extra.length > 0) needed = [...new Set([...baseScopes, ...extra])];
@@ -142,7 +166,12 @@ export function requireBearer(handler: FetchHandler, options: RequireBearerOptio
     if (!needed.every((scope) => granted.has(scope))) {
       return challenge(
         403,
-        { error: "insufficient_scope", errorDescription: `This request needs scope ${JSON.stringify(needed.join(" "))}`, scope: needed.join(" "), resourceMetadata: metadataUrl },
+        {
+          error: "insufficient_scope",
+          errorDescription: `This request needs scope ${JSON.stringify(needed.join(" "))}`,
+          scope: needed.join(" "),
+          resourceMetadata: metadataUrl,
+        },
         "Insufficient scope",
       );
     }
@@ -164,16 +193,30 @@ function bearerToken(header: string | null): string | undefined {
   return match === null ? undefined : match[1];
 }
 
-function challenge(status: 401 | 403, params: Parameters<typeof formatBearerChallenge>[0], message: string): Response {
+function challenge(
+  status: 401 | 403,
+  params: Parameters<typeof formatBearerChallenge>[0],
+  message: string,
+): Response {
   const error = params.error ?? "invalid_request";
   return Response.json(
     { error, error_description: params.errorDescription ?? message },
-    { status, headers: { "www-authenticate": formatBearerChallenge(params), "access-control-expose-headers": "WWW-Authenticate" } },
+    {
+      status,
+      headers: {
+        "www-authenticate": formatBearerChallenge(params),
+        "access-control-expose-headers": "WWW-Authenticate",
+      },
+    },
   );
 }
 
 function metadataCors(): Record<string, string> {
-  return { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, HEAD, OPTIONS", "access-control-allow-headers": "*" };
+  return {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET, HEAD, OPTIONS",
+    "access-control-allow-headers": "*",
+  };
 }
 
 /**

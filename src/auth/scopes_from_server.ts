@@ -20,6 +20,12 @@ export interface ToolScopesSource {
  * const handler = requireBearer(createHttpHandler(server), { verify, metadata, scopesFor: scopesFromServer(server) });
  * ```
  */
-export function scopesFromServer(server: ToolScopesSource): (call: ScopedCall) => readonly string[] | undefined {
-  return (call) => (call.method === "tools/call" && call.name !== undefined ? server.features.toolRequiredScopes(call.name) : undefined);
+export function scopesFromServer(
+  server: ToolScopesSource,
+): (call: ScopedCall) => readonly string[] | undefined {
+  return (
+    call,
+  ) => (call.method === "tools/call" && call.name !== undefined
+    ? server.features.toolRequiredScopes(call.name)
+    : undefined);
 }

@@ -40,7 +40,9 @@ export function withOAuth(fetch: FetchLike, oauth: OAuthClient | OAuthClientOpti
     for (;;) {
       const header = await client.authorizationHeader(serverUrl);
       const response = await fetch(...request.attempt(header));
-      const challenge = response.status === 401 || response.status === 403 ? parseBearerChallenge(response.headers.get("www-authenticate")) : undefined;
+      const challenge = response.status === 401 || response.status === 403
+        ? parseBearerChallenge(response.headers.get("www-authenticate"))
+        : undefined;
       const stepUp = response.status === 403 && challenge?.error === "insufficient_scope";
       if (response.status === 401 && !authorizedHere) {
         await discardBody(response);

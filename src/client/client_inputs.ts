@@ -35,11 +35,19 @@ export interface ClientInputContext {
 }
 
 /** Answers `elicitation/create` (ask the user). */
-export type ElicitHandler = (params: ElicitRequestParams, context: ClientInputContext) => ElicitResult | Promise<ElicitResult>;
+export type ElicitHandler = (
+  params: ElicitRequestParams,
+  context: ClientInputContext,
+) => ElicitResult | Promise<ElicitResult>;
 /** Answers `sampling/createMessage` (ask the LLM). */
-export type SampleHandler = (params: CreateMessageRequestParams, context: ClientInputContext) => CreateMessageResult | Promise<CreateMessageResult>;
+export type SampleHandler = (
+  params: CreateMessageRequestParams,
+  context: ClientInputContext,
+) => CreateMessageResult | Promise<CreateMessageResult>;
 /** Answers `roots/list`. */
-export type ListRootsHandler = (context: ClientInputContext) => readonly Root[] | ListRootsResult | Promise<readonly Root[] | ListRootsResult>;
+export type ListRootsHandler = (
+  context: ClientInputContext,
+) => readonly Root[] | ListRootsResult | Promise<readonly Root[] | ListRootsResult>;
 
 /** Options of {@linkcode ClientInputs.onElicit}. */
 export interface ElicitHandlerOptions {
@@ -123,7 +131,9 @@ export class ClientInputs {
   onElicit(handler: ElicitHandler, options: ElicitHandlerOptions = {}): this {
     const modes = options.modes ?? ["form"];
     if (modes.length === 0 || !modes.every((m) => m === "form" || m === "url")) {
-      throw new InvalidOptionError(`Option modes must list "form" and/or "url", got ${JSON.stringify(modes)}`);
+      throw new InvalidOptionError(
+        `Option modes must list "form" and/or "url", got ${JSON.stringify(modes)}`,
+      );
     }
     this.#elicit = { handler, modes, applyDefaults: options.applyDefaults ?? true };
     this.#capabilities = undefined;
@@ -164,7 +174,9 @@ export class ClientInputs {
   capabilities(): Capabilities {
     if (this.#capabilities) return this.#capabilities;
     const capabilities: Capabilities = {};
-    if (this.#elicit) capabilities.elicitation = Object.fromEntries(this.#elicit.modes.map((mode) => [mode, {}]));
+    if (this.#elicit) {
+      capabilities.elicitation = Object.fromEntries(this.#elicit.modes.map((mode) => [mode, {}]));
+    }
     if (this.#sample) {
       const sampling: Record<string, unknown> = {};
       if (this.#sample.tools) sampling.tools = {};
@@ -178,7 +190,11 @@ export class ClientInputs {
 
   /** True when a handler for `method` (`elicitation/create`, `sampling/createMessage`, `roots/list`) is registered. */
   canAnswer(method: string): boolean {
-    return method === "elicitation/create" ? this.#elicit !== undefined : method === "sampling/createMessage" ? this.#sample !== undefined : method === "roots/list" && this.#roots !== undefined;
+    return method === "elicitation/create"
+      ? this.#elicit !== undefined
+      : method === "sampling/createMessage"
+      ? this.#sample !== undefined
+      : method === "roots/list" && this.#roots !== undefined;
   }
 
   /**
@@ -187,23 +203,47 @@ export class ClientInputs {
    * an elicitation mode this client did not declare or params that are not an object.
    */
   async answer(method: string, params: unknown, context: ClientInputContext): Promise<unknown> {
-    if (!INPUT_METHODS.has(method)) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`);
+    if (!INPUT_METHODS.has(method)) {
+      throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`);
+    }
     if (method === "roots/list") {
-      if (!this.#roots) throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: roots/list (this client has no roots capability)");
+      if (!this.#roots) {
+        throw new JsonRpcError(
+          ErrorCodes.MethodNotFound,
+          "Method not found: roots/list (this client has no roots capability)",
+        );
+      }
       const roots = await this.#roots(context);
       return Array.isArray(roots) ? { roots } : roots;
     }
-    if (params !== undefined && !isPlainObject(params)) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params of ${method}: expected an object`);
+    if (params !== undefined && !isPlainObject(params)) {
+      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params of ${method}: expected an object`);
+    }
     if (method === "sampling/createMessage") {
-      if (!this.#sample) throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: sampling/createMessage (this client has no sampling capability)");
+      if (!this.#sample) {
+        throw new JsonRpcError(
+          ErrorCodes.MethodNotFound,
+          "Method not found: sampling/createMessage (this client has no sampling capability)",
+        );
+      }
       return this.#sample.handler((params ?? {}) as unknown as CreateMessageRequestParams, context);
     }
-    if (!this.#elicit) throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: elicitation/create (this client has no elicitation capability)");
+    if (!this.#elicit) {
+      throw new JsonRpcError(
+        ErrorCodes.MethodNotFound,
+        "Method not found: elicitation/create (this client has no elicitation capability)",
+      );
+    }
     const mode = params?.mode === "url" ? "url" : "form";
     if (!this.#elicit.modes.includes(mode)) {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: elicitation mode ${JSON.stringify(mode)} is not declared by this client`);
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: elicitation mode ${JSON.stringify(mode)} is not declared by this client`,
+      );
     }
-    if (mode === "url" && typeof params?.elicitationId === "string") this.#urlElicitations.add(params.elicitationId);
+    if (mode === "url" && typeof params?.elicitationId === "string") {
+      this.#urlElicitations.add(params.elicitationId);
+    }
     const result = await this.#elicit.handler((params ?? {}) as unknown as ElicitRequestParams, context);
     return this.#elicit.applyDefaults ? applyElicitationDefaults(params, result) : result;
   }
@@ -213,21 +253,39 @@ export class ClientInputs {
    * `inputResponses` map. Rejects with a `ProtocolError` when the map or an entry is malformed, or
    * names a method this client cannot answer.
    */
-  async fulfil(inputRequests: unknown, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
-    if (!isPlainObject(inputRequests)) throw new ProtocolError("The server's input_required result has inputRequests that is not an object");
-    return answerInputRequests(inputRequests, { answer: this.#answerModern, signal: options.signal }, (_reason, message) => new ProtocolError(message));
+  async fulfil(
+    inputRequests: unknown,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Record<string, unknown>> {
+    if (!isPlainObject(inputRequests)) {
+      throw new ProtocolError("The server's input_required result has inputRequests that is not an object");
+    }
+    return answerInputRequests(
+      inputRequests,
+      { answer: this.#answerModern, signal: options.signal },
+      (_reason, message) => new ProtocolError(message),
+    );
   }
 
   /** One modern input request answered by these handlers (a `ProtocolError` when they cannot). */
   readonly #answerModern: InputAnswerer = async (method, params, { key, signal }) => {
     if (!INPUT_METHODS.has(method)) {
-      throw new ProtocolError(`The server's inputRequests[${JSON.stringify(key)}] asks for ${JSON.stringify(method)}, which is not an input request method`);
+      throw new ProtocolError(
+        `The server's inputRequests[${JSON.stringify(key)}] asks for ${
+          JSON.stringify(method)
+        }, which is not an input request method`,
+      );
     }
     try {
       return await this.answer(method, params, { era: "modern", key, signal });
     } catch (error) {
       if (error instanceof JsonRpcError) {
-        throw new ProtocolError(`The server asked for ${method} (inputRequests[${JSON.stringify(key)}]) that this client cannot answer: ${error.message}`, { cause: error });
+        throw new ProtocolError(
+          `The server asked for ${method} (inputRequests[${
+            JSON.stringify(key)
+          }]) that this client cannot answer: ${error.message}`,
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -240,11 +298,18 @@ export class ClientInputs {
    * `resultType` is complete. A result with only `requestState` is retried after `stateOnlyRetryDelay`.
    * Rejects with a `ProtocolError` when the rounds run out or the server's result is malformed. In `"manual"` mode the first result is returned as is.
    */
-  request(send: SendRequest, method: string, params: Record<string, unknown> = {}, options: InputRequestOptions = {}): Promise<unknown> {
+  request(
+    send: SendRequest,
+    method: string,
+    params: Record<string, unknown> = {},
+    options: InputRequestOptions = {},
+  ): Promise<unknown> {
     // Not an async function: this runs once per modern request (an async layer is a promise and a hop).
     try {
       const maxRounds = integerOption("maxInputRounds", options.maxInputRounds, this.maxInputRounds, 0);
-      if (options.inputRequired === "manual") return Promise.resolve(send(method, params, { signal: options.signal }));
+      if (options.inputRequired === "manual") {
+        return Promise.resolve(send(method, params, { signal: options.signal }));
+      }
       return runInputRounds(send, method, params, {
         maxRounds,
         answer: options.answer ?? this.#answerModern,
@@ -281,13 +346,19 @@ export class ClientInputs {
    */
   attach(client: AttachableClient, options: { onReport?: (error: Error) => void } = {}): () => void {
     for (const method of INPUT_METHODS) {
-      client.handle(method, (params, context) =>
-        this.answer(method, params, { era: "legacy", key: String(context.id), signal: context.signal }),
+      client.handle(
+        method,
+        (params, context) =>
+          this.answer(method, params, { era: "legacy", key: String(context.id), signal: context.signal }),
       );
     }
     client.onNotification("notifications/elicitation/complete", (params) => this.elicitationComplete(params));
     return this.onRootsChanged(() => {
-      if (client.era === "legacy") void client.notify("notifications/roots/list_changed").catch((error: unknown) => options.onReport?.(asError(error)));
+      if (client.era === "legacy") {
+        void client.notify("notifications/roots/list_changed").catch((error: unknown) =>
+          options.onReport?.(asError(error))
+        );
+      }
     });
   }
 
@@ -299,7 +370,10 @@ export class ClientInputs {
 /** The part of a client that {@linkcode ClientInputs.attach} uses (a `ContextClient` has it). */
 export interface AttachableClient {
   readonly era: Era;
-  handle(method: string, handler: (params: unknown, context: { id: string | number; signal: AbortSignal }) => unknown): unknown;
+  handle(
+    method: string,
+    handler: (params: unknown, context: { id: string | number; signal: AbortSignal }) => unknown,
+  ): unknown;
   onNotification(method: string, handler: (params: unknown) => unknown): unknown;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
 }

@@ -6,11 +6,31 @@
  */
 import type { Duplex } from "../stream/duplex.ts";
 import { defaultEraCache, type EraCacheStore, forgetEra } from "./era_cache.ts";
-import { EraNegotiator, type LiveConnection, type NegotiatedSession, type NegotiationInfo } from "./era_negotiation.ts";
+import {
+  EraNegotiator,
+  type LiveConnection,
+  type NegotiatedSession,
+  type NegotiationInfo,
+} from "./era_negotiation.ts";
 import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
-import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
-import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
+import type {
+  KnownMethod,
+  MethodMap,
+  NoMethods,
+  NotificationMap,
+  NotificationParamsOf,
+  OtherMethod,
+  ParamsOf,
+  ResultOf,
+  UntypedMethod,
+} from "../wire/method_map.ts";
+import {
+  type ConnectionCloseInfo,
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+  type RequestContext,
+} from "../rpc/json_rpc_connection.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { isPlainObject, type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";
 import { envelopeMembersText, paramsTextWithEnvelope } from "../wire/envelope_text.ts";
@@ -18,10 +38,20 @@ import { JsonText } from "../wire/json_text.ts";
 import { numberOption } from "../stream/options.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { type ClientTransport, isClientTransport, singleConnection, type TransportConnection } from "../rpc/transport.ts";
+import {
+  type ClientTransport,
+  isClientTransport,
+  singleConnection,
+  type TransportConnection,
+} from "../rpc/transport.ts";
 import type { RelatedNotificationHandler } from "./client_exchange.ts";
 import { StreamClientExchange } from "./stream_client_exchange.ts";
-import { type CallToolOptions, ClientFeatures, type ClientFeatureOptions, type CompleteOptions } from "./features/client_features.ts";
+import {
+  type CallToolOptions,
+  type ClientFeatureOptions,
+  ClientFeatures,
+  type CompleteOptions,
+} from "./features/client_features.ts";
 import type { ChangeStream } from "./features/change_stream.ts";
 import type * as F from "./features/feature_types.ts";
 import type { FeatureRequestOptions } from "./features/feature_request.ts";
@@ -29,7 +59,14 @@ import type { IterateOptions, ListOptions } from "./features/list_reader.ts";
 import type { ListenOptions } from "./features/open_listen.ts";
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
-import { ClientInputs, type ElicitHandler, type ElicitHandlerOptions, type ListRootsHandler, type SampleHandler, type SampleHandlerOptions } from "./client_inputs.ts";
+import {
+  ClientInputs,
+  type ElicitHandler,
+  type ElicitHandlerOptions,
+  type ListRootsHandler,
+  type SampleHandler,
+  type SampleHandlerOptions,
+} from "./client_inputs.ts";
 import type { InputAnswerer } from "./input_rounds.ts";
 import type { Root } from "../wire/protocol/v2026_07_28.ts";
 import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
@@ -37,14 +74,25 @@ import { quotePeerText } from "../wire/quote_peer_text.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
-export type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "./client_exchange.ts";
+export type {
+  ClientExchange,
+  ExchangeRequestOptions,
+  RelatedNotificationHandler,
+} from "./client_exchange.ts";
 export type { ExchangeConnectSettings, ExchangeSession, ExchangeTransport } from "./exchange_transport.ts";
 
 /** A stream session, or an exchange transport's (HTTP), which has no JSON-RPC connection underneath. */
-type ClientSession = NegotiatedSession | (Omit<ExchangeSession, "exchange"> & { live: { exchange: ExchangeSession["exchange"]; rpc?: undefined; transport?: undefined } });
+type ClientSession =
+  | NegotiatedSession
+  | (Omit<ExchangeSession, "exchange"> & {
+    live: { exchange: ExchangeSession["exchange"]; rpc?: undefined; transport?: undefined };
+  });
 
 /** The bounds of the client's connection: every {@linkcode JsonRpcConnectionOptions} the client does not set itself. */
-export type ClientConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
+export type ClientConnectionOptions = Omit<
+  JsonRpcConnectionOptions,
+  "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider"
+>;
 
 /** Options of {@linkcode ContextClient.connect}. Client-level options are top level; the connection's bounds sit under `connection`. */
 export interface ContextClientOptions {
@@ -116,16 +164,33 @@ export interface ClientRequestOptions {
 }
 
 /** Answers one server-to-client request; the value becomes the result, a thrown `JsonRpcError` the error reply. */
-export type ClientRequestHandler<P = unknown, R = unknown> = (params: P, context: RequestContext) => R | Promise<R>;
+export type ClientRequestHandler<P = unknown, R = unknown> = (
+  params: P,
+  context: RequestContext,
+) => R | Promise<R>;
 /** Handles one notification from the server. */
 export type ClientNotificationHandler<P = unknown> = (params: P) => unknown;
 
 /** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
-const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes", "answerInvalidInput", "maxQueuedOutputBytes", "writeBlockBytes", "maxMessageBytes", "drainTimeout"];
+const CONNECTION_KEYS = [
+  "endOfStreamTimeout",
+  "shutdownTimeout",
+  "maxConcurrentRequests",
+  "maxQueuedInputBytes",
+  "answerInvalidInput",
+  "maxQueuedOutputBytes",
+  "writeBlockBytes",
+  "maxMessageBytes",
+  "drainTimeout",
+];
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: "0.1.0" };
 /** The server-to-client requests `ClientInputs` answers. */
-const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set(["elicitation/create", "sampling/createMessage", "roots/list"]);
+const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set([
+  "elicitation/create",
+  "sampling/createMessage",
+  "roots/list",
+]);
 
 /**
  * An MCP client connected to one server, in the era it negotiated. Its requests go through a
@@ -157,7 +222,12 @@ export class ContextClient<
   /** `#capabilities()` when it merges two objects: the same object while neither changes. */
   #mergedCapabilities: { own: Capabilities; implied: Capabilities; capabilities: Capabilities } | undefined;
   /** The modern envelope's members as JSON text, and what it was made from. */
-  #envelopeText: { version: string; capabilities: Capabilities; info: Implementation | undefined; members: string } | undefined;
+  #envelopeText: {
+    version: string;
+    capabilities: Capabilities;
+    info: Implementation | undefined;
+    members: string;
+  } | undefined;
   #session!: ClientSession;
   #era: Era | undefined;
   #closing: Promise<void> | undefined;
@@ -166,7 +236,11 @@ export class ContextClient<
   /** Connected through an `ExchangeTransport` (HTTP): each request on its own connection. */
   #separateRequests = false;
 
-  private constructor(options: ContextClientOptions, cache: EraCacheStore | undefined, cacheKey: string | undefined) {
+  private constructor(
+    options: ContextClientOptions,
+    cache: EraCacheStore | undefined,
+    cacheKey: string | undefined,
+  ) {
     this.#options = options;
     this.#cache = cache;
     this.#cacheKey = cacheKey;
@@ -176,7 +250,11 @@ export class ContextClient<
       serverCapabilities: () => this.serverCapabilities,
       time: options.timeProvider ?? systemTimeProvider,
       // The feature API runs the input_required rounds itself (the same loop, with its typed errors and per-call timeouts): raw results here.
-      request: (method, params, o) => (this as unknown as ContextClient).request<unknown>(method, params, { ...o, inputRequired: "manual" }),
+      request: (method, params, o) =>
+        (this as unknown as ContextClient).request<unknown>(method, params, {
+          ...o,
+          inputRequired: "manual",
+        }),
       closed: () => this.closed,
       report: (error) => this.#report(error),
       separateRequests: () => this.#separateRequests,
@@ -196,8 +274,14 @@ export class ContextClient<
   readonly #answerInput: InputAnswerer = (method, params, context) => {
     if (!INPUT_REQUEST_METHODS.has(method)) return undefined;
     const handler = this.#handlers.request(method);
-    if (handler) return Promise.resolve(handler(params, { id: context.key, method, signal: context.signal, notify: () => Promise.resolve() }));
-    return this.#inputs.canAnswer(method) ? this.#inputs.answer(method, params, { era: "modern", ...context }) : undefined;
+    if (handler) {
+      return Promise.resolve(
+        handler(params, { id: context.key, method, signal: context.signal, notify: () => Promise.resolve() }),
+      );
+    }
+    return this.#inputs.canAnswer(method)
+      ? this.#inputs.answer(method, params, { era: "modern", ...context })
+      : undefined;
   };
 
   /**
@@ -209,17 +293,32 @@ export class ContextClient<
     Requests extends MethodMap<Requests> = NoMethods,
     Notifications extends NotificationMap = NoMethods,
     ServerRequests extends MethodMap<ServerRequests> = NoMethods,
-  >(transport: ClientTransport | ExchangeTransport | Duplex, options: ContextClientOptions = {}): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
+  >(
+    transport: ClientTransport | ExchangeTransport | Duplex,
+    options: ContextClientOptions = {},
+  ): Promise<ContextClient<Requests, Notifications, ServerRequests>> {
     const era = options.era ?? "auto";
     if (era !== "auto" && era !== "modern" && era !== "legacy") {
-      throw new InvalidOptionError(`Option era must be "auto", "modern" or "legacy", got ${JSON.stringify(era)}`);
+      throw new InvalidOptionError(
+        `Option era must be "auto", "modern" or "legacy", got ${JSON.stringify(era)}`,
+      );
     }
-    if (options.connection !== undefined && !isPlainObject(options.connection)) throw new InvalidOptionError("Option connection must be an object");
+    if (options.connection !== undefined && !isPlainObject(options.connection)) {
+      throw new InvalidOptionError("Option connection must be an object");
+    }
     for (const key of CONNECTION_KEYS) {
-      if (key in options) throw new InvalidOptionError(`Option ${key} belongs under connection: { ${key} } (options nest by layer)`);
+      if (key in options) {
+        throw new InvalidOptionError(
+          `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
+        );
+      }
     }
     const probeTimeout = numberOption("probeTimeout", options.probeTimeout, 5_000);
-    const processStartupAllowance = numberOption("processStartupAllowance", options.processStartupAllowance, 10_000);
+    const processStartupAllowance = numberOption(
+      "processStartupAllowance",
+      options.processStartupAllowance,
+      10_000,
+    );
     const connectTimeout = numberOption("connectTimeout", options.connectTimeout, 30_000);
     const cache = options.eraCache === null ? undefined : options.eraCache ?? defaultEraCache;
     const time = options.timeProvider ?? systemTimeProvider;
@@ -248,7 +347,9 @@ export class ContextClient<
       client.#watchRoots();
       return client;
     }
-    const source = isClientTransport(transport) ? transport : singleConnection(transport as TransportConnection);
+    const source = isClientTransport(transport)
+      ? transport
+      : singleConnection(transport as TransportConnection);
     const cacheKey = options.cacheKey ?? source.cacheKey;
     const client = new ContextClient<Requests, Notifications, ServerRequests>(options, cache, cacheKey);
     const negotiator = new EraNegotiator({
@@ -314,7 +415,11 @@ export class ContextClient<
   /** The JSON-RPC connection underneath (for diagnostics and advanced use); an HTTP client has none and throws `ProtocolError`. */
   get connection(): JsonRpcConnection {
     const { rpc } = this.#session.live;
-    if (rpc === undefined) throw new ProtocolError("This client has no JsonRpcConnection: it talks through an exchange transport (HTTP)");
+    if (rpc === undefined) {
+      throw new ProtocolError(
+        "This client has no JsonRpcConnection: it talks through an exchange transport (HTTP)",
+      );
+    }
     return rpc;
   }
 
@@ -329,19 +434,40 @@ export class ContextClient<
    * envelope (protocol version, client capabilities, client info); other `_meta` keys such as
    * `progressToken` are kept. A -32022 reply in the modern era forgets the cached era.
    */
-  request<M extends KnownMethod<Requests>>(method: M, params?: ParamsOf<Requests, M>, options?: ClientRequestOptions): Promise<ResultOf<Requests, M>>;
+  request<M extends KnownMethod<Requests>>(
+    method: M,
+    params?: ParamsOf<Requests, M>,
+    options?: ClientRequestOptions,
+  ): Promise<ResultOf<Requests, M>>;
   /** Sends a request `Requests` does not name: its result is `unknown`. */
-  request<M extends string>(method: M & OtherMethod<Requests, M>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown>;
+  request<M extends string>(
+    method: M & OtherMethod<Requests, M>,
+    params?: Record<string, unknown>,
+    options?: ClientRequestOptions,
+  ): Promise<unknown>;
   /** Sends a request whose result type `T` the caller asserts (only while `Requests` names no method). */
-  request<T>(method: UntypedMethod<Requests>, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
+  request<T>(
+    method: UntypedMethod<Requests>,
+    params?: Record<string, unknown>,
+    options?: ClientRequestOptions,
+  ): Promise<T>;
   request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
     // Not an async function: this runs once per request (an async layer is a promise and a hop).
     try {
       const { exchange } = this.#session.live;
-      const sent = { signal: options.signal, onNotification: options.onNotification, id: options.id, idempotent: options.idempotent };
+      const sent = {
+        signal: options.signal,
+        onNotification: options.onNotification,
+        id: options.id,
+        idempotent: options.idempotent,
+      };
       if (this.#era !== "modern") return exchange.request(method, params, sent);
       if (params !== undefined && !isPlainObject(params)) {
-        throw new ProtocolError(`Request params must be an object in the modern era, got ${Array.isArray(params) ? "an array" : typeof params}`);
+        throw new ProtocolError(
+          `Request params must be an object in the modern era, got ${
+            Array.isArray(params) ? "an array" : typeof params
+          }`,
+        );
       }
       const envelope = {
         protocolVersion: this.#session.protocolVersion,
@@ -349,11 +475,17 @@ export class ContextClient<
         clientInfo: this.#options.clientInfo ?? DEFAULT_CLIENT_INFO,
       };
       let reply: Promise<unknown>;
-      if (options.inputRequired === "manual") reply = exchange.request(method, this.#withEnvelope(exchange, params, envelope), sent);
-      else {
+      if (options.inputRequired === "manual") {
+        reply = exchange.request(method, this.#withEnvelope(exchange, params, envelope), sent);
+      } else {
         // Each retry is a new request (a new id) with this request's own answers and state.
-        const send = (m: string, p: Record<string, unknown>) => exchange.request(m, this.#withEnvelope(exchange, p, envelope), sent);
-        const rounds = { signal: options.signal, maxInputRounds: options.maxInputRounds, answer: this.#answerInput };
+        const send = (m: string, p: Record<string, unknown>) =>
+          exchange.request(m, this.#withEnvelope(exchange, p, envelope), sent);
+        const rounds = {
+          signal: options.signal,
+          maxInputRounds: options.maxInputRounds,
+          answer: this.#answerInput,
+        };
         reply = this.#inputs.request(send, method, (params ?? {}) as Record<string, unknown>, rounds);
       }
       return reply.then(undefined, this.#modernRequestFailed);
@@ -364,7 +496,10 @@ export class ContextClient<
 
   /** A modern request failed: a -32022 reply forgets the cached era; the error goes on to the caller. */
   readonly #modernRequestFailed = async (error: unknown): Promise<never> => {
-    if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache && this.#cacheKey !== undefined) {
+    if (
+      error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && this.#cache &&
+      this.#cacheKey !== undefined
+    ) {
       await forgetEra(this.#cache, this.#cacheKey, (e) => this.#report(e));
     }
     throw error;
@@ -409,9 +544,15 @@ export class ContextClient<
   }
 
   /** Handles server notifications of `method` (progress, list changes, logging…), replacing an earlier handler. */
-  onNotification<M extends KnownMethod<Notifications>>(method: M, handler: ClientNotificationHandler<NotificationParamsOf<Notifications, M>>): this;
+  onNotification<M extends KnownMethod<Notifications>>(
+    method: M,
+    handler: ClientNotificationHandler<NotificationParamsOf<Notifications, M>>,
+  ): this;
   /** Handles a server notification `Notifications` does not name: its params are `unknown`. */
-  onNotification<M extends string>(method: M & OtherMethod<Notifications, M>, handler: ClientNotificationHandler): this;
+  onNotification<M extends string>(
+    method: M & OtherMethod<Notifications, M>,
+    handler: ClientNotificationHandler,
+  ): this;
   /** Handles a server notification with params of type `P` asserted by the caller (only while `Notifications` names no method). */
   onNotification<P>(method: UntypedMethod<Notifications>, handler: ClientNotificationHandler<P>): this;
   onNotification(method: string, handler: ClientNotificationHandler<never>): this {
@@ -423,7 +564,10 @@ export class ContextClient<
    * Answers server→client requests of `method` (legacy era: `roots/list`, `sampling/createMessage`,
    * `elicitation/create`…), replacing an earlier handler. Legacy `ping` is answered with `{}` unless a handler is registered.
    */
-  handle<M extends KnownMethod<ServerRequests>>(method: M, handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>): this;
+  handle<M extends KnownMethod<ServerRequests>>(
+    method: M,
+    handler: ClientRequestHandler<ParamsOf<ServerRequests, M>, ResultOf<ServerRequests, M>>,
+  ): this;
   /** Answers a server request `ServerRequests` does not name: its params and result are `unknown`. */
   handle<M extends string>(method: M & OtherMethod<ServerRequests, M>, handler: ClientRequestHandler): this;
   /** Answers a server request with params of type `P` asserted by the caller (only while `ServerRequests` names no method). */
@@ -436,41 +580,91 @@ export class ContextClient<
   // ---- the feature API (src/client/features/client_features.ts documents each method) ----
 
   /** Every tool, following every cursor (bounded), cached for the server's `ttlMs`. */
-  listTools(options?: ListOptions): Promise<F.ListedTool[]> { return this.#features.listTools(options); }
+  listTools(options?: ListOptions): Promise<F.ListedTool[]> {
+    return this.#features.listTools(options);
+  }
   /** Every resource, following every cursor (bounded). */
-  listResources(options?: ListOptions): Promise<F.ListedResource[]> { return this.#features.listResources(options); }
+  listResources(options?: ListOptions): Promise<F.ListedResource[]> {
+    return this.#features.listResources(options);
+  }
   /** Every resource template, following every cursor (bounded). */
-  listResourceTemplates(options?: ListOptions): Promise<F.ListedResourceTemplate[]> { return this.#features.listResourceTemplates(options); }
+  listResourceTemplates(options?: ListOptions): Promise<F.ListedResourceTemplate[]> {
+    return this.#features.listResourceTemplates(options);
+  }
   /** Every prompt, following every cursor (bounded). */
-  listPrompts(options?: ListOptions): Promise<F.ListedPrompt[]> { return this.#features.listPrompts(options); }
+  listPrompts(options?: ListOptions): Promise<F.ListedPrompt[]> {
+    return this.#features.listPrompts(options);
+  }
   /** The tools one at a time, one page in memory. */
-  iterateTools(options?: IterateOptions): AsyncGenerator<F.ListedTool, void, undefined> { return this.#features.iterateTools(options); }
+  iterateTools(options?: IterateOptions): AsyncGenerator<F.ListedTool, void, undefined> {
+    return this.#features.iterateTools(options);
+  }
   /** The resources one at a time, one page in memory. */
-  iterateResources(options?: IterateOptions): AsyncGenerator<F.ListedResource, void, undefined> { return this.#features.iterateResources(options); }
+  iterateResources(options?: IterateOptions): AsyncGenerator<F.ListedResource, void, undefined> {
+    return this.#features.iterateResources(options);
+  }
   /** The resource templates one at a time, one page in memory. */
-  iterateResourceTemplates(options?: IterateOptions): AsyncGenerator<F.ListedResourceTemplate, void, undefined> { return this.#features.iterateResourceTemplates(options); }
+  iterateResourceTemplates(
+    options?: IterateOptions,
+  ): AsyncGenerator<F.ListedResourceTemplate, void, undefined> {
+    return this.#features.iterateResourceTemplates(options);
+  }
   /** The prompts one at a time, one page in memory. */
-  iteratePrompts(options?: IterateOptions): AsyncGenerator<F.ListedPrompt, void, undefined> { return this.#features.iteratePrompts(options); }
+  iteratePrompts(options?: IterateOptions): AsyncGenerator<F.ListedPrompt, void, undefined> {
+    return this.#features.iteratePrompts(options);
+  }
   /** Calls a tool; progress, a progress-reset timeout, and `structuredContent` checked against its output schema. */
-  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<F.CallToolResult> { return this.#features.callTool(name, args, options); }
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallToolOptions,
+  ): Promise<F.CallToolResult> {
+    return this.#features.callTool(name, args, options);
+  }
   /** Reads a resource. */
-  readResource(uri: string, options?: FeatureRequestOptions): Promise<F.ReadResourceResult> { return this.#features.readResource(uri, options); }
+  readResource(uri: string, options?: FeatureRequestOptions): Promise<F.ReadResourceResult> {
+    return this.#features.readResource(uri, options);
+  }
   /** Gets a prompt filled with `args`. */
-  getPrompt(name: string, args?: Record<string, string>, options?: FeatureRequestOptions): Promise<F.GetPromptResult> { return this.#features.getPrompt(name, args, options); }
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: FeatureRequestOptions,
+  ): Promise<F.GetPromptResult> {
+    return this.#features.getPrompt(name, args, options);
+  }
   /** Completion values for a prompt or resource-template argument. */
-  complete(ref: F.CompletionReference, argument: F.CompletionArgument, options?: CompleteOptions): Promise<F.CompleteResult> { return this.#features.complete(ref, argument, options); }
+  complete(
+    ref: F.CompletionReference,
+    argument: F.CompletionArgument,
+    options?: CompleteOptions,
+  ): Promise<F.CompleteResult> {
+    return this.#features.complete(ref, argument, options);
+  }
   /** Legacy era: `resources/subscribe` (counted per URI). */
-  subscribe(uri: string): Promise<void> { return this.#features.subscribe(uri); }
+  subscribe(uri: string): Promise<void> {
+    return this.#features.subscribe(uri);
+  }
   /** Legacy era: `resources/unsubscribe` once the last holder lets go. */
-  unsubscribe(uri: string): Promise<void> { return this.#features.unsubscribe(uri); }
+  unsubscribe(uri: string): Promise<void> {
+    return this.#features.unsubscribe(uri);
+  }
   /** Change events of both eras as an async iterable (modern `subscriptions/listen`; legacy notifications). */
-  listen(options: ListenOptions): ChangeStream { return this.#features.listen(options); }
+  listen(options: ListenOptions): ChangeStream {
+    return this.#features.listen(options);
+  }
   /** Legacy: `logging/setLevel`; modern: the `_meta` log level of every later feature request. */
-  setLogLevel(level: LoggingLevel, options?: FeatureRequestOptions): Promise<void> { return this.#features.setLogLevel(level, options); }
+  setLogLevel(level: LoggingLevel, options?: FeatureRequestOptions): Promise<void> {
+    return this.#features.setLogLevel(level, options);
+  }
   /** The level given to `setLogLevel`, if any. */
-  get logLevel(): LoggingLevel | undefined { return this.#features.logLevel; }
+  get logLevel(): LoggingLevel | undefined {
+    return this.#features.logLevel;
+  }
   /** Calls `handler` with every server log message; returns the function that stops it. */
-  onLog(handler: (entry: F.LogEntry) => void): () => void { return this.#features.onLog(handler); }
+  onLog(handler: (entry: F.LogEntry) => void): () => void {
+    return this.#features.onLog(handler);
+  }
 
   /**
    * Closes the connection, then the transport's own graceful close (for a process: stdin EOF, then
@@ -517,8 +711,16 @@ export class ContextClient<
   #withEnvelope(exchange: unknown, params: unknown, envelope: RequestEnvelope): Record<string, unknown> {
     if (exchange instanceof StreamClientExchange) {
       let cached = this.#envelopeText;
-      if (cached?.version !== envelope.protocolVersion || cached.capabilities !== envelope.clientCapabilities || cached.info !== envelope.clientInfo) {
-        cached = { version: envelope.protocolVersion, capabilities: envelope.clientCapabilities, info: envelope.clientInfo, members: envelopeMembersText(envelope) };
+      if (
+        cached?.version !== envelope.protocolVersion || cached.capabilities !== envelope.clientCapabilities ||
+        cached.info !== envelope.clientInfo
+      ) {
+        cached = {
+          version: envelope.protocolVersion,
+          capabilities: envelope.clientCapabilities,
+          info: envelope.clientInfo,
+          members: envelopeMembersText(envelope),
+        };
         this.#envelopeText = cached;
       }
       const text = paramsTextWithEnvelope(params, cached.members);
@@ -554,7 +756,11 @@ export class ContextClient<
     if (handler) return handler(request.params, context);
     // Legacy elicitation, sampling and roots requests: the `inputs` handlers (-32601 / -32602 as the spec says when absent).
     if (INPUT_REQUEST_METHODS.has(request.method)) {
-      return this.#inputs.answer(request.method, request.params, { era: "legacy", key: String(context.id), signal: context.signal });
+      return this.#inputs.answer(request.method, request.params, {
+        era: "legacy",
+        key: String(context.id),
+        signal: context.signal,
+      });
     }
     if (request.method === "ping" && this.#era !== "modern") return {};
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
@@ -563,7 +769,11 @@ export class ContextClient<
   /** Roots changed: a legacy server is told (the modern era has no such notification). */
   #watchRoots(): void {
     this.#inputs.onRootsChanged(() => {
-      if (this.#era === "legacy") this.notify("notifications/roots/list_changed").catch((error: unknown) => this.#report(asError(error)));
+      if (this.#era === "legacy") {
+        this.notify("notifications/roots/list_changed").catch((error: unknown) =>
+          this.#report(asError(error))
+        );
+      }
     });
   }
 

@@ -21,7 +21,9 @@ import { isPlainObject } from "../wire/meta_envelope.ts";
  * ```
  */
 export function applyElicitationDefaults<R>(params: unknown, result: R): R {
-  if (!isPlainObject(params) || params.mode === "url" || !isPlainObject(result) || result.action !== "accept") return result;
+  if (
+    !isPlainObject(params) || params.mode === "url" || !isPlainObject(result) || result.action !== "accept"
+  ) return result;
   const schema = params.requestedSchema;
   if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return result;
   const content: Record<string, unknown> = isPlainObject(result.content) ? { ...result.content } : {};

@@ -120,7 +120,11 @@ export class EraCache implements EraCacheStore {
 export const defaultEraCache: EraCache = new EraCache();
 
 /** `store.get(key)`, reporting (not throwing) a failing store; an entry of unknown era counts as absent. */
-export async function readEra(store: EraCacheStore, key: string, report: (error: Error) => void): Promise<EraCacheEntry | undefined> {
+export async function readEra(
+  store: EraCacheStore,
+  key: string,
+  report: (error: Error) => void,
+): Promise<EraCacheEntry | undefined> {
   try {
     const entry = await store.get(key);
     return entry && (entry.era === "legacy" || entry.era === "modern") ? entry : undefined;
@@ -131,7 +135,12 @@ export async function readEra(store: EraCacheStore, key: string, report: (error:
 }
 
 /** `store.set(key, entry)`, reporting (not throwing) a failing store. */
-export async function storeEra(store: EraCacheStore, key: string, entry: EraCacheEntry, report: (error: Error) => void): Promise<void> {
+export async function storeEra(
+  store: EraCacheStore,
+  key: string,
+  entry: EraCacheEntry,
+  report: (error: Error) => void,
+): Promise<void> {
   try {
     await store.set(key, entry);
   } catch (error) {
@@ -140,7 +149,11 @@ export async function storeEra(store: EraCacheStore, key: string, entry: EraCach
 }
 
 /** `store.forget(key)`, reporting (not throwing) a failing store. */
-export async function forgetEra(store: EraCacheStore, key: string, report: (error: Error) => void): Promise<void> {
+export async function forgetEra(
+  store: EraCacheStore,
+  key: string,
+  report: (error: Error) => void,
+): Promise<void> {
   try {
     await store.forget(key);
   } catch (error) {

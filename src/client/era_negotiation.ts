@@ -130,7 +130,9 @@ export class EraNegotiator {
   async run(): Promise<NegotiatedSession> {
     const s = this.#s;
     const live = await this.#open();
-    if (s.era === "legacy") return this.#initialize(live, "requested_legacy", LATEST_LEGACY_VERSION, { fromCache: false });
+    if (s.era === "legacy") {
+      return this.#initialize(live, "requested_legacy", LATEST_LEGACY_VERSION, { fromCache: false });
+    }
 
     const cached = s.era === "auto" ? await this.#cacheGet() : undefined;
     if (cached === undefined) return this.#negotiate(live, undefined);
@@ -147,18 +149,27 @@ export class EraNegotiator {
     const s = this.#s;
     if (cached?.era === "legacy") {
       try {
-        return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), { fromCache: true });
+        return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), {
+          fromCache: true,
+        });
       } catch (error) {
         if (error instanceof TimeoutError) throw error;
         // The server no longer takes what the cache said: forget it and negotiate from scratch once.
-        s.report(new NegotiationFailedError(`Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`, { cause: error }));
+        s.report(
+          new NegotiationFailedError(
+            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`,
+            { cause: error },
+          ),
+        );
         await this.#forget();
         live = await this.#usableOrRespawn(live, error);
       }
     }
 
     let cachedModern = cached?.era === "modern";
-    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern" ? cached!.protocolVersion! : LATEST_MODERN_VERSION;
+    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
+      ? cached!.protocolVersion!
+      : LATEST_MODERN_VERSION;
     let reprobed = false;
     for (;;) {
       const answer = await this.#probe(live, version, !reprobed);
@@ -177,7 +188,13 @@ export class EraNegotiator {
         if (cachedModern) await this.#forget();
         const learnedAt = s.time.now();
         await this.#learn({ era: "modern", protocolVersion: verdict.version, learnedAt });
-        return this.#modern(live, verdict.version, verdict.discover, reprobed ? "reprobed_modern" : "discovered_modern", { learned: "modern" });
+        return this.#modern(
+          live,
+          verdict.version,
+          verdict.discover,
+          reprobed ? "reprobed_modern" : "discovered_modern",
+          { learned: "modern" },
+        );
       }
       // Not modern: a cached modern entry was wrong.
       if (cachedModern) await this.#forget();
@@ -186,7 +203,10 @@ export class EraNegotiator {
     }
   }
 
-  async #afterNonModern(live: LiveConnection, answer: Exclude<ProbeAnswer, { kind: "verdict"; verdict: { kind: "modern" | "reprobe" } }>): Promise<NegotiatedSession> {
+  async #afterNonModern(
+    live: LiveConnection,
+    answer: Exclude<ProbeAnswer, { kind: "verdict"; verdict: { kind: "modern" | "reprobe" } }>,
+  ): Promise<NegotiatedSession> {
     const s = this.#s;
     if (answer.kind === "verdict") {
       const verdict = answer.verdict as Extract<ProbeVerdict, { kind: "legacy" }>;
@@ -207,7 +227,11 @@ export class EraNegotiator {
     }
     if (answer.kind === "silence") {
       const detail = `No answer to server/discover within ${answer.waitedMs} ms (probeTimeout)`;
-      if (s.era === "modern") throw new NegotiationFailedError(`${detail}; the server does not answer the modern era (era: "modern")`);
+      if (s.era === "modern") {
+        throw new NegotiationFailedError(
+          `${detail}; the server does not answer the modern era (era: "modern")`,
+        );
+      }
       return this.#initialize(live, "fallback_silence", LATEST_LEGACY_VERSION, { detail });
     }
     const detail = `The connection failed during the server/discover probe: ${messageOf(answer.error)}`;
@@ -236,10 +260,18 @@ export class EraNegotiator {
     // Swallowed on purpose: the outcome is read through #wait below; this only keeps the rejection
     // of a probe abandoned at its deadline from surfacing as unhandled.
     reply.catch(() => {});
-    const waited = await this.#wait(reply, budget, `waiting for the server/discover probe (probeTimeout ${s.probeTimeout} ms${allowance ? ` + processStartupAllowance ${allowance} ms` : ""})`);
+    const waited = await this.#wait(
+      reply,
+      budget,
+      `waiting for the server/discover probe (probeTimeout ${s.probeTimeout} ms${
+        allowance ? ` + processStartupAllowance ${allowance} ms` : ""
+      })`,
+    );
     if (waited.ok) return { kind: "verdict", verdict: classifyProbeResult(waited.value) };
     if ("stepTimeout" in waited) return { kind: "silence", waitedMs: budget };
-    if (waited.error instanceof JsonRpcError) return { kind: "verdict", verdict: classifyProbeError(waited.error, mayReprobe) };
+    if (waited.error instanceof JsonRpcError) {
+      return { kind: "verdict", verdict: classifyProbeError(waited.error, mayReprobe) };
+    }
     return { kind: "transport", error: waited.error };
   }
 
@@ -251,7 +283,9 @@ export class EraNegotiator {
   async #exitReason(live: LiveConnection, error: unknown): Promise<unknown> {
     const transport = live.transport;
     if (typeof transport.closeError !== "function") return error;
-    if (!transport.closeError() && transport.exited) await settlesWithin(this.#s.time, transport.exited, 1_000);
+    if (!transport.closeError() && transport.exited) {
+      await settlesWithin(this.#s.time, transport.exited, 1_000);
+    }
     return transport.closeError() ?? error;
   }
 
@@ -264,7 +298,11 @@ export class EraNegotiator {
     const s = this.#s;
     live.used = true;
     const params = { protocolVersion: offered, capabilities: s.capabilities, clientInfo: s.clientInfo };
-    const waited = await this.#wait(live.rpc.request("initialize", params), Infinity, "waiting for the initialize reply");
+    const waited = await this.#wait(
+      live.rpc.request("initialize", params),
+      Infinity,
+      "waiting for the initialize reply",
+    );
     if (!waited.ok) {
       const error = (waited as { error: unknown }).error;
       if (error instanceof JsonRpcError) {
@@ -274,7 +312,10 @@ export class EraNegotiator {
         );
       }
       const why = await this.#exitReason(live, error);
-      throw new NegotiationFailedError(`The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`, { cause: why });
+      throw new NegotiationFailedError(
+        `The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`,
+        { cause: why },
+      );
     }
     const parsed = parseInitializeResult(waited.value);
     if (typeof parsed === "string") throw new NegotiationFailedError(parsed);
@@ -319,9 +360,14 @@ export class EraNegotiator {
 
   /** After a failed cached legacy handshake: keep the connection if it still works, else respawn. */
   #usableOrRespawn(live: LiveConnection, error: unknown): Promise<LiveConnection> {
-    const transportFailed = error instanceof TransportError && error.cause !== undefined && !(error.cause instanceof JsonRpcError);
+    const transportFailed = error instanceof TransportError && error.cause !== undefined &&
+      !(error.cause instanceof JsonRpcError);
     if (!transportFailed && !live.rpc.isClosed) return Promise.resolve(live);
-    return this.#respawn(live, error, `The connection failed during the cached legacy handshake: ${messageOf(error)}`);
+    return this.#respawn(
+      live,
+      error,
+      `The connection failed during the cached legacy handshake: ${messageOf(error)}`,
+    );
   }
 
   #respawn(live: LiveConnection, cause: unknown, detail: string): Promise<LiveConnection> {
@@ -344,7 +390,12 @@ export class EraNegotiator {
     // The step timer is the earlier one when both are due at once.
     const stepFirst = stepMs <= remaining;
     try {
-      return { ok: true, value: await withTimeout(this.#s.time, promise, stepFirst ? stepMs : remaining, { error: () => (stepFirst ? STEP_TIMEOUT : DEADLINE) }) };
+      return {
+        ok: true,
+        value: await withTimeout(this.#s.time, promise, stepFirst ? stepMs : remaining, {
+          error: () => (stepFirst ? STEP_TIMEOUT : DEADLINE),
+        }),
+      };
     } catch (error) {
       if (error === STEP_TIMEOUT) return { ok: false, stepTimeout: true };
       if (error !== DEADLINE) return { ok: false, error };
@@ -363,10 +414,17 @@ export class EraNegotiator {
   }
 
   #envelope(version: string): RequestEnvelope {
-    return { protocolVersion: version, clientCapabilities: this.#s.capabilities, clientInfo: this.#s.clientInfo };
+    return {
+      protocolVersion: version,
+      clientCapabilities: this.#s.capabilities,
+      clientInfo: this.#s.clientInfo,
+    };
   }
 
-  #info(outcome: NegotiationOutcome, extra: { fromCache?: boolean; learned?: Era; detail?: string }): NegotiationInfo {
+  #info(
+    outcome: NegotiationOutcome,
+    extra: { fromCache?: boolean; learned?: Era; detail?: string },
+  ): NegotiationInfo {
     const info: NegotiationInfo = {
       outcome,
       elapsedMs: this.#s.time.now() - this.#started,
@@ -401,5 +459,7 @@ export class EraNegotiator {
 }
 
 function cachedLegacyVersion(entry: EraCacheEntry): string {
-  return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy" ? entry.protocolVersion : LATEST_LEGACY_VERSION;
+  return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy"
+    ? entry.protocolVersion
+    : LATEST_LEGACY_VERSION;
 }

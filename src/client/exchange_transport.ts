@@ -60,5 +60,6 @@ export interface ExchangeTransport {
 
 /** True when `value` is an {@linkcode ExchangeTransport}. */
 export function isExchangeTransport(value: unknown): value is ExchangeTransport {
-  return typeof value === "object" && value !== null && typeof (value as ExchangeTransport).connectExchange === "function";
+  return typeof value === "object" && value !== null &&
+    typeof (value as ExchangeTransport).connectExchange === "function";
 }

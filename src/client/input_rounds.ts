@@ -25,7 +25,11 @@ export interface InputRoundFailure {
 }
 
 /** Answers one `inputRequests` entry; `undefined` when nothing here answers `method`. */
-export type InputAnswerer = (method: string, params: unknown, context: { key: string; signal: AbortSignal }) => Promise<unknown> | undefined;
+export type InputAnswerer = (
+  method: string,
+  params: unknown,
+  context: { key: string; signal: AbortSignal },
+) => Promise<unknown> | undefined;
 
 /** Options of {@linkcode runInputRounds}. */
 export interface InputRoundLoopOptions {
@@ -44,10 +48,16 @@ export interface InputRoundLoopOptions {
 }
 
 /** Sends one request (a new JSON-RPC id each call) and resolves with its result. */
-export type SendRequest = (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal }) => Promise<unknown>;
+export type SendRequest = (
+  method: string,
+  params: Record<string, unknown>,
+  options: { signal?: AbortSignal },
+) => Promise<unknown>;
 
 /** True when `result` is a modern `input_required` result. */
-export function isInputRequiredResult(result: unknown): result is InputRequiredResult & { resultType: "input_required" } {
+export function isInputRequiredResult(
+  result: unknown,
+): result is InputRequiredResult & { resultType: "input_required" } {
   return isPlainObject(result) && result.resultType === "input_required";
 }
 
@@ -55,7 +65,11 @@ export function isInputRequiredResult(result: unknown): result is InputRequiredR
  * The params of the retry of `params` after `result`: the same params, `inputResponses` when the
  * server asked for input, and `requestState` exactly as received (omitted when the server sent none).
  */
-export function retryParams(params: Record<string, unknown>, result: InputRequiredResult, responses: Record<string, unknown>): Record<string, unknown> {
+export function retryParams(
+  params: Record<string, unknown>,
+  result: InputRequiredResult,
+  responses: Record<string, unknown>,
+): Record<string, unknown> {
   const { inputResponses: _r, requestState: _s, ...rest } = params;
   const next: Record<string, unknown> = { ...rest };
   if (result.inputRequests !== undefined) next.inputResponses = responses;
@@ -66,7 +80,11 @@ export function retryParams(params: Record<string, unknown>, result: InputRequir
 const defaultFail = (failure: InputRoundFailure): Error => new ProtocolError(failure.message);
 
 /** Builds the error of a failure of one round. */
-type RoundFailure = (reason: InputRoundFailure["reason"], message: string, request?: InputRoundFailure["request"]) => Error;
+type RoundFailure = (
+  reason: InputRoundFailure["reason"],
+  message: string,
+  request?: InputRoundFailure["request"],
+) => Error;
 
 /**
  * Sends `method` with `params` and, while the result is `input_required`, answers its input requests
@@ -74,7 +92,12 @@ type RoundFailure = (reason: InputRoundFailure["reason"], message: string, reque
  * the `requestState` echoed exactly (omitted when absent), at most `maxRounds` retries. A result with
  * only `requestState` is retried after `stateOnlyRetryDelay`. Any other result is returned as is.
  */
-export function runInputRounds(send: SendRequest, method: string, params: Record<string, unknown>, options: InputRoundLoopOptions): Promise<unknown> {
+export function runInputRounds(
+  send: SendRequest,
+  method: string,
+  params: Record<string, unknown>,
+  options: InputRoundLoopOptions,
+): Promise<unknown> {
   // The first round without an async function around it: most results are complete, and this runs
   // once per request (one promise, not an async function's and its await's).
   let first: Promise<unknown>;
@@ -83,33 +106,54 @@ export function runInputRounds(send: SendRequest, method: string, params: Record
   } catch (error) {
     return Promise.reject(error);
   }
-  return Promise.resolve(first).then((result) => (isInputRequiredResult(result) ? moreInputRounds(send, method, params, options, result) : result));
+  return Promise.resolve(first).then((
+    result,
+  ) => (isInputRequiredResult(result) ? moreInputRounds(send, method, params, options, result) : result));
 }
 
 /** The rounds after a first result that was `input_required`. */
-async function moreInputRounds(send: SendRequest, method: string, params: Record<string, unknown>, options: InputRoundLoopOptions, first: unknown): Promise<unknown> {
+async function moreInputRounds(
+  send: SendRequest,
+  method: string,
+  params: Record<string, unknown>,
+  options: InputRoundLoopOptions,
+  first: unknown,
+): Promise<unknown> {
   const fail = options.fail ?? defaultFail;
   const name = JSON.stringify(method);
   let current = params;
   for (let round = 0;; round++) {
     const result = round === 0 ? first : await send(method, current, { signal: options.signal });
     if (!isInputRequiredResult(result)) return result;
-    const failure: RoundFailure = (reason, message, request) => fail({ reason, message, result, ...(request ? { request } : {}) });
+    const failure: RoundFailure = (reason, message, request) =>
+      fail({ reason, message, result, ...(request ? { request } : {}) });
     if (result.inputRequests === undefined && result.requestState === undefined) {
-      throw failure("malformed", `The server answered ${name} with input_required carrying neither inputRequests nor requestState`);
+      throw failure(
+        "malformed",
+        `The server answered ${name} with input_required carrying neither inputRequests nor requestState`,
+      );
     }
     if (result.requestState !== undefined && typeof result.requestState !== "string") {
       throw failure("malformed", `The server answered ${name} with a requestState that is not a string`);
     }
     if (result.inputRequests !== undefined && !isPlainObject(result.inputRequests)) {
-      throw failure("malformed", `The server answered ${name} with input_required whose inputRequests is not an object`);
+      throw failure(
+        "malformed",
+        `The server answered ${name} with input_required whose inputRequests is not an object`,
+      );
     }
     if (round >= options.maxRounds) {
-      throw failure("rounds", `The server still required input after ${options.maxRounds} retries of ${name} (maxInputRounds)`);
+      throw failure(
+        "rounds",
+        `The server still required input after ${options.maxRounds} retries of ${name} (maxInputRounds)`,
+      );
     }
     let responses: Record<string, unknown> = {};
-    if (result.inputRequests !== undefined) responses = await answerInputRequests(result.inputRequests, options, failure);
-    else if (options.stateOnlyRetryDelay > 0) await delay(options.time, options.stateOnlyRetryDelay, options.signal);
+    if (result.inputRequests !== undefined) {
+      responses = await answerInputRequests(result.inputRequests, options, failure);
+    } else if (options.stateOnlyRetryDelay > 0) {
+      await delay(options.time, options.stateOnlyRetryDelay, options.signal);
+    }
     options.signal?.throwIfAborted();
     current = retryParams(params, result, responses);
   }
@@ -128,10 +172,16 @@ export async function answerInputRequests(
   const signal = options.signal ?? new AbortController().signal;
   const entries = Object.entries(requests).map(async ([key, request]) => {
     const at = `inputRequests[${JSON.stringify(key)}]`;
-    if (!isPlainObject(request) || typeof request.method !== "string") throw failure("malformed", `The server's ${at} is not a {method, params} object`);
+    if (!isPlainObject(request) || typeof request.method !== "string") {
+      throw failure("malformed", `The server's ${at} is not a {method, params} object`);
+    }
     const answer = options.answer(request.method, request.params, { key, signal });
     if (answer === undefined) {
-      throw failure("unanswered", `The server asked for ${request.method} (${at}), which this client has no handler for`, { key, method: request.method });
+      throw failure(
+        "unanswered",
+        `The server asked for ${request.method} (${at}), which this client has no handler for`,
+        { key, method: request.method },
+      );
     }
     return [key, await answer] as const;
   });

@@ -56,7 +56,13 @@ export type DiscoverInfo = ParsedDiscoverResult;
 export type ProbeVerdict =
   | { kind: "modern"; version: string; discover: DiscoverInfo }
   | { kind: "reprobe"; version: string }
-  | { kind: "legacy"; outcome: "legacy_only_versions" | "definitive_rejection"; learn: true; legacyVersions: string[]; detail: string }
+  | {
+    kind: "legacy";
+    outcome: "legacy_only_versions" | "definitive_rejection";
+    learn: true;
+    legacyVersions: string[];
+    detail: string;
+  }
   | {
     kind: "legacy";
     outcome: "fallback_rpc_error" | "fallback_malformed" | "fallback_no_shared_version";
@@ -66,7 +72,7 @@ export type ProbeVerdict =
   };
 
 const MALFORMED_DISCOVER =
-  "the result is not a DiscoverResult (needs supportedVersions: string[] and capabilities: object; resultType absent or \"complete\")";
+  'the result is not a DiscoverResult (needs supportedVersions: string[] and capabilities: object; resultType absent or "complete")';
 
 /** The newest modern version this client shares with `versions`, if any. */
 export function newestSharedModern(versions: readonly string[]): string | undefined {
@@ -90,7 +96,13 @@ export function classifyProbeResult(result: unknown): ProbeVerdict {
   const parsed = parseDiscoverResult(result);
   if (parsed === undefined) {
     const shown = JSON.stringify(result)?.slice(0, 200) ?? String(result);
-    return { kind: "legacy", outcome: "fallback_malformed", learn: false, legacyVersions: [], detail: `Malformed probe response: ${MALFORMED_DISCOVER}, got ${shown}` };
+    return {
+      kind: "legacy",
+      outcome: "fallback_malformed",
+      learn: false,
+      legacyVersions: [],
+      detail: `Malformed probe response: ${MALFORMED_DISCOVER}, got ${shown}`,
+    };
   }
   const shared = newestSharedModern(parsed.supportedVersions);
   if (shared) return { kind: "modern", version: shared, discover: parsed };
@@ -121,7 +133,9 @@ export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): Pr
   const what = `${error.code} ${quotePeerText(error.message)}`;
   if (error.code === ErrorCodes.UnsupportedProtocolVersion) {
     const data = isPlainObject(error.data) ? error.data : {};
-    const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+    const supported = Array.isArray(data.supported)
+      ? data.supported.filter((v): v is string => typeof v === "string")
+      : [];
     const shared = newestSharedModern(supported);
     if (shared && mayReprobe) return { kind: "reprobe", version: shared };
     if (isLegacyOnlyList(supported)) {
@@ -130,7 +144,9 @@ export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): Pr
         outcome: "legacy_only_versions",
         learn: true,
         legacyVersions: legacyIn(supported),
-        detail: `server/discover was answered ${what} listing only legacy versions ${JSON.stringify(supported)}`,
+        detail: `server/discover was answered ${what} listing only legacy versions ${
+          JSON.stringify(supported)
+        }`,
       };
     }
     return {
@@ -149,10 +165,17 @@ export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): Pr
       outcome: "definitive_rejection",
       learn: true,
       legacyVersions: [],
-      detail: `server/discover was rejected with ${what}, as legacy servers refuse a request before initialize`,
+      detail:
+        `server/discover was rejected with ${what}, as legacy servers refuse a request before initialize`,
     };
   }
-  return { kind: "legacy", outcome: "fallback_rpc_error", learn: false, legacyVersions: [], detail: `server/discover was answered ${what}` };
+  return {
+    kind: "legacy",
+    outcome: "fallback_rpc_error",
+    learn: false,
+    legacyVersions: [],
+    detail: `server/discover was answered ${what}`,
+  };
 }
 
 /** What a legacy `initialize` result says, once checked. */
@@ -169,13 +192,20 @@ export interface InitializeInfo {
  */
 export function parseInitializeResult(result: unknown): InitializeInfo | string {
   if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
-    return `Server answered initialize with a malformed result (no protocolVersion string): ${JSON.stringify(result)?.slice(0, 200)}`;
+    return `Server answered initialize with a malformed result (no protocolVersion string): ${
+      JSON.stringify(result)?.slice(0, 200)
+    }`;
   }
   const version = result.protocolVersion;
   if (eraOf(version) !== "legacy") {
-    return `Server answered initialize with protocolVersion ${JSON.stringify(version)}, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`;
+    return `Server answered initialize with protocolVersion ${
+      JSON.stringify(version)
+    }, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`;
   }
-  const info: InitializeInfo = { protocolVersion: version, serverCapabilities: isPlainObject(result.capabilities) ? result.capabilities : {} };
+  const info: InitializeInfo = {
+    protocolVersion: version,
+    serverCapabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+  };
   if (isImplementation(result.serverInfo)) info.serverInfo = result.serverInfo;
   if (typeof result.instructions === "string") info.instructions = result.instructions;
   return info;
@@ -183,7 +213,9 @@ export function parseInitializeResult(result: unknown): InitializeInfo | string 
 
 /** The newest of `versions` that is a known legacy version; the newest legacy version when none is. */
 export function newestLegacy(versions: readonly string[]): string {
-  for (let i = LEGACY_VERSIONS.length - 1; i >= 0; i--) if (versions.includes(LEGACY_VERSIONS[i])) return LEGACY_VERSIONS[i];
+  for (let i = LEGACY_VERSIONS.length - 1; i >= 0; i--) {
+    if (versions.includes(LEGACY_VERSIONS[i])) return LEGACY_VERSIONS[i];
+  }
   return LATEST_LEGACY_VERSION;
 }
 

@@ -7,8 +7,16 @@ import type { Duplex } from "../stream/duplex.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { idKey, type IncomingRequest } from "../wire/json_rpc_message.ts";
 import { progressTokenOf } from "../wire/meta_envelope.ts";
-import { JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
-import type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "./client_exchange.ts";
+import {
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+  type RequestContext,
+} from "../rpc/json_rpc_connection.ts";
+import type {
+  ClientExchange,
+  ExchangeRequestOptions,
+  RelatedNotificationHandler,
+} from "./client_exchange.ts";
 
 /** What the exchange hands up: requests from the server, and notifications tied to no pending request. */
 export interface StreamClientExchangeOptions {
@@ -62,7 +70,9 @@ export class StreamClientExchange implements ClientExchange {
   #route(method: string, params: unknown): unknown {
     if (method === "notifications/progress" && this.#related.size > 0) {
       const token = (params as { progressToken?: unknown } | undefined)?.progressToken;
-      const handler = typeof token === "string" || typeof token === "number" ? this.#related.get(idKey(token)) : undefined;
+      const handler = typeof token === "string" || typeof token === "number"
+        ? this.#related.get(idKey(token))
+        : undefined;
       if (handler) return handler(method, params);
     }
     return this.#unrelated(method, params);

@@ -18,7 +18,12 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
 ];
 
 /** Response headers always exposed (plus every `Mcp-*` header a response carries). */
-export const CORS_EXPOSED_HEADERS: readonly string[] = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "WWW-Authenticate"];
+export const CORS_EXPOSED_HEADERS: readonly string[] = [
+  "MCP-Protocol-Version",
+  "Mcp-Session-Id",
+  "Last-Event-ID",
+  "WWW-Authenticate",
+];
 
 /** Options of {@linkcode CorsPolicy}. */
 export interface CorsPolicyOptions {
@@ -59,10 +64,14 @@ export class CorsPolicy {
   readonly #maxAge: string;
 
   constructor(options: CorsPolicyOptions = {}) {
-    this.#origins = options.origins === undefined || options.origins === "*" ? "*" : new Set(options.origins.map((o) => o.toLowerCase()));
+    this.#origins = options.origins === undefined || options.origins === "*"
+      ? "*"
+      : new Set(options.origins.map((o) => o.toLowerCase()));
     this.#credentials = options.credentials ?? false;
     this.#methods = (options.methods ?? ["GET", "POST", "DELETE", "OPTIONS"]).join(", ");
-    this.#allowed = new Set([...CORS_ALLOWED_HEADERS, ...(options.allowHeaders ?? [])].map((h) => h.toLowerCase()));
+    this.#allowed = new Set(
+      [...CORS_ALLOWED_HEADERS, ...(options.allowHeaders ?? [])].map((h) => h.toLowerCase()),
+    );
     this.#exposed = [...CORS_EXPOSED_HEADERS, ...(options.exposeHeaders ?? [])];
     this.#maxAge = String(options.maxAgeSeconds ?? 600);
   }
@@ -75,7 +84,8 @@ export class CorsPolicy {
   /** True when request header `name` is allowed: an `Mcp-*` header, a listed one, or a CORS-safelisted one. */
   allowsHeader(name: string): boolean {
     const lower = name.trim().toLowerCase();
-    return lower.startsWith("mcp-") || this.#allowed.has(lower) || lower === "accept-language" || lower === "content-language";
+    return lower.startsWith("mcp-") || this.#allowed.has(lower) || lower === "accept-language" ||
+      lower === "content-language";
   }
 
   /**
@@ -87,13 +97,17 @@ export class CorsPolicy {
     const method = request.headers.get("access-control-request-method");
     if (request.method !== "OPTIONS" || method === null) return undefined;
     const origin = request.headers.get("origin");
-    const headers = new Headers({ Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers" });
+    const headers = new Headers({
+      Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+    });
     const requested = (request.headers.get("access-control-request-headers") ?? "")
       .split(",")
       .map((h) => h.trim())
       .filter((h) => h.length > 0);
     const methodOk = this.#methods.split(", ").includes(method.toUpperCase());
-    if (origin !== null && this.allowsOrigin(origin) && methodOk && requested.every((h) => this.allowsHeader(h))) {
+    if (
+      origin !== null && this.allowsOrigin(origin) && methodOk && requested.every((h) => this.allowsHeader(h))
+    ) {
       this.#setOrigin(headers, origin);
       headers.set("Access-Control-Allow-Methods", this.#methods);
       if (requested.length > 0) headers.set("Access-Control-Allow-Headers", requested.join(", "));

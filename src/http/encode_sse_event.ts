@@ -32,7 +32,9 @@ export function encodeSseEvent(event: SseEventInit): string {
   if (event.id !== undefined) frame += `id: ${checkField("id", event.id)}\n`;
   if (event.event !== undefined) frame += `event: ${checkField("event", event.event)}\n`;
   if (event.retry !== undefined) {
-    if (!Number.isSafeInteger(event.retry) || event.retry < 0) throw new ProtocolError(`SSE field retry must be a non-negative integer, got ${event.retry}`);
+    if (!Number.isSafeInteger(event.retry) || event.retry < 0) {
+      throw new ProtocolError(`SSE field retry must be a non-negative integer, got ${event.retry}`);
+    }
     frame += `retry: ${event.retry}\n`;
   }
   for (const line of event.data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
@@ -40,6 +42,10 @@ export function encodeSseEvent(event: SseEventInit): string {
 }
 
 function checkField(field: string, value: string): string {
-  if (/[\r\n\0]/.test(value)) throw new ProtocolError(`SSE field ${field} must not contain CR, LF or NUL, got ${JSON.stringify(value.slice(0, 60))}`);
+  if (/[\r\n\0]/.test(value)) {
+    throw new ProtocolError(
+      `SSE field ${field} must not contain CR, LF or NUL, got ${JSON.stringify(value.slice(0, 60))}`,
+    );
+  }
   return value;
 }

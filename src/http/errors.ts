@@ -18,7 +18,9 @@ export class BodyTooLargeError extends MessageTooLargeError {
   readonly declaredBytes: number | undefined;
   constructor(limitBytes: number, declaredBytes?: number) {
     super(limitBytes);
-    const what = declaredBytes === undefined ? "The request body" : `The request body (Content-Length ${declaredBytes})`;
+    const what = declaredBytes === undefined
+      ? "The request body"
+      : `The request body (Content-Length ${declaredBytes})`;
     this.message = `${what} exceeds maxBodyBytes (${limitBytes} bytes)`;
     this.declaredBytes = declaredBytes;
   }

@@ -34,7 +34,9 @@ export function isPlainHeaderSafe(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c < 0x20 || c > 0x7e) return false;
   }
-  if (text.length > 0 && (text.charCodeAt(0) === 0x20 || text.charCodeAt(text.length - 1) === 0x20)) return false;
+  if (text.length > 0 && (text.charCodeAt(0) === 0x20 || text.charCodeAt(text.length - 1) === 0x20)) {
+    return false;
+  }
   return !isBase64Sentinel(text);
 }
 
@@ -68,29 +70,50 @@ export function encodeHeaderValue(text: string): string {
  */
 export function decodeHeaderValue(raw: string, options: DecodeHeaderValueOptions = {}): HeaderDecoding {
   const maxLength = options.maxLength ?? DEFAULT_MAX_HEADER_VALUE_LENGTH;
-  if (raw.length > maxLength) return { ok: false, reason: `Header value is ${raw.length} characters long, over the limit of ${maxLength}` };
+  if (raw.length > maxLength) {
+    return {
+      ok: false,
+      reason: `Header value is ${raw.length} characters long, over the limit of ${maxLength}`,
+    };
+  }
   const value = trimOptionalWhitespace(raw);
   if (!isBase64Sentinel(value)) {
     for (let i = 0; i < value.length; i++) {
       const c = value.charCodeAt(i);
       if ((c < 0x20 && c !== 0x09) || c > 0x7e) {
-        return { ok: false, reason: `Header value holds the invalid character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}` };
+        return {
+          ok: false,
+          reason: `Header value holds the invalid character U+${
+            c.toString(16).toUpperCase().padStart(4, "0")
+          } at index ${i}`,
+        };
       }
     }
     return { ok: true, value };
   }
   const body = value.slice(PREFIX.length, value.length - SUFFIX.length);
   if (body.length % 4 !== 0 || !BASE64.test(body)) {
-    return { ok: false, reason: `Header value ${JSON.stringify(value.slice(0, 80))} is not canonical padded base64` };
+    return {
+      ok: false,
+      reason: `Header value ${JSON.stringify(value.slice(0, 80))} is not canonical padded base64`,
+    };
   }
   const bytes = base64ToBytes(body);
   if (bytesToBase64(bytes) !== body) {
-    return { ok: false, reason: `Header value ${JSON.stringify(value.slice(0, 80))} has non-zero padding bits (not canonical base64)` };
+    return {
+      ok: false,
+      reason: `Header value ${
+        JSON.stringify(value.slice(0, 80))
+      } has non-zero padding bits (not canonical base64)`,
+    };
   }
   try {
     return { ok: true, value: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
   } catch {
-    return { ok: false, reason: `Header value ${JSON.stringify(value.slice(0, 80))} decodes to bytes that are not UTF-8` };
+    return {
+      ok: false,
+      reason: `Header value ${JSON.stringify(value.slice(0, 80))} decodes to bytes that are not UTF-8`,
+    };
   }
 }
 

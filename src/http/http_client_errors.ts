@@ -18,7 +18,11 @@ export class HttpStatusError extends ProtocolError {
   /** `what` names the request the server answered (a method, or `DELETE (ending the session)`). */
   constructor(what: string, answer: { status: number; body?: string }) {
     const body = (answer.body ?? "").slice(0, 200);
-    super(`The server answered ${what} with HTTP ${answer.status}${body ? `: ${body}` : " and no JSON-RPC error"}`);
+    super(
+      `The server answered ${what} with HTTP ${answer.status}${
+        body ? `: ${body}` : " and no JSON-RPC error"
+      }`,
+    );
     this.status = answer.status;
     this.body = body;
   }
@@ -38,7 +42,9 @@ export class StreamBrokenError extends ReadFailedError {
   constructor(method: string, requestId: RequestId, options?: { cause?: unknown }) {
     super(options);
     const why = options?.cause instanceof Error ? `: ${options.cause.message}` : "";
-    this.message = `The response stream of ${method} (id ${JSON.stringify(requestId)}) ended before its reply${why}`;
+    this.message = `The response stream of ${method} (id ${
+      JSON.stringify(requestId)
+    }) ended before its reply${why}`;
     this.method = method;
     this.requestId = requestId;
   }

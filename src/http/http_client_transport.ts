@@ -6,7 +6,14 @@
  * legacy signal. The era is cached per endpoint.
  * @module
  */
-import { asError, ErrorCodes, InvalidOptionError, JsonRpcError, NegotiationFailedError, TimeoutError } from "../wire/errors.ts";
+import {
+  asError,
+  ErrorCodes,
+  InvalidOptionError,
+  JsonRpcError,
+  NegotiationFailedError,
+  TimeoutError,
+} from "../wire/errors.ts";
 import { classifyMessage } from "../wire/json_rpc_message.ts";
 import { withRequestEnvelope } from "../wire/meta_envelope.ts";
 import { type Era, eraOf, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../wire/protocol_versions.ts";
@@ -14,7 +21,11 @@ import { integerOption, numberOption } from "../stream/options.ts";
 import { timeoutSignal } from "../stream/time_kit.ts";
 import { type EraCacheEntry, forgetEra, readEra, storeEra } from "../client/era_cache.ts";
 import type { NegotiationInfo } from "../client/era_negotiation.ts";
-import type { ExchangeConnectSettings, ExchangeSession, ExchangeTransport } from "../client/exchange_transport.ts";
+import type {
+  ExchangeConnectSettings,
+  ExchangeSession,
+  ExchangeTransport,
+} from "../client/exchange_transport.ts";
 import {
   classifyProbeError,
   classifyProbeResult,
@@ -78,12 +89,18 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   try {
     parsed = new URL(url);
   } catch {
-    throw new InvalidOptionError(`The httpTransport URL must be an absolute http(s) URL, got ${JSON.stringify(String(url))}`);
+    throw new InvalidOptionError(
+      `The httpTransport URL must be an absolute http(s) URL, got ${JSON.stringify(String(url))}`,
+    );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new InvalidOptionError(`The httpTransport URL must be http: or https:, got ${JSON.stringify(parsed.protocol)}`);
+    throw new InvalidOptionError(
+      `The httpTransport URL must be http: or https:, got ${JSON.stringify(parsed.protocol)}`,
+    );
   }
-  if (options.fetch !== undefined && typeof options.fetch !== "function") throw new InvalidOptionError("Option fetch must be a function");
+  if (options.fetch !== undefined && typeof options.fetch !== "function") {
+    throw new InvalidOptionError("Option fetch must be a function");
+  }
   const timeouts = {
     timeout: numberOption("requestTimeout", options.requestTimeout, 60_000, 1),
     maxTotalTimeout: numberOption("maxTotalTimeout", options.maxTotalTimeout, 600_000, 1),
@@ -95,12 +112,17 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
     factor: numberOption("reconnect.factor", r.factor, 1.5, 1),
     maxAttempts: integerOption("reconnect.maxAttempts", r.maxAttempts, 10, 1),
   };
-  const endpoint = new HttpEndpoint(parsed, { fetch: options.fetch, headers: options.headers, maxEventBytes: options.maxEventBytes });
+  const endpoint = new HttpEndpoint(parsed, {
+    fetch: options.fetch,
+    headers: options.headers,
+    maxEventBytes: options.maxEventBytes,
+  });
   const cacheKey = `${parsed.origin}${parsed.pathname}`;
   return {
     url: parsed.href,
     cacheKey,
-    connectExchange: (settings) => new HttpEraProbe(endpoint, settings, { timeouts, reconnect, listen: options.listen ?? true }).run(),
+    connectExchange: (settings) =>
+      new HttpEraProbe(endpoint, settings, { timeouts, reconnect, listen: options.listen ?? true }).run(),
   };
 }
 
@@ -133,7 +155,11 @@ class HttpEraProbe {
   async run(): Promise<ExchangeSession> {
     const s = this.#s;
     const deadline = timeoutSignal(s.time, s.connectTimeout, {
-      reason: () => new TimeoutError(`Connecting to ${this.#endpoint.url} timed out after ${s.connectTimeout} ms (connectTimeout)`, s.connectTimeout),
+      reason: () =>
+        new TimeoutError(
+          `Connecting to ${this.#endpoint.url} timed out after ${s.connectTimeout} ms (connectTimeout)`,
+          s.connectTimeout,
+        ),
     });
     this.#signal = deadline.signal;
     try {
@@ -148,19 +174,32 @@ class HttpEraProbe {
   async #negotiate(): Promise<ExchangeSession> {
     const s = this.#s;
     if (s.era === "legacy") return this.#legacy("requested_legacy", LATEST_LEGACY_VERSION, {});
-    const cached = s.era === "auto" && s.cache && s.cacheKey !== undefined ? await readEra(s.cache, s.cacheKey, s.report) : undefined;
+    const cached = s.era === "auto" && s.cache && s.cacheKey !== undefined
+      ? await readEra(s.cache, s.cacheKey, s.report)
+      : undefined;
     if (cached?.era === "legacy") {
       try {
-        const version = cached.protocolVersion !== undefined && eraOf(cached.protocolVersion) === "legacy" ? cached.protocolVersion : LATEST_LEGACY_VERSION;
+        const version = cached.protocolVersion !== undefined && eraOf(cached.protocolVersion) === "legacy"
+          ? cached.protocolVersion
+          : LATEST_LEGACY_VERSION;
         return await this.#legacy("cached_legacy", version, { fromCache: true });
       } catch (error) {
         if (error instanceof TimeoutError || this.#signal.aborted) throw error;
-        s.report(new NegotiationFailedError(`Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${asError(error).message}; probing again`, { cause: error }));
+        s.report(
+          new NegotiationFailedError(
+            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${
+              asError(error).message
+            }; probing again`,
+            { cause: error },
+          ),
+        );
         await this.#forget();
       }
     }
     const cachedModern = cached?.era === "modern";
-    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern" ? cached!.protocolVersion! : LATEST_MODERN_VERSION;
+    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
+      ? cached!.protocolVersion!
+      : LATEST_MODERN_VERSION;
     let reprobed = false;
     for (;;) {
       let verdict: HttpVerdict;
@@ -176,11 +215,19 @@ class HttpEraProbe {
         continue;
       }
       if (verdict.kind === "modern" || verdict.kind === "modern-refusal") {
-        const discover: DiscoverInfo = verdict.kind === "modern" ? verdict.discover : { supportedVersions: [version], capabilities: {} } as DiscoverInfo;
+        const discover: DiscoverInfo = verdict.kind === "modern"
+          ? verdict.discover
+          : { supportedVersions: [version], capabilities: {} } as DiscoverInfo;
         const agreed = verdict.kind === "modern" ? verdict.version : version;
         const fromCache = cachedModern && agreed === cached!.protocolVersion;
-        if (!fromCache) await this.#learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
-        const outcome: NegotiationOutcome = fromCache ? "cached_modern" : reprobed ? "reprobed_modern" : "discovered_modern";
+        if (!fromCache) {
+          await this.#learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
+        }
+        const outcome: NegotiationOutcome = fromCache
+          ? "cached_modern"
+          : reprobed
+          ? "reprobed_modern"
+          : "discovered_modern";
         return this.#modern(agreed, discover, outcome, {
           fromCache,
           learned: fromCache ? undefined : "modern",
@@ -194,9 +241,14 @@ class HttpEraProbe {
         await this.#learn(entry);
       }
       if (s.era === "modern") {
-        throw new NegotiationFailedError(`Server at ${this.#endpoint.url} does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`);
+        throw new NegotiationFailedError(
+          `Server at ${this.#endpoint.url} does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
+        );
       }
-      return this.#legacy(verdict.outcome, newestLegacy(verdict.legacyVersions), { learned: verdict.learn ? "legacy" : undefined, detail: verdict.detail });
+      return this.#legacy(verdict.outcome, newestLegacy(verdict.legacyVersions), {
+        learned: verdict.learn ? "legacy" : undefined,
+        detail: verdict.detail,
+      });
     }
   }
 
@@ -208,15 +260,30 @@ class HttpEraProbe {
       jsonrpc: "2.0",
       id: `discover-probe-${this.#probes}`,
       method: "server/discover",
-      params: withRequestEnvelope(undefined, { protocolVersion: version, clientCapabilities: s.capabilities, clientInfo: s.clientInfo }),
+      params: withRequestEnvelope(undefined, {
+        protocolVersion: version,
+        clientCapabilities: s.capabilities,
+        clientInfo: s.clientInfo,
+      }),
     };
-    const headers = { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...deriveRequestHeaders(message) };
+    const headers = {
+      "Content-Type": "application/json",
+      Accept: ACCEPT_BOTH,
+      ...deriveRequestHeaders(message),
+    };
     let response: Response;
     try {
-      response = await this.#endpoint.send("POST", { headers, body: JSON.stringify(message), signal: this.#signal });
+      response = await this.#endpoint.send("POST", {
+        headers,
+        body: JSON.stringify(message),
+        signal: this.#signal,
+      });
     } catch (error) {
       if (this.#signal.aborted) throw this.#signal.reason;
-      throw new NegotiationFailedError(`The server/discover probe to ${this.#endpoint.url} failed: ${asError(error).message}`, { cause: error });
+      throw new NegotiationFailedError(
+        `The server/discover probe to ${this.#endpoint.url} failed: ${asError(error).message}`,
+        { cause: error },
+      );
     }
     const status = response.status;
     if (response.ok && status !== 202) {
@@ -229,8 +296,14 @@ class HttpEraProbe {
         }
         return false;
       });
-      if (reply === undefined) throw new NegotiationFailedError(`The server answered the server/discover probe with HTTP ${status} but no reply`);
-      return "result" in reply ? classifyProbeResult(reply.result) : classifyProbeError(reply.error, mayReprobe);
+      if (reply === undefined) {
+        throw new NegotiationFailedError(
+          `The server answered the server/discover probe with HTTP ${status} but no reply`,
+        );
+      }
+      return "result" in reply
+        ? classifyProbeResult(reply.result)
+        : classifyProbeError(reply.error, mayReprobe);
     }
     const text = await response.text().catch(() => "");
     let error: JsonRpcError | undefined;
@@ -243,7 +316,13 @@ class HttpEraProbe {
     if (status >= 400 && status < 500) {
       if (error?.code === ErrorCodes.UnsupportedProtocolVersion) return classifyProbeError(error, mayReprobe);
       if (error?.code === ErrorCodes.MissingRequiredClientCapability || error?.code === HEADER_MISMATCH) {
-        return { kind: "modern-refusal", code: error.code, detail: `server/discover was answered HTTP ${status} with ${describeRpcError(error)}, a modern error` };
+        return {
+          kind: "modern-refusal",
+          code: error.code,
+          detail: `server/discover was answered HTTP ${status} with ${
+            describeRpcError(error)
+          }, a modern error`,
+        };
       }
       if (error !== undefined) {
         const verdict = classifyProbeError(error, false) as Extract<ProbeVerdict, { kind: "legacy" }>;
@@ -254,14 +333,24 @@ class HttpEraProbe {
         outcome: "fallback_rpc_error",
         learn: false,
         legacyVersions: [],
-        detail: `server/discover was answered HTTP ${status} without a JSON-RPC error${text ? `: ${JSON.stringify(text.slice(0, 100))}` : ""}`,
+        detail: `server/discover was answered HTTP ${status} without a JSON-RPC error${
+          text ? `: ${JSON.stringify(text.slice(0, 100))}` : ""
+        }`,
       };
     }
     const cause = error ?? new HttpStatusError("server/discover", { status, body: text });
-    throw new NegotiationFailedError(`The server/discover probe to ${this.#endpoint.url} was answered HTTP ${status}: ${cause.message}`, { cause });
+    throw new NegotiationFailedError(
+      `The server/discover probe to ${this.#endpoint.url} was answered HTTP ${status}: ${cause.message}`,
+      { cause },
+    );
   }
 
-  #modern(version: string, discover: DiscoverInfo, outcome: NegotiationOutcome, extra: Partial<NegotiationInfo>): ExchangeSession {
+  #modern(
+    version: string,
+    discover: DiscoverInfo,
+    outcome: NegotiationOutcome,
+    extra: Partial<NegotiationInfo>,
+  ): ExchangeSession {
     const s = this.#s;
     const exchange = new ModernHttpExchange({
       endpoint: this.#endpoint,
@@ -284,7 +373,11 @@ class HttpEraProbe {
     return session;
   }
 
-  async #legacy(outcome: NegotiationOutcome, offered: string, extra: Partial<NegotiationInfo>): Promise<ExchangeSession> {
+  async #legacy(
+    outcome: NegotiationOutcome,
+    offered: string,
+    extra: Partial<NegotiationInfo>,
+  ): Promise<ExchangeSession> {
     const s = this.#s;
     const session = new LegacyHttpClientSession({
       endpoint: this.#endpoint,
@@ -311,9 +404,15 @@ class HttpEraProbe {
       await session.close();
       if (this.#signal.aborted) throw this.#signal.reason;
       if (error instanceof JsonRpcError) {
-        throw new NegotiationFailedError(`Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`, { cause: error });
+        throw new NegotiationFailedError(
+          `Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`,
+          { cause: error },
+        );
       }
-      throw new NegotiationFailedError(`Initialize with ${this.#endpoint.url} failed: ${asError(error).message}`, { cause: error });
+      throw new NegotiationFailedError(
+        `Initialize with ${this.#endpoint.url} failed: ${asError(error).message}`,
+        { cause: error },
+      );
     } finally {
       this.#signal.removeEventListener("abort", abandon);
     }
@@ -322,7 +421,13 @@ class HttpEraProbe {
       await session.close();
       throw new NegotiationFailedError(parsed);
     }
-    return { exchange: session, era: "legacy", ...parsed, info: this.#info(outcome, extra), closed: session.closed };
+    return {
+      exchange: session,
+      era: "legacy",
+      ...parsed,
+      info: this.#info(outcome, extra),
+      closed: session.closed,
+    };
   }
 
   #info(outcome: NegotiationOutcome, extra: Partial<NegotiationInfo>): NegotiationInfo {
@@ -351,4 +456,3 @@ class HttpEraProbe {
     await forgetEra(cache, cacheKey, report);
   }
 }
-

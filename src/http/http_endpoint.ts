@@ -53,7 +53,10 @@ export class HttpEndpoint {
   }
 
   /** Sends one HTTP request with the custom headers, then `headers` (which win). */
-  async send(method: "POST" | "GET" | "DELETE", init: { headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response> {
+  async send(
+    method: "POST" | "GET" | "DELETE",
+    init: { headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
     const headers = new Headers(typeof this.#headers === "function" ? await this.#headers() : this.#headers);
     for (const [name, value] of Object.entries(init.headers)) headers.set(name, value);
     const request: RequestInit = { method, headers, signal: init.signal };
@@ -68,7 +71,11 @@ export class HttpEndpoint {
    * that is neither, and the read error when the stream fails. Aborting `signal` stops reading at
    * once (the body is cancelled, whatever `fetch` produced it) and rejects with its reason.
    */
-  async read(response: Response, onMessage: (message: unknown) => boolean | void, signal?: AbortSignal): Promise<ReadOutcome> {
+  async read(
+    response: Response,
+    onMessage: (message: unknown) => boolean | void,
+    signal?: AbortSignal,
+  ): Promise<ReadOutcome> {
     signal?.throwIfAborted();
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type === "text/event-stream") return this.#readSse(response, onMessage, signal);
@@ -78,14 +85,25 @@ export class HttpEndpoint {
     try {
       message = JSON.parse(text);
     } catch (error) {
-      throw new ProtocolError(`The server answered with ${type || "no Content-Type"} that is not JSON: ${JSON.stringify(text.slice(0, 100))}`, { cause: error });
+      throw new ProtocolError(
+        `The server answered with ${type || "no Content-Type"} that is not JSON: ${
+          JSON.stringify(text.slice(0, 100))
+        }`,
+        { cause: error },
+      );
     }
     return { ended: onMessage(message) === true ? "done" : "eof", lastEventId: "" };
   }
 
-  async #readSse(response: Response, onMessage: (message: unknown) => boolean | void, signal?: AbortSignal): Promise<ReadOutcome> {
+  async #readSse(
+    response: Response,
+    onMessage: (message: unknown) => boolean | void,
+    signal?: AbortSignal,
+  ): Promise<ReadOutcome> {
     if (response.body === null) return { ended: "eof", lastEventId: "" };
-    const decoder = new SseDecoderStream(this.#maxEventBytes === undefined ? {} : { maxEventBytes: this.#maxEventBytes });
+    const decoder = new SseDecoderStream(
+      this.#maxEventBytes === undefined ? {} : { maxEventBytes: this.#maxEventBytes },
+    );
     const reader = response.body.pipeThrough(decoder).getReader();
     // A fetch that ignores its signal once the headers are in still stops here.
     const onAbort = (): void => void reader.cancel(signal!.reason).catch(() => {});
@@ -95,14 +113,18 @@ export class HttpEndpoint {
       for (;;) {
         const { done, value } = await reader.read();
         signal?.throwIfAborted();
-        if (done) return { ended: "eof", lastEventId: decoder.lastEventId || lastEventId, retry: decoder.retry };
+        if (done) {
+          return { ended: "eof", lastEventId: decoder.lastEventId || lastEventId, retry: decoder.retry };
+        }
         lastEventId = value.lastEventId;
         if (value.data === "") continue;
         let message: unknown;
         try {
           message = JSON.parse(value.data);
         } catch (error) {
-          throw new ProtocolError(`An SSE event is not JSON: ${JSON.stringify(value.data.slice(0, 100))}`, { cause: error });
+          throw new ProtocolError(`An SSE event is not JSON: ${JSON.stringify(value.data.slice(0, 100))}`, {
+            cause: error,
+          });
         }
         if (onMessage(message) === true) return { ended: "done", lastEventId, retry: decoder.retry };
       }
@@ -115,7 +137,10 @@ export class HttpEndpoint {
 }
 
 /** The JSON-RPC error in a non-2xx response body, or an {@linkcode HttpStatusError} when the body is none. */
-export async function errorOfStatus(response: Response, method: string): Promise<JsonRpcError | HttpStatusError> {
+export async function errorOfStatus(
+  response: Response,
+  method: string,
+): Promise<JsonRpcError | HttpStatusError> {
   const text = await response.text().catch(() => "");
   try {
     const classified = classifyMessage(JSON.parse(text));

@@ -35,17 +35,37 @@ export const HTTP_ERRORS = {
   parseError: { status: 400, code: ErrorCodes.ParseError, message: "Parse error" },
   invalidRequest: { status: 400, code: ErrorCodes.InvalidRequest, message: "Invalid request" },
   headerMismatch: { status: 400, code: HEADER_MISMATCH, message: "Header mismatch" },
-  unsupportedProtocolVersion: { status: 400, code: ErrorCodes.UnsupportedProtocolVersion, message: "Unsupported protocol version" },
-  missingRequiredClientCapability: { status: 400, code: ErrorCodes.MissingRequiredClientCapability, message: "Missing required client capability" },
+  unsupportedProtocolVersion: {
+    status: 400,
+    code: ErrorCodes.UnsupportedProtocolVersion,
+    message: "Unsupported protocol version",
+  },
+  missingRequiredClientCapability: {
+    status: 400,
+    code: ErrorCodes.MissingRequiredClientCapability,
+    message: "Missing required client capability",
+  },
   invalidParams: { status: 400, code: ErrorCodes.InvalidParams, message: "Invalid params" },
-  sessionRequired: { status: 400, code: TRANSPORT_ERROR_CODE, message: "Bad Request: Mcp-Session-Id header is required" },
+  sessionRequired: {
+    status: 400,
+    code: TRANSPORT_ERROR_CODE,
+    message: "Bad Request: Mcp-Session-Id header is required",
+  },
   forbidden: { status: 403, code: TRANSPORT_ERROR_CODE, message: "Forbidden" },
   methodNotFound: { status: 404, code: ErrorCodes.MethodNotFound, message: "Method not found" },
   sessionNotFound: { status: 404, code: SESSION_NOT_FOUND_CODE, message: "Session not found" },
   methodNotAllowed: { status: 405, code: TRANSPORT_ERROR_CODE, message: "Method not allowed" },
-  notAcceptable: { status: 406, code: TRANSPORT_ERROR_CODE, message: "Not Acceptable: the client must accept application/json and text/event-stream" },
+  notAcceptable: {
+    status: 406,
+    code: TRANSPORT_ERROR_CODE,
+    message: "Not Acceptable: the client must accept application/json and text/event-stream",
+  },
   payloadTooLarge: { status: 413, code: TRANSPORT_ERROR_CODE, message: "Payload too large" },
-  unsupportedMediaType: { status: 415, code: TRANSPORT_ERROR_CODE, message: "Unsupported Media Type: Content-Type must be application/json" },
+  unsupportedMediaType: {
+    status: 415,
+    code: TRANSPORT_ERROR_CODE,
+    message: "Unsupported Media Type: Content-Type must be application/json",
+  },
   tooManyStreams: { status: 429, code: TRANSPORT_ERROR_CODE, message: "Too many open streams" },
 } as const satisfies Record<string, HttpErrorRow>;
 
@@ -82,11 +102,18 @@ export function httpError(kind: HttpErrorKind, id: unknown, options: HttpErrorOp
 
 /** The `Response` for a JSON-RPC error raised before the request was handled: its code picks the row (400 when unknown). */
 export function httpErrorFor(error: JsonRpcError, id: unknown): Response {
-  const kind = (Object.keys(HTTP_ERRORS) as HttpErrorKind[]).find((k) => HTTP_ERRORS[k].code === error.code && HTTP_ERRORS[k].code !== TRANSPORT_ERROR_CODE);
-  const row: HttpErrorRow = kind ? HTTP_ERRORS[kind] : { status: 400, code: error.code, message: error.message };
+  const kind = (Object.keys(HTTP_ERRORS) as HttpErrorKind[]).find((k) =>
+    HTTP_ERRORS[k].code === error.code && HTTP_ERRORS[k].code !== TRANSPORT_ERROR_CODE
+  );
+  const row: HttpErrorRow = kind
+    ? HTTP_ERRORS[kind]
+    : { status: 400, code: error.code, message: error.message };
   const readableId = isRequestId(id) ? id : undefined;
   const body = errorResponse(readableId, error.code, error.message, error.data);
-  return new Response(JSON.stringify(body), { status: row.status, headers: { "Content-Type": "application/json" } });
+  return new Response(JSON.stringify(body), {
+    status: row.status,
+    headers: { "Content-Type": "application/json" },
+  });
 }
 
 /** 400/-32020: the HeaderMismatch error from `validateRequestHeaders`. */
@@ -95,7 +122,11 @@ export function headerMismatch(id: unknown, error: JsonRpcError): Response {
 }
 
 /** 400/-32022 with `data.supported` and `data.requested`. */
-export function unsupportedProtocolVersion(id: unknown, requested: string, supported: readonly string[]): Response {
+export function unsupportedProtocolVersion(
+  id: unknown,
+  requested: string,
+  supported: readonly string[],
+): Response {
   return httpError("unsupportedProtocolVersion", id, {
     message: `Unsupported protocol version ${JSON.stringify(requested)}; supported: ${supported.join(", ")}`,
     data: { supported: [...supported], requested },
@@ -103,7 +134,10 @@ export function unsupportedProtocolVersion(id: unknown, requested: string, suppo
 }
 
 /** 400/-32021 with `data.requiredCapabilities`. */
-export function missingRequiredClientCapability(id: unknown, requiredCapabilities: Record<string, unknown>): Response {
+export function missingRequiredClientCapability(
+  id: unknown,
+  requiredCapabilities: Record<string, unknown>,
+): Response {
   return httpError("missingRequiredClientCapability", id, {
     message: `Missing required client capability: ${Object.keys(requiredCapabilities).join(", ")}`,
     data: { requiredCapabilities },
@@ -140,7 +174,9 @@ export function methodNotAllowed(method: string, allow: readonly string[] = ["PO
 
 /** 413: the body is over `limitBytes`. */
 export function payloadTooLarge(limitBytes: number, id?: unknown): Response {
-  return httpError("payloadTooLarge", id, { message: `Payload too large: the body exceeds ${limitBytes} bytes` });
+  return httpError("payloadTooLarge", id, {
+    message: `Payload too large: the body exceeds ${limitBytes} bytes`,
+  });
 }
 
 /** 403 for a refused `Origin` or `Host`, without an id as the specification says. */

@@ -6,14 +6,24 @@
  * response stream that ends early resumed through GET, re-initialization on 404, `DELETE` on close.
  * @module
  */
-import { ClosedError, ProtocolError, TransportError, asError } from "../wire/errors.ts";
-import { classifyMessage, errorResponseFor, idKey, type IncomingRequest, type RequestId } from "../wire/json_rpc_message.ts";
+import { asError, ClosedError, ProtocolError, TransportError } from "../wire/errors.ts";
+import {
+  classifyMessage,
+  errorResponseFor,
+  idKey,
+  type IncomingRequest,
+  type RequestId,
+} from "../wire/json_rpc_message.ts";
 import { deferred } from "../stream/deferred.ts";
 import { delay } from "../stream/time_kit.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { ConnectionCloseInfo } from "../rpc/connection_state.ts";
 import type { RequestContext } from "../rpc/request_context.ts";
-import type { ClientExchange, ExchangeRequestOptions, RelatedNotificationHandler } from "../client/client_exchange.ts";
+import type {
+  ClientExchange,
+  ExchangeRequestOptions,
+  RelatedNotificationHandler,
+} from "../client/client_exchange.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { McpHeaders } from "./mcp_request_headers.ts";
 import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint } from "./http_endpoint.ts";
@@ -92,7 +102,10 @@ export class LegacyHttpClientSession implements ClientExchange {
    * `notifications/initialized` and opens the GET stream. Resolves with the raw initialize result;
    * `version` (from the result) is what later requests send as `MCP-Protocol-Version`.
    */
-  async initialize(protocolVersion: string, version: (result: unknown) => string | undefined): Promise<unknown> {
+  async initialize(
+    protocolVersion: string,
+    version: (result: unknown) => string | undefined,
+  ): Promise<unknown> {
     this.#offered = protocolVersion;
     return this.#handshake(version);
   }
@@ -110,11 +123,19 @@ export class LegacyHttpClientSession implements ClientExchange {
           await this.#reinitialize(generation);
           continue;
         }
-        if (error instanceof SessionExpired) throw new ProtocolError(`The server answered ${method} with 404 (session not found) again after re-initializing`);
-        if (error instanceof StreamBrokenError && options.idempotent === true && !reissued && !this.#isClosed) {
+        if (error instanceof SessionExpired) {
+          throw new ProtocolError(
+            `The server answered ${method} with 404 (session not found) again after re-initializing`,
+          );
+        }
+        if (
+          error instanceof StreamBrokenError && options.idempotent === true && !reissued && !this.#isClosed
+        ) {
           reissued = true;
           options = { ...options, id: undefined };
-          this.#o.report(new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }));
+          this.#o.report(
+            new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }),
+          );
           continue;
         }
         throw error;
@@ -134,7 +155,9 @@ export class LegacyHttpClientSession implements ClientExchange {
     this.#isClosed = true;
     this.#listening.abort(new ClosedError("The HTTP client closed"));
     this.#serverRequests.abort(new ClosedError("The HTTP client closed"));
-    for (const entry of this.#pending.values()) this.#settle(entry, undefined, new ClosedError("The HTTP client closed while the request was pending"));
+    for (const entry of this.#pending.values()) {
+      this.#settle(entry, undefined, new ClosedError("The HTTP client closed while the request was pending"));
+    }
     this.#pending.clear();
     if (this.#sessionId !== undefined) {
       try {
@@ -145,7 +168,11 @@ export class LegacyHttpClientSession implements ClientExchange {
           this.#o.report(new HttpStatusError("DELETE (ending the session)", { status: response.status }));
         }
       } catch (error) {
-        this.#o.report(new ProtocolError(`Ending the session with DELETE failed: ${asError(error).message}`, { cause: error }));
+        this.#o.report(
+          new ProtocolError(`Ending the session with DELETE failed: ${asError(error).message}`, {
+            cause: error,
+          }),
+        );
       }
     }
     this.#closed.resolve({ reason: "closed" });
@@ -156,13 +183,20 @@ export class LegacyHttpClientSession implements ClientExchange {
   async #handshake(version: (result: unknown) => string | undefined): Promise<unknown> {
     this.#sessionId = undefined;
     this.#version = undefined;
-    const params = { protocolVersion: this.#offered, capabilities: this.#o.capabilities, clientInfo: this.#o.clientInfo };
+    const params = {
+      protocolVersion: this.#offered,
+      capabilities: this.#o.capabilities,
+      clientInfo: this.#o.clientInfo,
+    };
     const result = await this.#once("initialize", params, {}, (response) => {
       const id = response.headers.get(McpHeaders.sessionId);
       if (id !== null) this.#sessionId = id;
     });
     this.#version = version(result);
-    await this.#postExpectingAccepted({ jsonrpc: "2.0", method: "notifications/initialized" }, "notifications/initialized");
+    await this.#postExpectingAccepted(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      "notifications/initialized",
+    );
     this.#generation++;
     this.#listening.abort(new ClosedError("The session was re-initialized"));
     this.#listening = new AbortController();
@@ -200,7 +234,11 @@ export class LegacyHttpClientSession implements ClientExchange {
     this.#reinitializing ??= (async () => {
       try {
         const version = this.#version;
-        this.#o.report(new ProtocolError(`The server forgot session ${JSON.stringify(this.#sessionId)} (404); initializing again`));
+        this.#o.report(
+          new ProtocolError(
+            `The server forgot session ${JSON.stringify(this.#sessionId)} (404); initializing again`,
+          ),
+        );
         await this.#handshake(() => version);
         this.#o.onResync?.({ sessionLost: true }); // the old session's subscriptions and undelivered messages are gone
       } finally {
@@ -212,7 +250,12 @@ export class LegacyHttpClientSession implements ClientExchange {
 
   // ---- requests ----
 
-  #once(method: string, params: unknown, options: ExchangeRequestOptions, onResponse?: (response: Response) => void): Promise<unknown> {
+  #once(
+    method: string,
+    params: unknown,
+    options: ExchangeRequestOptions,
+    onResponse?: (response: Response) => void,
+  ): Promise<unknown> {
     if (this.#isClosed) return Promise.reject(new ClosedError("The HTTP client is closed"));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -239,10 +282,16 @@ export class LegacyHttpClientSession implements ClientExchange {
     };
     const onAbort = (): void => stop(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const deadline = new RequestDeadline(this.#o.time, { ...this.#o.timeouts, what: `Request ${method}`, onExpire: stop });
+    const deadline = new RequestDeadline(this.#o.time, {
+      ...this.#o.timeouts,
+      what: `Request ${method}`,
+      onExpire: stop,
+    });
     const progress = (): void => deadline.restart();
     void this.#drive(id, message, entry, controller.signal, progress, onResponse).catch((error) => {
-      if (!entry.settled) this.#settle(entry, undefined, controller.signal.aborted ? controller.signal.reason : error);
+      if (!entry.settled) {
+        this.#settle(entry, undefined, controller.signal.aborted ? controller.signal.reason : error);
+      }
     });
     return done.promise.then((outcome) => {
       deadline.cancel();
@@ -254,7 +303,14 @@ export class LegacyHttpClientSession implements ClientExchange {
     });
   }
 
-  async #drive(id: RequestId, message: Record<string, unknown>, entry: Pending, signal: AbortSignal, progress: () => void, onResponse?: (response: Response) => void): Promise<void> {
+  async #drive(
+    id: RequestId,
+    message: Record<string, unknown>,
+    entry: Pending,
+    signal: AbortSignal,
+    progress: () => void,
+    onResponse?: (response: Response) => void,
+  ): Promise<void> {
     const headers = { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...this.#sessionHeaders() };
     const hadSession = this.#sessionId !== undefined;
     let response: Response;
@@ -269,29 +325,49 @@ export class LegacyHttpClientSession implements ClientExchange {
       throw new SessionExpired();
     }
     if (!response.ok) throw await errorOfStatus(response, entry.method);
-    if (response.status === 202) throw new ProtocolError(`The server answered request ${entry.method} with 202 Accepted and no reply`);
+    if (response.status === 202) {
+      throw new ProtocolError(`The server answered request ${entry.method} with 202 Accepted and no reply`);
+    }
     onResponse?.(response);
     let outcome = await this.#readStream(response, entry, id, signal, progress);
     let attempts = 0;
     while (!entry.settled) {
       // The stream ended before the reply: resume it through GET when the server gave it an event id.
-      if (outcome.lastEventId === "" || attempts >= this.#o.reconnect.maxAttempts) throw new StreamBrokenError(entry.method, id);
+      if (outcome.lastEventId === "" || attempts >= this.#o.reconnect.maxAttempts) {
+        throw new StreamBrokenError(entry.method, id);
+      }
       attempts++;
       await delay(this.#o.time, outcome.retry ?? backoffDelay(this.#o.reconnect, attempts), signal);
       const resumed = await this.#o.endpoint.send("GET", {
-        headers: { Accept: "text/event-stream", ...this.#sessionHeaders(), [McpHeaders.lastEventId]: outcome.lastEventId },
+        headers: {
+          Accept: "text/event-stream",
+          ...this.#sessionHeaders(),
+          [McpHeaders.lastEventId]: outcome.lastEventId,
+        },
         signal,
       });
       if (!resumed.ok) {
         await resumed.body?.cancel();
-        throw new StreamBrokenError(entry.method, id, { cause: new HttpStatusError("GET (resuming the response stream)", { status: resumed.status }) });
+        throw new StreamBrokenError(entry.method, id, {
+          cause: new HttpStatusError("GET (resuming the response stream)", { status: resumed.status }),
+        });
       }
       const next = await this.#readStream(resumed, entry, id, signal, progress);
-      outcome = { ...next, lastEventId: next.lastEventId || outcome.lastEventId, retry: next.retry ?? outcome.retry };
+      outcome = {
+        ...next,
+        lastEventId: next.lastEventId || outcome.lastEventId,
+        retry: next.retry ?? outcome.retry,
+      };
     }
   }
 
-  async #readStream(response: Response, entry: Pending, id: RequestId, signal: AbortSignal, progress: () => void) {
+  async #readStream(
+    response: Response,
+    entry: Pending,
+    id: RequestId,
+    signal: AbortSignal,
+    progress: () => void,
+  ) {
     try {
       return await this.#o.endpoint.read(response, (value) => {
         this.#dispatch(value, entry, id, progress);
@@ -305,12 +381,19 @@ export class LegacyHttpClientSession implements ClientExchange {
   }
 
   /** Routes one message from any stream: replies to their pending request, notifications, server requests. */
-  #dispatch(value: unknown, owner: Pending | undefined, ownerId: RequestId | undefined, progress?: () => void): void {
+  #dispatch(
+    value: unknown,
+    owner: Pending | undefined,
+    ownerId: RequestId | undefined,
+    progress?: () => void,
+  ): void {
     const m = classifyMessage(value);
     if (m.kind === "result" || m.kind === "error") {
       const entry = m.id === undefined ? undefined : this.#pending.get(idKey(m.id));
       if (entry === undefined) {
-        this.#o.report(new ProtocolError(`A reply for an unknown request id ${JSON.stringify(m.id)} arrived (ignored)`));
+        this.#o.report(
+          new ProtocolError(`A reply for an unknown request id ${JSON.stringify(m.id)} arrived (ignored)`),
+        );
         return;
       }
       this.#pending.delete(idKey(m.id!));
@@ -333,7 +416,9 @@ export class LegacyHttpClientSession implements ClientExchange {
       void this.#answer(m.request);
       return;
     }
-    const where = ownerId === undefined ? "the GET stream" : `the response stream of request ${JSON.stringify(ownerId)}`;
+    const where = ownerId === undefined
+      ? "the GET stream"
+      : `the response stream of request ${JSON.stringify(ownerId)}`;
     this.#o.report(new ProtocolError(`Invalid message on ${where}: ${m.reason}`));
   }
 
@@ -362,12 +447,16 @@ export class LegacyHttpClientSession implements ClientExchange {
     try {
       await this.#postExpectingAccepted(reply, `the reply to ${request.method}`);
     } catch (error) {
-      this.#o.report(new ProtocolError(`Posting the reply to server request ${request.method} failed: ${asError(error).message}`, { cause: error }));
+      this.#o.report(
+        new ProtocolError(
+          `Posting the reply to server request ${request.method} failed: ${asError(error).message}`,
+          { cause: error },
+        ),
+      );
     }
   }
 
   // ---- helpers ----
-
 
   #sessionHeaders(): Record<string, string> {
     const headers: Record<string, string> = {};
@@ -388,7 +477,14 @@ export class LegacyHttpClientSession implements ClientExchange {
     try {
       await this.notify("notifications/cancelled", { requestId: id, reason: asError(reason).message });
     } catch (error) {
-      this.#o.report(new ProtocolError(`Posting notifications/cancelled for request ${JSON.stringify(id)} failed: ${asError(error).message}`, { cause: error }));
+      this.#o.report(
+        new ProtocolError(
+          `Posting notifications/cancelled for request ${JSON.stringify(id)} failed: ${
+            asError(error).message
+          }`,
+          { cause: error },
+        ),
+      );
     }
   }
 }

@@ -113,7 +113,13 @@ export class LegacyHttpSession implements ServerSession {
   cancel(id: unknown, reason: unknown): void {
     if (typeof id !== "string" && typeof id !== "number") return;
     const controller = this.#inFlight.get(idKey(id));
-    controller?.abort(new CancelledError(`The client cancelled request ${JSON.stringify(id)}${typeof reason === "string" ? `: ${reason}` : ""}`));
+    controller?.abort(
+      new CancelledError(
+        `The client cancelled request ${JSON.stringify(id)}${
+          typeof reason === "string" ? `: ${reason}` : ""
+        }`,
+      ),
+    );
   }
 
   /**
@@ -122,7 +128,12 @@ export class LegacyHttpSession implements ServerSession {
    * `JsonRpcError`, with `signal`'s reason (after telling the client with `notifications/cancelled`),
    * when the stream is gone before the request went out, and when the session ends.
    */
-  async request(channel: ResponseChannel, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+  async request(
+    channel: ResponseChannel,
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     if (this.ended) throw new ClosedError(`Cannot send ${method}: the session ended`);
     signal?.throwIfAborted();
     const id = this.#nextRequestId++;
@@ -132,7 +143,11 @@ export class LegacyHttpSession implements ServerSession {
     const onAbort = (): void => {
       if (!this.#waiting.delete(key)) return;
       reply.reject(signal!.reason);
-      void channel.notify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "The server cancelled the request" } });
+      void channel.notify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: "The server cancelled the request" },
+      });
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -193,7 +208,9 @@ export class LegacyHttpSession implements ServerSession {
     try {
       await stream.write(message);
     } catch (error) {
-      if (this.ended) throw new ClosedError(`Cannot send ${method}: session ${this.id} ended`, { cause: error });
+      if (this.ended) {
+        throw new ClosedError(`Cannot send ${method}: session ${this.id} ended`, { cause: error });
+      }
       if (error instanceof CancelledError || error instanceof ClosedError) return; // the GET stream went away: dropped, as without one
       throw error;
     }
@@ -217,7 +234,9 @@ export class LegacyHttpSession implements ServerSession {
     if (!Number.isFinite(idleTimeout)) return;
     this.#idleTimer = timeProvider.setTimer(() => {
       this.#idleTimer = undefined;
-      if (this.#active === 0) this.end(new ClosedError(`The session ${this.id} ended after ${idleTimeout} ms idle`));
+      if (this.#active === 0) {
+        this.end(new ClosedError(`The session ${this.id} ended after ${idleTimeout} ms idle`));
+      }
     }, idleTimeout);
   }
 }

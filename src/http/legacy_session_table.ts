@@ -53,7 +53,9 @@ export class LegacySessionTable {
     this.idleTimeout = numberOption("idleTimeout", options.idleTimeout, DEFAULT_SESSION_IDLE_TIMEOUT, 1);
     const idPrefix = options.idPrefix ?? "";
     if (typeof idPrefix !== "string" || idPrefix.length > 64 || !/^[\x21-\x7e]*$/.test(idPrefix)) {
-      throw new InvalidOptionError(`Option idPrefix must be at most 64 visible ASCII characters, got ${JSON.stringify(idPrefix)}`);
+      throw new InvalidOptionError(
+        `Option idPrefix must be at most 64 visible ASCII characters, got ${JSON.stringify(idPrefix)}`,
+      );
     }
     this.idPrefix = idPrefix;
     this.#time = options.timeProvider ?? systemTimeProvider;

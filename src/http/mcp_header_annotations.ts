@@ -21,12 +21,30 @@ export type AnnotationReading = { ok: true; params: ParamHeader[] } | { ok: fals
 const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRIMITIVE_TYPES = new Set(["string", "integer", "boolean"]);
 /** Keywords whose value is a map from names to subschemas. */
-const SCHEMA_MAPS = new Set(["$defs", "definitions", "patternProperties", "dependentSchemas", "dependencies"]);
+const SCHEMA_MAPS = new Set([
+  "$defs",
+  "definitions",
+  "patternProperties",
+  "dependentSchemas",
+  "dependencies",
+]);
 /** Keywords whose value is a subschema or an array of subschemas. */
 const SCHEMA_SLOTS = new Set([
-  "items", "prefixItems", "additionalItems", "contains", "unevaluatedItems",
-  "additionalProperties", "unevaluatedProperties", "propertyNames",
-  "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "unevaluatedItems",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
 ]);
 
 /**
@@ -64,13 +82,18 @@ export function readMcpHeaderAnnotations(inputSchema: unknown): AnnotationReadin
     for (const [keyword, value] of Object.entries(node)) {
       if (keyword === "properties" && isObject(value)) {
         for (const [name, sub] of Object.entries(value)) {
-          visit(sub, `${where}/properties/${name}`, propertyPath === undefined ? undefined : [...propertyPath, name]);
+          visit(
+            sub,
+            `${where}/properties/${name}`,
+            propertyPath === undefined ? undefined : [...propertyPath, name],
+          );
         }
       } else if (SCHEMA_MAPS.has(keyword) && isObject(value)) {
         for (const [name, sub] of Object.entries(value)) visit(sub, `${where}/${keyword}/${name}`, undefined);
       } else if (SCHEMA_SLOTS.has(keyword) || keyword === "$ref") {
-        if (Array.isArray(value)) value.forEach((sub, i) => visit(sub, `${where}/${keyword}/${i}`, undefined));
-        else visit(value, `${where}/${keyword}`, undefined);
+        if (Array.isArray(value)) {
+          value.forEach((sub, i) => visit(sub, `${where}/${keyword}/${i}`, undefined));
+        } else visit(value, `${where}/${keyword}`, undefined);
       }
     }
   };
@@ -87,18 +110,30 @@ function checkAnnotation(
   const name = node[X_MCP_HEADER];
   if (typeof name !== "string") return `x-mcp-header at ${where} must be a string, got ${describe(name)}`;
   if (name.length === 0) return `x-mcp-header at ${where} must not be empty`;
-  if (!TCHAR.test(name)) return `x-mcp-header ${JSON.stringify(name)} at ${where} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  if (!TCHAR.test(name)) {
+    return `x-mcp-header ${
+      JSON.stringify(name)
+    } at ${where} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  }
   if (propertyPath === undefined || propertyPath.length === 0) {
-    return `x-mcp-header ${JSON.stringify(name)} at ${where} is not on a property reachable from the root through "properties" alone`;
+    return `x-mcp-header ${
+      JSON.stringify(name)
+    } at ${where} is not on a property reachable from the root through "properties" alone`;
   }
   const types = Array.isArray(node.type) ? node.type : [node.type];
   const nonNull = types.filter((t) => t !== "null");
   if (nonNull.length === 0 || !nonNull.every((t) => typeof t === "string" && PRIMITIVE_TYPES.has(t))) {
-    return `x-mcp-header ${JSON.stringify(name)} at ${where} is on a property of type ${describe(node.type)}; only string, integer and boolean may be mirrored`;
+    return `x-mcp-header ${JSON.stringify(name)} at ${where} is on a property of type ${
+      describe(node.type)
+    }; only string, integer and boolean may be mirrored`;
   }
   const key = name.toLowerCase();
   const earlier = seen.get(key);
-  if (earlier !== undefined) return `x-mcp-header ${JSON.stringify(name)} at ${where} repeats ${JSON.stringify(earlier)} (names compare ignoring case)`;
+  if (earlier !== undefined) {
+    return `x-mcp-header ${JSON.stringify(name)} at ${where} repeats ${
+      JSON.stringify(earlier)
+    } (names compare ignoring case)`;
+  }
   seen.set(key, name);
   return undefined;
 }

@@ -7,7 +7,16 @@
  */
 import { integerOption, numberOption } from "../stream/options.ts";
 import { delay, systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { asError, CancelledError, ClosedError, ErrorCodes, InvalidOptionError, InvalidUtf8Error, JsonRpcError, ParseError } from "../wire/errors.ts";
+import {
+  asError,
+  CancelledError,
+  ClosedError,
+  ErrorCodes,
+  InvalidOptionError,
+  InvalidUtf8Error,
+  JsonRpcError,
+  ParseError,
+} from "../wire/errors.ts";
 import { BodyTooLargeError } from "./errors.ts";
 import { classifyMessage, errorResponse, type RequestId } from "../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim, readRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -28,10 +37,20 @@ import type { DispatchContext, HttpDispatcher, JsonRpcReply, ServerSession } fro
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 import { LegacySessionTable, type LegacySessionTableOptions } from "./legacy_session_table.ts";
 import { type ParamHeader, readMcpHeaderAnnotations } from "./mcp_header_annotations.ts";
-import { HEADER_MISMATCH, type HeaderMismatchData, McpHeaders, validateRequestHeaders } from "./mcp_request_headers.ts";
+import {
+  HEADER_MISMATCH,
+  type HeaderMismatchData,
+  McpHeaders,
+  validateRequestHeaders,
+} from "./mcp_request_headers.ts";
 import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
-import { ACCEPTS_REQUEST_PARTS, type RequestParts, TAKES_TEXT_REPLY, type TextReply } from "./request_parts.ts";
+import {
+  ACCEPTS_REQUEST_PARTS,
+  type RequestParts,
+  TAKES_TEXT_REPLY,
+  type TextReply,
+} from "./request_parts.ts";
 import { ChannelDispatchContext, notificationOf } from "./channel_dispatch_context.ts";
 import { RecentValues } from "./recent_values.ts";
 import { RequestCancel } from "./request_cancel.ts";
@@ -181,7 +200,9 @@ class McpEndpoint {
   readonly #inFlight = new Set<InFlight>();
   readonly #longStreams = new Set<SseStream>();
   readonly #pathnames = new RecentValues((url) => new URL(url).pathname);
-  readonly #postAccepts = new RecentValues((accept) => acceptsAny(accept, ["application/json", "text/event-stream"]));
+  readonly #postAccepts = new RecentValues((accept) =>
+    acceptsAny(accept, ["application/json", "text/event-stream"])
+  );
   #closing: Promise<void> | undefined;
   #draining = false;
   #markClosed!: () => void;
@@ -190,21 +211,39 @@ class McpEndpoint {
   constructor(server: HttpDispatcher, options: HttpHandlerOptions) {
     this.#server = server;
     if (options.path !== undefined && (typeof options.path !== "string" || !options.path.startsWith("/"))) {
-      throw new InvalidOptionError(`Option path must be a string starting with "/", got ${JSON.stringify(options.path)}`);
+      throw new InvalidOptionError(
+        `Option path must be a string starting with "/", got ${JSON.stringify(options.path)}`,
+      );
     }
     this.#path = options.path;
     this.#maxBodyBytes = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
     this.#maxStreams = integerOption("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 0);
-    this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, DEFAULT_HTTP_SHUTDOWN_TIMEOUT);
+    this.#shutdownTimeout = numberOption(
+      "shutdownTimeout",
+      options.shutdownTimeout,
+      DEFAULT_HTTP_SHUTDOWN_TIMEOUT,
+    );
     this.#time = options.timeProvider ?? systemTimeProvider;
-    this.#sse = { maxBufferedBytes: options.maxBufferedBytes, keepAliveInterval: options.keepAliveInterval, timeProvider: this.#time };
+    this.#sse = {
+      maxBufferedBytes: options.maxBufferedBytes,
+      keepAliveInterval: options.keepAliveInterval,
+      timeProvider: this.#time,
+    };
     new SseStream(this.#sse).abort(); // fail on bad stream bounds now rather than on the first stream
-    this.#guard = new OriginGuard({ bindAddress: options.bindAddress ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
+    this.#guard = new OriginGuard({
+      bindAddress: options.bindAddress ?? "127.0.0.1",
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+    });
     this.#cors = options.cors ? new CorsPolicy(options.cors === true ? {} : options.cors) : undefined;
     this.#sessions = options.sessions
-      ? new LegacySessionTable({ timeProvider: this.#time, ...(options.sessions === true ? {} : options.sessions) })
+      ? new LegacySessionTable({
+        timeProvider: this.#time,
+        ...(options.sessions === true ? {} : options.sessions),
+      })
       : undefined;
-    this.#paramHeaders = options.paramHeaders ?? (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
+    this.#paramHeaders = options.paramHeaders ??
+      (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
     const onReport = options.onReport;
     this.#report = (error) => {
       try {
@@ -227,7 +266,10 @@ class McpEndpoint {
   handle(request: RequestParts): Promise<Response | TextReply> | Response {
     if (this.#path !== undefined && this.#pathnames.of(request.url) !== this.#path) {
       // not ours: refused unread
-      return refusedUnread(request, new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } }));
+      return refusedUnread(
+        request,
+        new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } }),
+      );
     }
     if (!this.#cors) return this.#route(request);
     const preflight = this.#cors.preflight(request);
@@ -266,7 +308,11 @@ class McpEndpoint {
     const contentType = request.headers.get("content-type");
     if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       await request.body?.cancel().catch(() => {});
-      return httpError("unsupportedMediaType", undefined, { message: `Unsupported Media Type: Content-Type must be application/json, got ${JSON.stringify(contentType)}` });
+      return httpError("unsupportedMediaType", undefined, {
+        message: `Unsupported Media Type: Content-Type must be application/json, got ${
+          JSON.stringify(contentType)
+        }`,
+      });
     }
     const accept = request.headers.get("accept");
     if (accept !== null && !this.#postAccepts.of(accept)) {
@@ -276,33 +322,57 @@ class McpEndpoint {
     let message: unknown;
     try {
       const body = await readJsonBody(request, { maxBodyBytes: this.#maxBodyBytes });
-      if (body.batch) return invalidRequest(undefined, "Invalid request: JSON-RPC batches are not supported; send one message per POST");
+      if (body.batch) {
+        return invalidRequest(
+          undefined,
+          "Invalid request: JSON-RPC batches are not supported; send one message per POST",
+        );
+      }
       message = body.value;
     } catch (error) {
       if (error instanceof BodyTooLargeError) return payloadTooLarge(this.#maxBodyBytes);
-      if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(`Parse error: ${error.message}`);
+      if (error instanceof ParseError || error instanceof InvalidUtf8Error) {
+        return parseError(`Parse error: ${error.message}`);
+      }
       // The upload broke off (client gone, connection reset): nobody may read this answer, but it is one.
       this.#report(asError(error));
-      return invalidRequest(undefined, `Invalid request: the body could not be read: ${asError(error).message}`);
+      return invalidRequest(
+        undefined,
+        `Invalid request: the body could not be read: ${asError(error).message}`,
+      );
     }
     const classified = classifyMessage(message);
-    if (classified.kind === "invalid") return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);
+    if (classified.kind === "invalid") {
+      return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);
+    }
     // While closing, only replies to server-to-client requests get in: the requests waiting for them may finish.
     if (this.#closing && classified.kind !== "result" && classified.kind !== "error") return unavailable();
     const headerVersion = request.headers.get(McpHeaders.protocolVersion)?.trim() ?? null;
-    const params = classified.kind === "request" ? classified.request.params : classified.kind === "notification" ? classified.params : undefined;
-    const legacy =
-      this.#server.versions.legacy.length > 0 &&
+    const params = classified.kind === "request"
+      ? classified.request.params
+      : classified.kind === "notification"
+      ? classified.params
+      : undefined;
+    const legacy = this.#server.versions.legacy.length > 0 &&
       !hasEnvelopeClaim(params) &&
       (headerVersion === null || (LEGACY_VERSIONS as readonly string[]).includes(headerVersion));
-    return legacy ? this.#legacyPost(request, message, classified, headerVersion) : this.#modernPost(request, message, classified);
+    return legacy
+      ? this.#legacyPost(request, message, classified, headerVersion)
+      : this.#modernPost(request, message, classified);
   }
 
   // ---------------------------------------------------------------- modern
 
-  #modernPost(request: RequestParts, message: unknown, classified: Classified): Response | Promise<Response | TextReply> {
+  #modernPost(
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+  ): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
-      return invalidRequest(classified.id, "Invalid request: a 2026-07-28 client sends no responses (the modern era has no server-to-client requests)");
+      return invalidRequest(
+        classified.id,
+        "Invalid request: a 2026-07-28 client sends no responses (the modern era has no server-to-client requests)",
+      );
     }
     if (classified.kind === "notification") {
       this.#notifyInBackground(message, undefined, request.signal);
@@ -317,18 +387,29 @@ class McpEndpoint {
         : `Invalid params: params._meta must carry "${MetaKeys.protocolVersion}" and "${MetaKeys.clientCapabilities}"`;
       return invalidParams(id, reason);
     }
-    const toolName = method === "tools/call" && isObject(params) && typeof params.name === "string" ? params.name : undefined;
+    const toolName = method === "tools/call" && isObject(params) && typeof params.name === "string"
+      ? params.name
+      : undefined;
     const paramHeaders = toolName === undefined ? undefined : this.#paramHeaders?.(toolName);
     const mismatch = validateRequestHeaders(request.headers, message, { paramHeaders });
-    if (mismatch && (mismatch.data as HeaderMismatchData).header === McpHeaders.protocolVersion) return headerMismatch(id, mismatch);
+    if (mismatch && (mismatch.data as HeaderMismatchData).header === McpHeaders.protocolVersion) {
+      return headerMismatch(id, mismatch);
+    }
     const version = reading.envelope.protocolVersion;
-    if (!this.#server.versions.supportsModern(version)) return unsupportedProtocolVersion(id, version, this.#server.versions.advertised);
+    if (!this.#server.versions.supportsModern(version)) {
+      return unsupportedProtocolVersion(id, version, this.#server.versions.advertised);
+    }
     if (mismatch) return headerMismatch(id, mismatch);
 
     const listen = method === "subscriptions/listen";
     if (listen && this.#longStreams.size >= this.#maxStreams) return tooManyStreams(id, this.#maxStreams);
     const controller = new RequestCancel(request, DISCONNECTED);
-    const channel = new ResponseChannel({ sse: this.#sse, statusOf: modernStatus, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
+    const channel = new ResponseChannel({
+      sse: this.#sse,
+      statusOf: modernStatus,
+      onCancel: stoppedReading(controller),
+      textReply: takesTextReply(request),
+    });
     if (listen) this.#countStream(channel.openStream());
     const context = new ChannelDispatchContext(controller, channel, undefined);
     this.#run(id, message, context, channel, controller, listen);
@@ -338,7 +419,12 @@ class McpEndpoint {
 
   // ---------------------------------------------------------------- legacy
 
-  #legacyPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response | TextReply> {
+  #legacyPost(
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+    headerVersion: string | null,
+  ): Response | Promise<Response | TextReply> {
     const isInitialize = classified.kind === "request" && classified.request.method === "initialize";
     const id = idOf(classified);
     if (!isInitialize && headerVersion !== null && !this.#server.versions.legacy.includes(headerVersion)) {
@@ -349,12 +435,24 @@ class McpEndpoint {
       : this.#statelessPost(request, message, classified, headerVersion);
   }
 
-  #statelessPost(request: RequestParts, message: unknown, classified: Classified, headerVersion: string | null): Response | Promise<Response | TextReply> {
+  #statelessPost(
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+    headerVersion: string | null,
+  ): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
-      return invalidRequest(classified.id, "Invalid request: no server-to-client request is waiting (this endpoint runs without sessions and sends none)");
+      return invalidRequest(
+        classified.id,
+        "Invalid request: no server-to-client request is waiting (this endpoint runs without sessions and sends none)",
+      );
     }
     const session: ServerSession = {
-      legacy: { protocolVersion: headerVersion ?? DEFAULT_LEGACY_HTTP_VERSION, clientInfo: undefined, clientCapabilities: {} },
+      legacy: {
+        protocolVersion: headerVersion ?? DEFAULT_LEGACY_HTTP_VERSION,
+        clientInfo: undefined,
+        clientCapabilities: {},
+      },
     };
     if (classified.kind === "notification") {
       this.#notifyInBackground(message, session, request.signal);
@@ -363,13 +461,27 @@ class McpEndpoint {
     const { id, method } = classified.request;
     // Stateless: nothing can deliver the reply once the response is gone, so a disconnect cancels.
     const controller = new RequestCancel(request, DISCONNECTED);
-    const channel = new ResponseChannel({ sse: this.#sse, onCancel: stoppedReading(controller), textReply: takesTextReply(request) });
-    const context = new ChannelDispatchContext(controller, channel, method === "initialize" ? undefined : session);
+    const channel = new ResponseChannel({
+      sse: this.#sse,
+      onCancel: stoppedReading(controller),
+      textReply: takesTextReply(request),
+    });
+    const context = new ChannelDispatchContext(
+      controller,
+      channel,
+      method === "initialize" ? undefined : session,
+    );
     this.#run(id, message, context, channel, controller, false);
     return channel.response;
   }
 
-  #sessionPost(table: LegacySessionTable, request: RequestParts, message: unknown, classified: Classified, isInitialize: boolean): Response | Promise<Response | TextReply> {
+  #sessionPost(
+    table: LegacySessionTable,
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+    isInitialize: boolean,
+  ): Response | Promise<Response | TextReply> {
     const requestId = idOf(classified);
     let session: LegacyHttpSession | undefined;
     if (isInitialize) {
@@ -383,9 +495,18 @@ class McpEndpoint {
       session = found;
     }
     if (classified.kind === "result" || classified.kind === "error") {
-      const outcome = classified.kind === "result" ? { result: classified.result } : { error: classified.error };
+      const outcome = classified.kind === "result"
+        ? { result: classified.result }
+        : { error: classified.error };
       if (!session.settle(classified.id, outcome)) {
-        this.#report(new JsonRpcError(ErrorCodes.InvalidRequest, `A reply for id ${JSON.stringify(classified.id)} reached session ${session.id}, which has no request waiting with that id (late or unknown)`));
+        this.#report(
+          new JsonRpcError(
+            ErrorCodes.InvalidRequest,
+            `A reply for id ${
+              JSON.stringify(classified.id)
+            } reached session ${session.id}, which has no request waiting with that id (late or unknown)`,
+          ),
+        );
       }
       return accepted();
     }
@@ -398,18 +519,30 @@ class McpEndpoint {
     }
     const { id } = classified.request;
     const controller = session.track(id);
-    if (!controller) return invalidRequest(id, `Invalid request: request id ${JSON.stringify(id)} is already in flight on this session`);
+    if (!controller) {
+      return invalidRequest(
+        id,
+        `Invalid request: request id ${JSON.stringify(id)} is already in flight on this session`,
+      );
+    }
     const done = session.begin();
     const live = session;
-    const channel = new ResponseChannel({ sse: this.#sse, headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined, textReply: takesTextReply(request) });
+    const channel = new ResponseChannel({
+      sse: this.#sse,
+      headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined,
+      textReply: takesTextReply(request),
+    });
     const context: DispatchContext = {
       session,
       signal: controller.signal,
-      notify: (notification, notificationParams) => channel.notify(notificationOf(notification, notificationParams)),
+      notify: (notification, notificationParams) =>
+        channel.notify(notificationOf(notification, notificationParams)),
       request: (method, params, options) => live.request(channel, method, params, options?.signal),
     };
     const entry = this.#run(id, message, context, channel, controller, false, (reply) => {
-      if (isInitialize && (reply === undefined || "error" in reply)) live.end(new ClosedError(`The session ${live.id} was not initialized`));
+      if (isInitialize && (reply === undefined || "error" in reply)) {
+        live.end(new ClosedError(`The session ${live.id} was not initialized`));
+      }
     });
     void entry.done.then(() => {
       live.untrack(id);
@@ -418,10 +551,17 @@ class McpEndpoint {
     return channel.response;
   }
 
-  #findSession(table: LegacySessionTable, request: RequestParts, id: RequestId | undefined): LegacyHttpSession | Response {
+  #findSession(
+    table: LegacySessionTable,
+    request: RequestParts,
+    id: RequestId | undefined,
+  ): LegacyHttpSession | Response {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
-    return table.get(sessionId.trim()) ?? httpError("sessionNotFound", id, { message: "Session not found: it ended or never existed; send initialize to start a new one" });
+    return table.get(sessionId.trim()) ??
+      httpError("sessionNotFound", id, {
+        message: "Session not found: it ended or never existed; send initialize to start a new one",
+      });
   }
 
   // ---------------------------------------------------------------- GET, DELETE
@@ -429,7 +569,11 @@ class McpEndpoint {
   async #get(request: RequestParts): Promise<Response> {
     const table = this.#sessions;
     if (!table) return methodNotAllowed("GET", this.#allowed());
-    if (!accepts(request, ["text/event-stream"])) return httpError("notAcceptable", undefined, { message: "Not Acceptable: a GET stream needs Accept: text/event-stream" });
+    if (!accepts(request, ["text/event-stream"])) {
+      return httpError("notAcceptable", undefined, {
+        message: "Not Acceptable: a GET stream needs Accept: text/event-stream",
+      });
+    }
     const found = this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
     if (found.hasGetStream) return conflict(`Conflict: session ${found.id} already has a GET stream open`);
@@ -437,7 +581,11 @@ class McpEndpoint {
     const stream = new SseStream(this.#sse);
     found.attachGetStream(stream);
     this.#countStream(stream);
-    request.signal.addEventListener("abort", () => stream.abort(new CancelledError("The client closed the GET stream")), { once: true });
+    request.signal.addEventListener(
+      "abort",
+      () => stream.abort(new CancelledError("The client closed the GET stream")),
+      { once: true },
+    );
     const response = stream.response();
     if (this.#draining) found.closeGetStream();
     return response;
@@ -473,12 +621,19 @@ class McpEndpoint {
   }
 
   /** Sends the reply; the entry leaves the in-flight set once it is out and its stream (if any) ended. */
-  #send(entry: InFlight, id: RequestId, reply: JsonRpcReply | undefined, onReply: ((reply: JsonRpcReply | undefined) => void) | undefined): Promise<void> {
+  #send(
+    entry: InFlight,
+    id: RequestId,
+    reply: JsonRpcReply | undefined,
+    onReply: ((reply: JsonRpcReply | undefined) => void) | undefined,
+  ): Promise<void> {
     const { channel } = entry;
     let sent: Promise<void>;
     try {
       onReply?.(reply);
-      sent = channel.reply(reply ?? errorResponse(id, ErrorCodes.InternalError, "Internal error: the server gave no reply"));
+      sent = channel.reply(
+        reply ?? errorResponse(id, ErrorCodes.InternalError, "Internal error: the server gave no reply"),
+      );
     } catch (error) {
       return this.#sendFailure(entry, id, error);
     }
@@ -487,7 +642,9 @@ class McpEndpoint {
       this.#inFlight.delete(entry);
       return sent;
     }
-    return sent.then(() => channel.closed, (error: unknown) => this.#sendFailure(entry, id, error)).finally(() => this.#inFlight.delete(entry));
+    return sent.then(() => channel.closed, (error: unknown) => this.#sendFailure(entry, id, error)).finally(
+      () => this.#inFlight.delete(entry),
+    );
   }
 
   #sendFailure(entry: InFlight, id: RequestId, error: unknown): Promise<void> {
@@ -530,7 +687,10 @@ class McpEndpoint {
     const pending = [...this.#inFlight].map((entry) => entry.done);
     if (pending.length > 0) {
       const bound = new AbortController();
-      await Promise.race([Promise.allSettled(pending), delay(this.#time, this.#shutdownTimeout, bound.signal).catch(() => {})]);
+      await Promise.race([
+        Promise.allSettled(pending),
+        delay(this.#time, this.#shutdownTimeout, bound.signal).catch(() => {}),
+      ]);
       bound.abort();
     }
     for (const entry of this.#inFlight) {
@@ -547,7 +707,9 @@ class McpEndpoint {
  * Mirrored parameters from tool input schemas, read once per schema object. A schema whose
  * annotations are invalid mirrors nothing (clients drop such a tool, so none sends its headers).
  */
-function schemaParamHeaders(schemaOf: (toolName: string) => unknown): (toolName: string) => readonly ParamHeader[] | undefined {
+function schemaParamHeaders(
+  schemaOf: (toolName: string) => unknown,
+): (toolName: string) => readonly ParamHeader[] | undefined {
   const cache = new WeakMap<object, readonly ParamHeader[] | undefined>();
   return (toolName) => {
     const schema = schemaOf(toolName);
@@ -564,9 +726,12 @@ type Classified = Exclude<ReturnType<typeof classifyMessage>, { kind: "invalid" 
 
 /** The id of a message, when it has a readable one. */
 function idOf(classified: Classified): RequestId | undefined {
-  return classified.kind === "request" ? classified.request.id : classified.kind === "notification" ? undefined : classified.id;
+  return classified.kind === "request"
+    ? classified.request.id
+    : classified.kind === "notification"
+    ? undefined
+    : classified.id;
 }
-
 
 /** The HTTP status of a modern JSON reply: the transport-level errors get theirs, handler errors stay in-band (200). */
 function modernStatus(reply: Record<string, unknown>): number {
@@ -600,7 +765,9 @@ function accepts(request: RequestParts, types: readonly string[]): boolean {
 function acceptsAny(accept: string, types: readonly string[]): boolean {
   if (accept.trim() === "") return true;
   const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
-  return ranges.some((range) => range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`));
+  return ranges.some((range) =>
+    range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`)
+  );
 }
 
 /** True when the caller of the handler takes a TextReply for this request (serve() on Node). */
@@ -610,7 +777,8 @@ function takesTextReply(request: RequestParts): boolean {
 
 /** A ResponseChannel's onCancel that aborts `controller`: the client stopped reading the response stream. */
 function stoppedReading(controller: Aborter): (reason: unknown) => void {
-  return (reason) => controller.abort(new CancelledError("The client stopped reading the response stream", { cause: reason }));
+  return (reason) =>
+    controller.abort(new CancelledError("The client stopped reading the response stream", { cause: reason }));
 }
 
 /** What cancels a request's work: an AbortController, or a RequestCancel. */
@@ -619,28 +787,39 @@ type Aborter = Pick<AbortController, "abort">;
 /** The reason's message when the client's disconnect cancels a request. */
 const DISCONNECTED = "The client closed the response (HTTP disconnect)";
 
-
 function accepted(): Response {
   return new Response(null, { status: 202 });
 }
 
 function unavailable(): Response {
-  return new Response(JSON.stringify(errorResponse(undefined, -32000, "Service unavailable: the server is shutting down")), {
-    status: 503,
-    headers: { "Content-Type": "application/json", Connection: "close" },
-  });
+  return new Response(
+    JSON.stringify(errorResponse(undefined, -32000, "Service unavailable: the server is shutting down")),
+    {
+      status: 503,
+      headers: { "Content-Type": "application/json", Connection: "close" },
+    },
+  );
 }
 
 function conflict(message: string): Response {
-  return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), { status: 409, headers: { "Content-Type": "application/json" } });
+  return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
+    status: 409,
+    headers: { "Content-Type": "application/json" },
+  });
 }
 
 function tooManyStreams(id: RequestId | undefined, max: number): Response {
-  return httpError("tooManyStreams", id, { message: `Too many open streams: this server keeps at most ${max}; close one and retry`, headers: { "Retry-After": "5" } });
+  return httpError("tooManyStreams", id, {
+    message: `Too many open streams: this server keeps at most ${max}; close one and retry`,
+    headers: { "Retry-After": "5" },
+  });
 }
 
 function tooManySessions(id: RequestId | undefined, max: number): Response {
-  return httpError("tooManyStreams", id, { message: `Too many sessions: this server keeps at most ${max}; end one (DELETE) and retry`, headers: { "Retry-After": "5" } });
+  return httpError("tooManyStreams", id, {
+    message: `Too many sessions: this server keeps at most ${max}; end one (DELETE) and retry`,
+    headers: { "Retry-After": "5" },
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -5,7 +5,12 @@
  */
 import { JsonRpcError, ProtocolError } from "../wire/errors.ts";
 import { MetaKeys } from "../wire/protocol_versions.ts";
-import { decodeHeaderValue, encodeHeaderValue, headerTextOf, headerValueMatches } from "./header_value_codec.ts";
+import {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  headerTextOf,
+  headerValueMatches,
+} from "./header_value_codec.ts";
 import { argumentAt, type ParamHeader } from "./mcp_header_annotations.ts";
 
 /** The header names of both HTTP eras, spelled as the specifications spell them. */
@@ -52,7 +57,10 @@ export interface DeriveRequestHeadersOptions {
  * ); // { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "sql", "Mcp-Param-Region": "eu" }
  * ```
  */
-export function deriveRequestHeaders(message: unknown, options: DeriveRequestHeadersOptions = {}): Record<string, string> {
+export function deriveRequestHeaders(
+  message: unknown,
+  options: DeriveRequestHeadersOptions = {},
+): Record<string, string> {
   const headers: Record<string, string> = {};
   if (!isObject(message)) return headers;
   const params = isObject(message.params) ? message.params : undefined;
@@ -70,8 +78,12 @@ export function deriveRequestHeaders(message: unknown, options: DeriveRequestHea
       const header = McpHeaders.paramPrefix + param.name;
       const text = headerTextOf(value);
       if (text === undefined) {
-        const shown = typeof value === "number" ? String(value) : (JSON.stringify(value)?.slice(0, 60) ?? typeof value);
-        throw new ProtocolError(`Argument for ${header} cannot be sent as a header: ${shown} is not a string, boolean or safe integer`);
+        const shown = typeof value === "number"
+          ? String(value)
+          : (JSON.stringify(value)?.slice(0, 60) ?? typeof value);
+        throw new ProtocolError(
+          `Argument for ${header} cannot be sent as a header: ${shown} is not a string, boolean or safe integer`,
+        );
       }
       headers[header] = encodeHeaderValue(text);
     }
@@ -124,12 +136,30 @@ export function validateRequestHeaders(
 
   const version = readPlain(headers, McpHeaders.protocolVersion);
   const bodyVersion = bodyProtocolVersion(params);
-  if (version === undefined) return mismatch({ header: McpHeaders.protocolVersion, reason: "missing", bodyValue: bodyVersion });
-  if (version !== bodyVersion) return mismatch({ header: McpHeaders.protocolVersion, reason: "mismatch", headerValue: version, bodyValue: bodyVersion });
+  if (version === undefined) {
+    return mismatch({ header: McpHeaders.protocolVersion, reason: "missing", bodyValue: bodyVersion });
+  }
+  if (version !== bodyVersion) {
+    return mismatch({
+      header: McpHeaders.protocolVersion,
+      reason: "mismatch",
+      headerValue: version,
+      bodyValue: bodyVersion,
+    });
+  }
 
   const method = readPlain(headers, McpHeaders.method);
-  if (method === undefined) return mismatch({ header: McpHeaders.method, reason: "missing", bodyValue: message.method });
-  if (method !== message.method) return mismatch({ header: McpHeaders.method, reason: "mismatch", headerValue: method, bodyValue: message.method });
+  if (method === undefined) {
+    return mismatch({ header: McpHeaders.method, reason: "missing", bodyValue: message.method });
+  }
+  if (method !== message.method) {
+    return mismatch({
+      header: McpHeaders.method,
+      reason: "mismatch",
+      headerValue: method,
+      bodyValue: message.method,
+    });
+  }
 
   const source = NAME_SOURCES[message.method];
   if (source !== undefined) {
@@ -138,7 +168,12 @@ export function validateRequestHeaders(
   }
   if (message.method === "tools/call") {
     for (const param of options.paramHeaders ?? []) {
-      const problem = checkMirrored(headers, McpHeaders.paramPrefix + param.name, argumentAt(params?.arguments, param.path), maxLength);
+      const problem = checkMirrored(
+        headers,
+        McpHeaders.paramPrefix + param.name,
+        argumentAt(params?.arguments, param.path),
+        maxLength,
+      );
       if (problem) return problem;
     }
   }
@@ -150,14 +185,24 @@ export function headerMismatchError(data: HeaderMismatchData): JsonRpcError {
   return mismatch(data);
 }
 
-function checkMirrored(headers: Pick<Headers, "get">, header: string, bodyValue: unknown, maxLength: number | undefined): JsonRpcError | undefined {
+function checkMirrored(
+  headers: Pick<Headers, "get">,
+  header: string,
+  bodyValue: unknown,
+  maxLength: number | undefined,
+): JsonRpcError | undefined {
   const raw = headers.get(header);
   const absentInBody = bodyValue === undefined || bodyValue === null;
   if (raw === null) return absentInBody ? undefined : mismatch({ header, reason: "missing", bodyValue });
   const decoded = decodeHeaderValue(raw, { maxLength });
   if (!decoded.ok) return mismatch({ header, reason: "invalid", headerValue: raw.trim() }, decoded.reason);
   if (absentInBody || !headerValueMatches(decoded.value, bodyValue)) {
-    return mismatch({ header, reason: "mismatch", headerValue: decoded.value, ...(absentInBody ? {} : { bodyValue }) });
+    return mismatch({
+      header,
+      reason: "mismatch",
+      headerValue: decoded.value,
+      ...(absentInBody ? {} : { bodyValue }),
+    });
   }
   return undefined;
 }
@@ -165,7 +210,9 @@ function checkMirrored(headers: Pick<Headers, "get">, header: string, bodyValue:
 function readPlain(headers: Pick<Headers, "get">, name: string): string | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
-  return isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1)) ? raw.replace(/^[ \t]+|[ \t]+$/g, "") : raw;
+  return isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1))
+    ? raw.replace(/^[ \t]+|[ \t]+$/g, "")
+    : raw;
 }
 
 /** Space or tab (what HTTP trims around a header value). */
@@ -175,10 +222,17 @@ function isBlank(code: number): boolean {
 
 function mismatch(data: HeaderMismatchData, detail?: string): JsonRpcError {
   let message: string;
-  if (data.reason === "missing") message = `Header mismatch: ${data.header} header is missing; the body value is ${show(data.bodyValue)}`;
-  else if (data.reason === "invalid") message = `Header mismatch: ${data.header} header value ${show(data.headerValue)} is invalid: ${detail}`;
-  else if (data.bodyValue === undefined) message = `Header mismatch: ${data.header} header value ${show(data.headerValue)} has no value in the body`;
-  else message = `Header mismatch: ${data.header} header value ${show(data.headerValue)} does not match body value ${show(data.bodyValue)}`;
+  if (data.reason === "missing") {
+    message = `Header mismatch: ${data.header} header is missing; the body value is ${show(data.bodyValue)}`;
+  } else if (data.reason === "invalid") {
+    message = `Header mismatch: ${data.header} header value ${show(data.headerValue)} is invalid: ${detail}`;
+  } else if (data.bodyValue === undefined) {
+    message = `Header mismatch: ${data.header} header value ${
+      show(data.headerValue)
+    } has no value in the body`;
+  } else {message = `Header mismatch: ${data.header} header value ${
+      show(data.headerValue)
+    } does not match body value ${show(data.bodyValue)}`;}
   const clean: HeaderMismatchData = { header: data.header, reason: data.reason };
   if (data.headerValue !== undefined) clean.headerValue = data.headerValue;
   if (data.bodyValue !== undefined) clean.bodyValue = data.bodyValue;

@@ -4,7 +4,14 @@
  * annotations `tools/list` taught it, a JSON or SSE reply, cancellation by aborting the fetch.
  * @module
  */
-import { ClosedError, ErrorCodes, JsonRpcError, ProtocolError, TransportError, asError } from "../wire/errors.ts";
+import {
+  asError,
+  ClosedError,
+  ErrorCodes,
+  JsonRpcError,
+  ProtocolError,
+  TransportError,
+} from "../wire/errors.ts";
 import { classifyMessage, type RequestId } from "../wire/json_rpc_message.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import { MetaKeys } from "../wire/protocol_versions.ts";
@@ -87,14 +94,22 @@ export class ModernHttpExchange implements ClientExchange {
         const result = await this.#once(method, current, options, id);
         return method === "tools/list" ? this.#screen(result) : result;
       } catch (error) {
-        if (error instanceof JsonRpcError && error.code === HEADER_MISMATCH && method === "tools/call" && !relisted) {
+        if (
+          error instanceof JsonRpcError && error.code === HEADER_MISMATCH && method === "tools/call" &&
+          !relisted
+        ) {
           relisted = true;
           await this.#relist(current, options.signal);
           continue;
         }
-        if (error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion && !versionRetried) {
+        if (
+          error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion &&
+          !versionRetried
+        ) {
           const data = isPlainObject(error.data) ? error.data : {};
-          const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+          const supported = Array.isArray(data.supported)
+            ? data.supported.filter((v): v is string => typeof v === "string")
+            : [];
           const shared = newestSharedModern(supported);
           if (shared !== undefined) {
             versionRetried = true;
@@ -103,10 +118,15 @@ export class ModernHttpExchange implements ClientExchange {
             continue;
           }
         }
-        if ((error instanceof StreamBrokenError || isGatewayFailure(error)) && options.idempotent === true && !reissued && !this.#isClosed) {
+        if (
+          (error instanceof StreamBrokenError || isGatewayFailure(error)) && options.idempotent === true &&
+          !reissued && !this.#isClosed
+        ) {
           reissued = true;
           id = undefined;
-          this.#o.report(new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }));
+          this.#o.report(
+            new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }),
+          );
           continue;
         }
         throw error;
@@ -118,7 +138,11 @@ export class ModernHttpExchange implements ClientExchange {
     if (this.#isClosed) throw new ClosedError("The HTTP client is closed");
     const message: Record<string, unknown> = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
-    const headers = { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...deriveRequestHeaders(message, { protocolVersion: this.#version }) };
+    const headers = {
+      "Content-Type": "application/json",
+      Accept: ACCEPT_BOTH,
+      ...deriveRequestHeaders(message, { protocolVersion: this.#version }),
+    };
     const response = await this.#o.endpoint.send("POST", { headers, body: JSON.stringify(message) });
     if (response.ok) {
       await response.body?.cancel();
@@ -130,42 +154,64 @@ export class ModernHttpExchange implements ClientExchange {
   close(): Promise<void> {
     if (!this.#isClosed) {
       this.#isClosed = true;
-      for (const controller of this.#inflight) controller.abort(new ClosedError("The HTTP client closed while the request was pending"));
+      for (const controller of this.#inflight) {
+        controller.abort(new ClosedError("The HTTP client closed while the request was pending"));
+      }
       this.#closed.resolve({ reason: "closed" });
     }
     return Promise.resolve();
   }
 
-  async #once(method: string, params: unknown, options: ExchangeRequestOptions, givenId?: RequestId): Promise<unknown> {
+  async #once(
+    method: string,
+    params: unknown,
+    options: ExchangeRequestOptions,
+    givenId?: RequestId,
+  ): Promise<unknown> {
     if (this.#isClosed) throw new ClosedError("The HTTP client is closed");
     const { signal, onNotification } = options;
     signal?.throwIfAborted();
     const id: RequestId = givenId ?? ++this.#nextId;
     const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
     if (params !== undefined) message.params = params;
-    const tool = method === "tools/call" && isPlainObject(params) && typeof params.name === "string" ? params.name : undefined;
+    const tool = method === "tools/call" && isPlainObject(params) && typeof params.name === "string"
+      ? params.name
+      : undefined;
     const headers = {
       "Content-Type": "application/json",
       Accept: ACCEPT_BOTH,
-      ...deriveRequestHeaders(message, { protocolVersion: this.#version, paramHeaders: tool === undefined ? undefined : this.#paramHeaders.get(tool) }),
+      ...deriveRequestHeaders(message, {
+        protocolVersion: this.#version,
+        paramHeaders: tool === undefined ? undefined : this.#paramHeaders.get(tool),
+      }),
     };
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     // A listen stream is meant to stay open: only the caller's signal ends it.
     const timeouts = method === "subscriptions/listen" ? UNBOUNDED : this.#o.timeouts;
-    const deadline = new RequestDeadline(this.#o.time, { ...timeouts, what: `Request ${method}`, onExpire: (error) => controller.abort(error) });
+    const deadline = new RequestDeadline(this.#o.time, {
+      ...timeouts,
+      what: `Request ${method}`,
+      onExpire: (error) => controller.abort(error),
+    });
     this.#inflight.add(controller);
     try {
       let response: Response;
       try {
-        response = await this.#o.endpoint.send("POST", { headers, body: JSON.stringify(message), signal: controller.signal });
+        response = await this.#o.endpoint.send("POST", {
+          headers,
+          body: JSON.stringify(message),
+          signal: controller.signal,
+        });
       } catch (error) {
         if (controller.signal.aborted) throw controller.signal.reason;
         throw new StreamBrokenError(method, id, { cause: error });
       }
       if (!response.ok) throw await errorOfStatus(response, method);
-      if (response.status === 202) throw new ProtocolError(`The server answered request ${method} with 202 Accepted and no reply`);
+      if (response.status === 202) {
+        throw new ProtocolError(`The server answered request ${method} with 202 Accepted and no reply`);
+      }
       let reply: { result: unknown } | { error: JsonRpcError } | undefined;
       try {
         await this.#o.endpoint.read(response, (value) => {
@@ -178,9 +224,19 @@ export class ModernHttpExchange implements ClientExchange {
             if (m.method === "notifications/progress") deadline.restart();
             this.#deliver(onNotification ?? this.#o.onNotification, m.method, m.params);
           } else if (m.kind === "request") {
-            this.#o.report(new ProtocolError(`The server sent request ${m.request.method} on the response stream of ${method}; the modern era has none (ignored)`));
+            this.#o.report(
+              new ProtocolError(
+                `The server sent request ${m.request.method} on the response stream of ${method}; the modern era has none (ignored)`,
+              ),
+            );
           } else {
-            this.#o.report(new ProtocolError(`Unexpected message on the response stream of ${method}: ${JSON.stringify(value)?.slice(0, 200)}`));
+            this.#o.report(
+              new ProtocolError(
+                `Unexpected message on the response stream of ${method}: ${
+                  JSON.stringify(value)?.slice(0, 200)
+                }`,
+              ),
+            );
           }
           return false;
         }, controller.signal);
@@ -218,7 +274,11 @@ export class ModernHttpExchange implements ClientExchange {
     for (const [name, params] of screening.paramHeaders) this.#paramHeaders.set(name, params);
     for (const rejected of screening.rejected) {
       this.#paramHeaders.delete(rejected.name);
-      this.#o.report(new ProtocolError(`Dropped tool ${JSON.stringify(rejected.name)} from tools/list: ${rejected.reason}`));
+      this.#o.report(
+        new ProtocolError(
+          `Dropped tool ${JSON.stringify(rejected.name)} from tools/list: ${rejected.reason}`,
+        ),
+      );
     }
     return screening.rejected.length === 0 ? result : { ...result, tools: screening.tools };
   }

@@ -44,9 +44,12 @@ export class OriginGuard {
   readonly #recent = new Map<string, string>();
 
   constructor(options: OriginGuardOptions = {}) {
-    this.#loopback = options.bindAddress !== undefined && isLoopbackHostname(stripBrackets(options.bindAddress));
+    this.#loopback = options.bindAddress !== undefined &&
+      isLoopbackHostname(stripBrackets(options.bindAddress));
     this.#hosts = options.allowedHosts && new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-    this.#origins = options.allowedOrigins === "*" ? "*" : new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+    this.#origins = options.allowedOrigins === "*"
+      ? "*"
+      : new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
   }
 
   /** True when the guard runs in loopback mode (the bind address is a loopback address). */
@@ -71,9 +74,12 @@ export class OriginGuard {
   #check(host: string, origin: string | null): string | undefined {
     const hostname = hostnameOf(host);
     if (hostname === undefined) return `Host ${JSON.stringify(host)} is not a valid host`;
-    const hostAllowed = this.#hosts !== undefined && (this.#hosts.has(host.toLowerCase()) || this.#hosts.has(hostname));
+    const hostAllowed = this.#hosts !== undefined &&
+      (this.#hosts.has(host.toLowerCase()) || this.#hosts.has(hostname));
     if (this.#loopback) {
-      if (!isLoopbackHostname(hostname) && !hostAllowed) return `Host ${JSON.stringify(host)} is not a loopback host and not allowed`;
+      if (!isLoopbackHostname(hostname) && !hostAllowed) {
+        return `Host ${JSON.stringify(host)} is not a loopback host and not allowed`;
+      }
     } else if (this.#hosts !== undefined && !hostAllowed) {
       return `Host ${JSON.stringify(host)} is not allowed`;
     }

@@ -49,7 +49,10 @@ export interface JsonBody {
  * }
  * ```
  */
-export async function readJsonBody(request: RequestParts, options: ReadJsonBodyOptions = {}): Promise<JsonBody> {
+export async function readJsonBody(
+  request: RequestParts,
+  options: ReadJsonBodyOptions = {},
+): Promise<JsonBody> {
   const limit = integerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1);
   const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== undefined && declared > limit) {

@@ -24,7 +24,10 @@ export class RequestDeadline {
   #total: TimerHandle | undefined;
 
   /** `what` names the request in the error; `onExpire` gets the {@linkcode TimeoutError} once. */
-  constructor(time: TimeProvider, options: RequestDeadlineOptions & { what: string; onExpire: (error: TimeoutError) => void }) {
+  constructor(
+    time: TimeProvider,
+    options: RequestDeadlineOptions & { what: string; onExpire: (error: TimeoutError) => void },
+  ) {
     this.#time = time;
     this.#options = options;
     this.#expire = options.onExpire;
@@ -33,7 +36,10 @@ export class RequestDeadline {
     this.#arm();
     if (Number.isFinite(options.maxTotalTimeout)) {
       const ms = options.maxTotalTimeout;
-      this.#total = time.setTimer(() => this.#fire(new TimeoutError(`${what} timed out after ${ms} ms in all (maxTotalTimeout)`, ms)), ms);
+      this.#total = time.setTimer(
+        () => this.#fire(new TimeoutError(`${what} timed out after ${ms} ms in all (maxTotalTimeout)`, ms)),
+        ms,
+      );
     }
   }
 
@@ -55,7 +61,16 @@ export class RequestDeadline {
   #arm(): void {
     const ms = this.#options.timeout;
     if (!Number.isFinite(ms)) return;
-    this.#quiet = this.#time.setTimer(() => this.#fire(new TimeoutError(`${this.#what} timed out after ${ms} ms without a reply or progress (requestTimeout)`, ms)), ms);
+    this.#quiet = this.#time.setTimer(
+      () =>
+        this.#fire(
+          new TimeoutError(
+            `${this.#what} timed out after ${ms} ms without a reply or progress (requestTimeout)`,
+            ms,
+          ),
+        ),
+      ms,
+    );
   }
 
   #fire(error: TimeoutError): void {

@@ -83,7 +83,9 @@ export class ResponseChannel {
   /** Switches to SSE now (a listen or GET stream), without writing anything. */
   openStream(): SseStream {
     if (this.#sse) return this.#sse;
-    if (this.#settled) throw new CancelledError("The response was already sent as JSON: no stream can be opened");
+    if (this.#settled) {
+      throw new CancelledError("The response was already sent as JSON: no stream can be opened");
+    }
     const sse = new SseStream({ ...this.#options.sse, onCancel: (reason) => this.#cancel(reason) });
     this.#sse = sse;
     this.#settle(sse.response({ headers: this.#options.headers }));
@@ -106,7 +108,9 @@ export class ResponseChannel {
 
   /** Sends a message that must arrive (a server-to-client request): like notify, but rejects once the stream is gone. */
   async send(message: unknown): Promise<void> {
-    if (this.#replied) throw new CancelledError("The request was already answered: nothing more can be sent on its response");
+    if (this.#replied) {
+      throw new CancelledError("The request was already answered: nothing more can be sent on its response");
+    }
     if (this.#isCancelled) this.signal.throwIfAborted();
     await this.openStream().write(message);
   }
@@ -119,13 +123,21 @@ export class ResponseChannel {
     if (this.#replied) return;
     this.#replied = true;
     if (!this.#sse) {
-      const reply = new TextReply(this.#options.statusOf?.(message) ?? 200, jsonHeaders(this.#options.headers), replyText(message));
+      const reply = new TextReply(
+        this.#options.statusOf?.(message) ?? 200,
+        jsonHeaders(this.#options.headers),
+        replyText(message),
+      );
       this.#settle(this.#options.textReply ? reply : reply.toResponse());
       return;
     }
     const sse = this.#sse;
     try {
-      await sse.write(message.result instanceof JsonText ? { ...message, result: JSON.parse(message.result.text) } : message);
+      await sse.write(
+        message.result instanceof JsonText
+          ? { ...message, result: JSON.parse(message.result.text) }
+          : message,
+      );
     } catch (error) {
       if (!(error instanceof CancelledError) && !this.#isCancelled) {
         sse.abort(error);
@@ -166,7 +178,9 @@ export class ResponseChannel {
 function replyText(message: Record<string, unknown>): string {
   const result = message.result;
   if (!(result instanceof JsonText)) return JSON.stringify(message);
-  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(message.id)},"result":${result.text}}`;
+  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${
+    JSON.stringify(message.id)
+  },"result":${result.text}}`;
 }
 
 /** The headers of a JSON reply without extra fields: one frozen record for all. */

@@ -79,10 +79,16 @@ export async function listenForServerMessages(options: ServerMessageStreamOption
         await response.body?.cancel();
         return;
       }
-      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+      if (
+        response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429
+      ) {
         // Refused for good (no GET stream here, or a session the next POST will find gone): no retry.
         await response.body?.cancel();
-        report(new HttpStatusError("GET (the server message stream); not reconnecting", { status: response.status }));
+        report(
+          new HttpStatusError("GET (the server message stream); not reconnecting", {
+            status: response.status,
+          }),
+        );
         return;
       }
       if (!response.ok) {
@@ -99,13 +105,29 @@ export async function listenForServerMessages(options: ServerMessageStreamOption
       if (signal.aborted) return;
       failures++;
       if (failures >= reconnect.maxAttempts) {
-        report(new ProtocolError(`The GET stream failed ${failures} times in a row; giving up on it: ${asError(error).message}`, { cause: error }));
+        report(
+          new ProtocolError(
+            `The GET stream failed ${failures} times in a row; giving up on it: ${asError(error).message}`,
+            { cause: error },
+          ),
+        );
         return;
       }
-      report(new ProtocolError(`The GET stream failed (attempt ${failures}); reconnecting: ${asError(error).message}`, { cause: error }));
+      report(
+        new ProtocolError(
+          `The GET stream failed (attempt ${failures}); reconnecting: ${asError(error).message}`,
+          { cause: error },
+        ),
+      );
     }
     try {
-      await delay(time, failures === 0 ? retry ?? reconnect.initialDelay : Math.max(retry ?? 0, backoffDelay(reconnect, failures)), signal);
+      await delay(
+        time,
+        failures === 0
+          ? retry ?? reconnect.initialDelay
+          : Math.max(retry ?? 0, backoffDelay(reconnect, failures)),
+        signal,
+      );
     } catch {
       return; // Aborted: the session closed or re-initialized.
     }

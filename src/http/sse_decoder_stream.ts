@@ -81,7 +81,11 @@ export class SseDecoderStream implements TransformStream<Uint8Array, SseEvent> {
           this.#tooLarge = true;
           return;
         }
-        this.#controller.enqueue({ type: message.event || "message", data: message.data, lastEventId: this.#lastEventId });
+        this.#controller.enqueue({
+          type: message.event || "message",
+          data: message.data,
+          lastEventId: this.#lastEventId,
+        });
       },
       onRetry: (retry) => {
         this.#retry = retry;
@@ -135,7 +139,9 @@ function utf8Length(text: string): number {
     const c = text.charCodeAt(i);
     if (c < 0x80) bytes += 1;
     else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    else if (
+      c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
       bytes += 4;
       i++;
     } else bytes += 3;

@@ -3,7 +3,7 @@
  * whose writers wait while the client is not reading.
  * @module
  */
-import { deferred, type Deferred } from "../stream/deferred.ts";
+import { type Deferred, deferred } from "../stream/deferred.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
 import { CancelledError, ClosedError } from "../wire/errors.ts";
@@ -87,8 +87,17 @@ export class SseStream implements AsyncDisposable {
   #closed = deferred<void>();
 
   constructor(options: SseStreamOptions = {}) {
-    this.maxBufferedBytes = integerOption("maxBufferedBytes", options.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES, 1);
-    this.#keepAliveInterval = numberOption("keepAliveInterval", options.keepAliveInterval, DEFAULT_KEEP_ALIVE_INTERVAL);
+    this.maxBufferedBytes = integerOption(
+      "maxBufferedBytes",
+      options.maxBufferedBytes,
+      DEFAULT_MAX_BUFFERED_BYTES,
+      1,
+    );
+    this.#keepAliveInterval = numberOption(
+      "keepAliveInterval",
+      options.keepAliveInterval,
+      DEFAULT_KEEP_ALIVE_INTERVAL,
+    );
     this.#onCancel = options.onCancel;
     this.#time = options.timeProvider ?? systemTimeProvider;
     this.readable = new ReadableStream<Uint8Array>(
@@ -97,7 +106,12 @@ export class SseStream implements AsyncDisposable {
           this.#controller = controller;
         },
         pull: () => this.#pull(),
-        cancel: (reason) => this.#cancel(new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", { cause: reason })),
+        cancel: (reason) =>
+          this.#cancel(
+            new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", {
+              cause: reason,
+            }),
+          ),
       },
       { highWaterMark: 0 },
     );
@@ -127,9 +141,14 @@ export class SseStream implements AsyncDisposable {
    * Sends `message` as one JSON `data:` event. Same waiting and rejections as
    * {@linkcode SseStream.writeEvent}, plus a `TypeError` when JSON has no text for `message`.
    */
-  async write(message: unknown, options: { id?: string; event?: string; signal?: AbortSignal } = {}): Promise<void> {
+  async write(
+    message: unknown,
+    options: { id?: string; event?: string; signal?: AbortSignal } = {},
+  ): Promise<void> {
     const data = JSON.stringify(message); // a BigInt or a cycle rejects this call with JSON's TypeError
-    if (data === undefined) throw new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`);
+    if (data === undefined) {
+      throw new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`);
+    }
     return this.writeEvent({ data, id: options.id, event: options.event }, options.signal);
   }
 
@@ -185,7 +204,9 @@ export class SseStream implements AsyncDisposable {
    */
   abort(reason: unknown = new CancelledError("The SSE stream was aborted by the server")): void {
     if (this.#failure || this.#done) return;
-    const error = reason instanceof Error ? reason : new CancelledError(`The SSE stream was aborted by the server: ${String(reason)}`, { cause: reason });
+    const error = reason instanceof Error
+      ? reason
+      : new CancelledError(`The SSE stream was aborted by the server: ${String(reason)}`, { cause: reason });
     this.#cancel(error);
     this.#controller.error(error);
   }

@@ -15,11 +15,17 @@
 export {
   type IoredisSubscriber,
   type NodeRedisSubscriber,
-  type RedisListenBusOptions,
   RedisListenBus,
+  type RedisListenBusOptions,
   type RedisPublisher,
 } from "./redis_listen_bus.ts";
-export type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler, ListenList } from "../server/features/listen_bus.ts";
+export type {
+  ListenBus,
+  ListenBusEvent,
+  ListenEvent,
+  ListenEventHandler,
+  ListenList,
+} from "../server/features/listen_bus.ts";
 export {
   decodeListenMessage,
   DEFAULT_MAX_LISTEN_MESSAGE_BYTES,

@@ -6,7 +6,12 @@
  */
 import { InProcessListenBus } from "../server/features/in_process_listen_bus.ts";
 import type { ListenBus, ListenEvent, ListenEventHandler } from "../server/features/listen_bus.ts";
-import { checkListenEvent, decodeListenMessage, DEFAULT_MAX_LISTEN_MESSAGE_BYTES, encodeListenMessage } from "../server/features/listen_event_codec.ts";
+import {
+  checkListenEvent,
+  decodeListenMessage,
+  DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
+  encodeListenMessage,
+} from "../server/features/listen_event_codec.ts";
 import { withTimeout } from "../stream/time_kit.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { ClosedError, InvalidOptionError, TimeoutError } from "../wire/errors.ts";
@@ -108,20 +113,37 @@ export class RedisListenBus implements ListenBus {
 
   private constructor(options: RedisListenBusOptions) {
     const { publisher, subscriber } = options;
-    if (typeof publisher?.publish !== "function") throw new InvalidOptionError("Option publisher must be a Redis client with publish(channel, message)");
+    if (typeof publisher?.publish !== "function") {
+      throw new InvalidOptionError("Option publisher must be a Redis client with publish(channel, message)");
+    }
     if (!isNodeRedis(subscriber) && !isIoredis(subscriber)) {
-      throw new InvalidOptionError("Option subscriber must be a node-redis client (isOpen, subscribe(channel, listener)) or an ioredis client (status, subscribe(channel), message events)");
+      throw new InvalidOptionError(
+        "Option subscriber must be a node-redis client (isOpen, subscribe(channel, listener)) or an ioredis client (status, subscribe(channel), message events)",
+      );
     }
     const channel = options.channel ?? "onemodelcontext:listen";
-    if (typeof channel !== "string" || channel.length === 0) throw new InvalidOptionError(`Option channel must be a non-empty string, got ${JSON.stringify(channel)}`);
+    if (typeof channel !== "string" || channel.length === 0) {
+      throw new InvalidOptionError(
+        `Option channel must be a non-empty string, got ${JSON.stringify(channel)}`,
+      );
+    }
     const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_LISTEN_MESSAGE_BYTES;
-    if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 64) throw new InvalidOptionError(`Option maxMessageBytes must be an integer of at least 64, got ${String(maxMessageBytes)}`);
+    if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 64) {
+      throw new InvalidOptionError(
+        `Option maxMessageBytes must be an integer of at least 64, got ${String(maxMessageBytes)}`,
+      );
+    }
     const publishTimeout = options.publishTimeout ?? 5_000;
     if (typeof publishTimeout !== "number" || Number.isNaN(publishTimeout) || publishTimeout <= 0) {
-      throw new InvalidOptionError(`Option publishTimeout must be a positive number of milliseconds, got ${String(publishTimeout)}`);
+      throw new InvalidOptionError(
+        `Option publishTimeout must be a positive number of milliseconds, got ${String(publishTimeout)}`,
+      );
     }
     this.#onReport = options.onReport;
-    this.#local = new InProcessListenBus({ replicaId: options.replicaId, onReport: (error) => this.#report(error) });
+    this.#local = new InProcessListenBus({
+      replicaId: options.replicaId,
+      onReport: (error) => this.#report(error),
+    });
     this.replicaId = this.#local.replicaId;
     this.channel = channel;
     this.#publisher = publisher;
@@ -176,7 +198,13 @@ export class RedisListenBus implements ListenBus {
     const message = encodeListenMessage(event, this.replicaId, this.#maxMessageBytes);
     this.#local.deliver({ ...event, origin: this.replicaId });
     await withTimeout(this.#time, this.#publisher.publish(this.channel, message), this.#publishTimeout, {
-      error: () => new TimeoutError(`Publishing a listen event to Redis channel ${JSON.stringify(this.channel)} timed out after ${this.#publishTimeout} ms`, this.#publishTimeout),
+      error: () =>
+        new TimeoutError(
+          `Publishing a listen event to Redis channel ${
+            JSON.stringify(this.channel)
+          } timed out after ${this.#publishTimeout} ms`,
+          this.#publishTimeout,
+        ),
     });
   }
 
@@ -198,7 +226,13 @@ export class RedisListenBus implements ListenBus {
       if (!unsubscribe) return;
       try {
         await withTimeout(this.#time, Promise.resolve().then(unsubscribe), this.#publishTimeout, {
-          error: () => new TimeoutError(`Unsubscribing from Redis channel ${JSON.stringify(this.channel)} timed out after ${this.#publishTimeout} ms`, this.#publishTimeout),
+          error: () =>
+            new TimeoutError(
+              `Unsubscribing from Redis channel ${
+                JSON.stringify(this.channel)
+              } timed out after ${this.#publishTimeout} ms`,
+              this.#publishTimeout,
+            ),
         });
       } catch (error) {
         this.#report(error instanceof Error ? error : new Error(String(error)));

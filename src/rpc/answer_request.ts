@@ -38,7 +38,10 @@ export function answerRequest(request: IncomingRequest, options: AnswerOptions):
   try {
     if (handler) result = handler(request.params, context);
     else if (fallback) result = fallback(request, context);
-    else throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
+    else {throw new JsonRpcError(
+        ErrorCodes.MethodNotFound,
+        `Method not found: ${quotePeerText(request.method)}`,
+      );}
   } catch (error) {
     return sendReply(request, options, failure(request, options, error));
   }
@@ -53,7 +56,11 @@ export function answerRequest(request: IncomingRequest, options: AnswerOptions):
 
 /** The reply to a result: a result already serialized (the server's modern results) is spliced in as text. */
 function success(request: IncomingRequest, result: unknown): Record<string, unknown> | JsonText {
-  if (result instanceof JsonText) return new JsonText(`{"jsonrpc":"2.0","id":${request.idLiteral ?? JSON.stringify(request.id)},"result":${result.text}}`);
+  if (result instanceof JsonText) {
+    return new JsonText(
+      `{"jsonrpc":"2.0","id":${request.idLiteral ?? JSON.stringify(request.id)},"result":${result.text}}`,
+    );
+  }
   return { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
 }
 
@@ -63,7 +70,11 @@ function failure(request: IncomingRequest, options: AnswerOptions, error: unknow
 }
 
 /** Sends `reply` (or collects its text), unless the peer cancelled the request. */
-async function sendReply(request: IncomingRequest, options: AnswerOptions, reply: Record<string, unknown> | JsonText): Promise<void> {
+async function sendReply(
+  request: IncomingRequest,
+  options: AnswerOptions,
+  reply: Record<string, unknown> | JsonText,
+): Promise<void> {
   const { entry, host, collect } = options;
   entry.done = true;
   if (entry.cancelledByPeer) return;
@@ -90,5 +101,9 @@ async function sendReply(request: IncomingRequest, options: AnswerOptions, reply
 }
 
 function unserializable(request: IncomingRequest, error: unknown): Record<string, unknown> {
-  return errorResponse(request.id, ErrorCodes.InternalError, `Internal error: the result could not be serialized (${asError(error).message})`);
+  return errorResponse(
+    request.id,
+    ErrorCodes.InternalError,
+    `Internal error: the result could not be serialized (${asError(error).message})`,
+  );
 }

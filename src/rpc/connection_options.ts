@@ -73,7 +73,9 @@ const CHANNEL_KEYS = ["maxQueuedOutputBytes", "writeBlockBytes", "maxMessageByte
  * flat shape `ContextServer` and `ContextClient` accept today): those move under `channel`, where an
  * explicit `channel` entry wins.
  */
-export function nestChannelOptions<T extends JsonRpcConnectionOptions>(options: T & NewlineChannelOptions): T {
+export function nestChannelOptions<T extends JsonRpcConnectionOptions>(
+  options: T & NewlineChannelOptions,
+): T {
   const flat = options as unknown as Record<string, unknown>;
   if (!CHANNEL_KEYS.some((key) => flat[key] !== undefined)) return options;
   const nested = { ...options } as unknown as Record<string, unknown>;

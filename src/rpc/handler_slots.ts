@@ -6,7 +6,13 @@
 import { wakeUp } from "../stream/deferred.ts";
 import { InflightRequest } from "./inflight_request.ts";
 import { asError, CancelledError, ErrorCodes, ProtocolError } from "../wire/errors.ts";
-import { type ClassifiedMessage, errorResponse, type IncomingRequest, idKey, type RequestId } from "../wire/json_rpc_message.ts";
+import {
+  type ClassifiedMessage,
+  errorResponse,
+  idKey,
+  type IncomingRequest,
+  type RequestId,
+} from "../wire/json_rpc_message.ts";
 import { JsonText } from "../wire/json_text.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import { answerRequest, type Collect } from "./answer_request.ts";
@@ -81,7 +87,11 @@ export class HandlerSlots {
 
   #duplicate(request: IncomingRequest): Record<string, unknown> {
     this.#host.report(new ProtocolError(`Request id ${quotePeerText(request.id)} is already in flight`));
-    return errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: id ${quotePeerText(request.id)} is already in flight`);
+    return errorResponse(
+      request.id,
+      ErrorCodes.InvalidRequest,
+      `Invalid request: id ${quotePeerText(request.id)} is already in flight`,
+    );
   }
 
   /**
@@ -101,8 +111,15 @@ export class HandlerSlots {
           case "request": {
             const request = element.request;
             const key = idKey(request.id);
-            if (this.#isBarrier(request)) owe(errorResponse(request.id, ErrorCodes.InvalidRequest, `Invalid request: ${quotePeerText(request.method)} must not be part of a batch`));
-            else if (this.#inflight.has(key)) owe(this.#duplicate(request));
+            if (this.#isBarrier(request)) {
+              owe(
+                errorResponse(
+                  request.id,
+                  ErrorCodes.InvalidRequest,
+                  `Invalid request: ${quotePeerText(request.method)} must not be part of a batch`,
+                ),
+              );
+            } else if (this.#inflight.has(key)) owe(this.#duplicate(request));
             else {
               while (this.full) await this.freed.wait();
               runs.push(this.#run(request, key, 0, (text) => texts.push(text)));
@@ -121,7 +138,9 @@ export class HandlerSlots {
         }
       }
       await Promise.all(runs);
-      if (texts.length > 0 && !host.outputClosed) await host.send(new JsonText(`[${texts.join(",")}]`)).catch(() => host.sendFailed());
+      if (texts.length > 0 && !host.outputClosed) {
+        await host.send(new JsonText(`[${texts.join(",")}]`)).catch(() => host.sendFailed());
+      }
     } finally {
       host.release(bytes);
       this.#openBatches--;
@@ -185,7 +204,14 @@ export class HandlerSlots {
     this.#inflight.set(key, entry);
     this.#active++;
     const context = requestContext(request, { entry, host });
-    return answerRequest(request, { entry, context, host, handler: this.requestHandlers.get(request.method), fallback: this.#fallbacks.onRequest, collect }).finally(() => {
+    return answerRequest(request, {
+      entry,
+      context,
+      host,
+      handler: this.requestHandlers.get(request.method),
+      fallback: this.#fallbacks.onRequest,
+      collect,
+    }).finally(() => {
       this.#inflight.delete(key);
       this.#active--;
       this.#host.release(bytes);

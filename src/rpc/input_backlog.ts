@@ -5,7 +5,13 @@
 import { wakeUp } from "../stream/deferred.ts";
 import type { InputLine } from "../stream/line_splitter.ts";
 import { ErrorCodes, ParseError, ProtocolError } from "../wire/errors.ts";
-import { type ClassifiedMessage, classifyMessage, errorResponse, idKey, MAX_ID_LENGTH } from "../wire/json_rpc_message.ts";
+import {
+  type ClassifiedMessage,
+  classifyMessage,
+  errorResponse,
+  idKey,
+  MAX_ID_LENGTH,
+} from "../wire/json_rpc_message.ts";
 import { scanMessageHead } from "../wire/scan_message_head.ts";
 import { type BacklogEntry, ENTRY_OVERHEAD_BYTES } from "./backlog_entry.ts";
 import { idFromLiteral } from "./id_from_literal.ts";
@@ -109,7 +115,9 @@ export class InputBacklog {
       const code = item.error.code === "invalid_utf8" ? ErrorCodes.ParseError : ErrorCodes.InvalidRequest;
       // An oversize request whose head held its id gets an answer its caller can match.
       const id = head?.hasMethod ? idFromLiteral(head.idLiteral) : undefined;
-      if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(id, code, item.error.message) });
+      if (answerInvalid) {
+        this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(id, code, item.error.message) });
+      }
       return undefined;
     }
     let value: unknown;
@@ -117,13 +125,23 @@ export class InputBacklog {
       value = JSON.parse(item.text);
     } catch (cause) {
       report(new ParseError(item.text, { cause }));
-      if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON") });
+      if (answerInvalid) {
+        this.push({
+          bytes: ENTRY_OVERHEAD_BYTES,
+          reply: errorResponse(undefined, ErrorCodes.ParseError, "Parse error: invalid JSON"),
+        });
+      }
       return undefined;
     }
     if (Array.isArray(value) && this.#acceptsBatch()) {
       if (value.length === 0) {
         report(new ProtocolError("Invalid JSON-RPC message: an empty batch"));
-        if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.InvalidRequest, "Invalid request: an empty batch") });
+        if (answerInvalid) {
+          this.push({
+            bytes: ENTRY_OVERHEAD_BYTES,
+            reply: errorResponse(undefined, ErrorCodes.InvalidRequest, "Invalid request: an empty batch"),
+          });
+        }
         return undefined;
       }
       this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, batch: value.map(classifyMessage) });
@@ -136,11 +154,19 @@ export class InputBacklog {
         return message;
       case "invalid":
         report(new ProtocolError(`Invalid JSON-RPC message: ${message.reason}`));
-        if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`) });
+        if (answerInvalid) {
+          this.push({
+            bytes: ENTRY_OVERHEAD_BYTES,
+            reply: errorResponse(message.id, ErrorCodes.InvalidRequest, `Invalid request: ${message.reason}`),
+          });
+        }
         return undefined;
       case "notification":
         if (message.method === "notifications/cancelled") return message;
-        this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, notification: { method: message.method, params: message.params } });
+        this.push({
+          bytes: item.bytes + ENTRY_OVERHEAD_BYTES,
+          notification: { method: message.method, params: message.params },
+        });
         return undefined;
       case "request": {
         const request = message.request;
@@ -150,7 +176,12 @@ export class InputBacklog {
           if (literal !== undefined && literal.length > MAX_ID_LENGTH) {
             const reason = `A request id must be at most ${MAX_ID_LENGTH} characters, got ${literal.length}`;
             report(new ProtocolError(`Invalid JSON-RPC message: ${reason}`));
-            if (answerInvalid) this.push({ bytes: ENTRY_OVERHEAD_BYTES, reply: errorResponse(undefined, ErrorCodes.InvalidRequest, `Invalid request: ${reason}`) });
+            if (answerInvalid) {
+              this.push({
+                bytes: ENTRY_OVERHEAD_BYTES,
+                reply: errorResponse(undefined, ErrorCodes.InvalidRequest, `Invalid request: ${reason}`),
+              });
+            }
             return undefined;
           }
           if (literal !== undefined && literal !== String(request.id)) request.idLiteral = literal;

@@ -94,12 +94,16 @@ export async function dispatchInput(host: PumpHost): Promise<void> {
     backlog.shift();
     try {
       if (entry.reply) await host.sendOwnError(entry.reply);
-      else if (entry.notification) host.notification(entry.notification.method, entry.notification.params, entry.bytes);
-      else if (entry.request) {
+      else if (entry.notification) {
+        host.notification(entry.notification.method, entry.notification.params, entry.bytes);
+      } else if (entry.request) {
         const barrier = slots.dispatch(entry.request, entry.key!, entry.bytes);
         if (barrier) await barrier; // an ordinary request is not waited for: no promise hop per request
+      } else if (entry.batch) {
+        void slots.dispatchBatch(entry.batch, entry.bytes).catch((error: unknown) =>
+          host.report(asError(error))
+        );
       }
-      else if (entry.batch) void slots.dispatchBatch(entry.batch, entry.bytes).catch((error: unknown) => host.report(asError(error)));
     } catch (error) {
       host.report(asError(error)); // e.g. a throwing isBarrier: the loop goes on
     }

@@ -26,7 +26,15 @@ import { failOversizeReply } from "./oversize_reply.ts";
 import { Linger, type LingerHost, type LingerReason } from "./linger.ts";
 import { type CallHost, PendingCalls } from "./pending_calls.ts";
 
-export type { ConnectionCloseInfo, IncomingRequest, JsonRpcConnectionOptions, NotificationHandler, RequestContext, RequestHandler, RequestId };
+export type {
+  ConnectionCloseInfo,
+  IncomingRequest,
+  JsonRpcConnectionOptions,
+  NotificationHandler,
+  RequestContext,
+  RequestHandler,
+  RequestId,
+};
 export { nestChannelOptions } from "./connection_options.ts";
 
 /**
@@ -62,10 +70,13 @@ export class JsonRpcConnection implements AsyncDisposable {
     const shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     const maxConcurrent = integerOption("maxConcurrentRequests", options.maxConcurrentRequests, 256, 1);
     const acceptsBatch = options.acceptsBatch;
-    this.#backlog = new InputBacklog(integerOption("maxQueuedInputBytes", options.maxQueuedInputBytes, 64 * 1024, 1), {
-      maxInFlightBytes: integerOption("maxInFlightBytes", options.maxInFlightBytes, 64 * 1024 * 1024, 1),
-      acceptsBatch: acceptsBatch ? () => acceptsBatch() === true : undefined,
-    });
+    this.#backlog = new InputBacklog(
+      integerOption("maxQueuedInputBytes", options.maxQueuedInputBytes, 64 * 1024, 1),
+      {
+        maxInFlightBytes: integerOption("maxInFlightBytes", options.maxInFlightBytes, 64 * 1024 * 1024, 1),
+        acceptsBatch: acceptsBatch ? () => acceptsBatch() === true : undefined,
+      },
+    );
     this.#transport = transport;
     this.#report = (error) => {
       try {
@@ -76,10 +87,20 @@ export class JsonRpcConnection implements AsyncDisposable {
     };
     const own = !(transport instanceof NewlineChannel);
     this.channel = own
-      ? new NewlineChannel(transport, { timeProvider: time, shutdownTimeout: options.shutdownTimeout, onReport: this.#report, ...options.channel })
+      ? new NewlineChannel(transport, {
+        timeProvider: time,
+        shutdownTimeout: options.shutdownTimeout,
+        onReport: this.#report,
+        ...options.channel,
+      })
       : transport;
     // Told of each block write as it completes or fails (for a channel of our own: one we were handed has its owner's).
-    if (own) watchBlockWrites(this.channel, { progress: () => this.#linger.progress(), failed: (cause) => this.#onWriteFailed(cause) });
+    if (own) {
+      watchBlockWrites(this.channel, {
+        progress: () => this.#linger.progress(),
+        failed: (cause) => this.#onWriteFailed(cause),
+      });
+    }
     const connection = this;
     // One object serves every part: what each may ask of the connection.
     const host: CallHost & SlotHost & LingerHost & PumpHost = {
@@ -101,7 +122,8 @@ export class JsonRpcConnection implements AsyncDisposable {
       settle: (reply) => this.#calls.settle(reply),
       notification: (method, params, bytes) => this.#slots.notification(method, params, bytes),
       release: (bytes) => this.#backlog.release(bytes),
-      oversizeReply: (reply) => failOversizeReply(reply, { calls: this.#calls, fault: (error) => this.#fault(error) }),
+      oversizeReply: (reply) =>
+        failOversizeReply(reply, { calls: this.#calls, fault: (error) => this.#fault(error) }),
       dropFromBacklog: (match) => this.#dropFromBacklog(match),
       endError: (fallback) => this.#endError(fallback),
       fault: (error) => this.#fault(error),
@@ -170,7 +192,11 @@ export class JsonRpcConnection implements AsyncDisposable {
    * a `ClosedError` (or the transport's own error, such as `ProcessExitedError`) when the connection
    * ends first. Never left hanging.
    */
-  request<T = unknown>(method: string, params?: unknown, options?: { signal?: AbortSignal; id?: RequestId }): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params?: unknown,
+    options?: { signal?: AbortSignal; id?: RequestId },
+  ): Promise<T> {
     if (!this.#lifecycle.acceptsRequests) return Promise.reject(this.#endError(this.#lifecycle.endError));
     return this.#calls.call<T>(method, params, options);
   }
@@ -232,7 +258,11 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   #sendCancelled(id: RequestId, reason: unknown): void {
     if (this.channel.outputClosed) return;
-    const text = reason instanceof Error ? reason.message : reason === undefined ? "cancelled" : String(reason);
+    const text = reason instanceof Error
+      ? reason.message
+      : reason === undefined
+      ? "cancelled"
+      : String(reason);
     // Best effort: the caller already has its rejection; a lost cancel only costs the peer some work.
     this.notify("notifications/cancelled", { requestId: id, reason: text }).catch(() => {});
   }
@@ -243,7 +273,9 @@ export class JsonRpcConnection implements AsyncDisposable {
   #beginLinger(reason: LingerReason, grace: number): void {
     if (!this.#lifecycle.move(reason === "eof" ? "eof" : "stopping")) return;
     this.#slots.freed.fire();
-    const endError = reason === "eof" ? this.#endError() : new ClosedError("The connection was closed by its owner");
+    const endError = reason === "eof"
+      ? this.#endError()
+      : new ClosedError("The connection was closed by its owner");
     this.#lifecycle.endError ??= endError;
     this.#calls.rejectAll(endError);
     void this.#linger.run(reason, grace);
@@ -251,7 +283,9 @@ export class JsonRpcConnection implements AsyncDisposable {
 
   /** A write to the underlying stream failed: a fault now, whether or not anyone is sending. */
   #onWriteFailed(cause: unknown): void {
-    if (this.#lifecycle.state !== "closed") this.#fault(this.channel.failure ?? new WriteFailedError({ cause }));
+    if (this.#lifecycle.state !== "closed") {
+      this.#fault(this.channel.failure ?? new WriteFailedError({ cause }));
+    }
   }
 
   #checkOutputFault(): void {

@@ -81,13 +81,21 @@ export class Linger {
       if (grace > 0 && !this.#quiet) await settlesWithin(time, this.#untilQuiet(), grace);
       this.#stopAdmitting(reason, grace);
       if (host.slots.busy > 0) {
-        host.slots.abortAll(reason === "eof"
-          ? new TimeoutError(`Handler still running ${grace} ms after input ended (endOfStreamTimeout)`, grace)
-          : new ClosedError("The connection was closed by its owner"));
+        host.slots.abortAll(
+          reason === "eof"
+            ? new TimeoutError(
+              `Handler still running ${grace} ms after input ended (endOfStreamTimeout)`,
+              grace,
+            )
+            : new ClosedError("The connection was closed by its owner"),
+        );
         if (!this.#quiet) await settlesWithin(time, this.#untilQuiet(), remaining());
       }
       if (!host.lifecycle.move("draining")) return; // closed meanwhile (a fault or a stalled reader)
-      const drain = await host.channel.close({ idleTimeout: this.#shutdownTimeout, totalTimeout: remaining() });
+      const drain = await host.channel.close({
+        idleTimeout: this.#shutdownTimeout,
+        totalTimeout: remaining(),
+      });
       if (host.slots.busy > 0) host.slots.abortAll(host.endError());
       host.finish({ reason, drain, error: drain === "failed" ? host.channel.failure : undefined });
     } catch (error) {
@@ -117,7 +125,8 @@ export class Linger {
     if (reason !== "eof" || host.lifecycle.state === "closed") return;
     for (const entry of left) {
       if (entry.request) {
-        const message = `Request not started: input ended and endOfStreamTimeout (${grace} ms) ran out before a slot or output room was free`;
+        const message =
+          `Request not started: input ended and endOfStreamTimeout (${grace} ms) ran out before a slot or output room was free`;
         void host.sendOwnError(errorResponse(entry.request.id, ErrorCodes.InternalError, message));
       } else if (entry.reply) {
         void host.sendOwnError(entry.reply);
@@ -145,7 +154,10 @@ export class Linger {
       // progress (its time approximate).
       const pending = channel.queuedOutputBytes > 0 || channel.outputFull;
       if (!pending || (progressed && !this.#exactProgress)) return watch.restart();
-      const error = new TimeoutError(`Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`, limit);
+      const error = new TimeoutError(
+        `Output made no progress for shutdownTimeout (${limit} ms): the reader is stalled`,
+        limit,
+      );
       this.#host.cutOff(error, { reason, drain: "idle_timeout", error });
     });
     this.#watch = watch;

@@ -18,7 +18,10 @@ export interface OversizeReply {
  * readable id nobody can tell which call it answered, so every pending call fails and the
  * connection closes with that error (`fault`), rather than leave one waiting forever.
  */
-export function failOversizeReply(reply: OversizeReply, options: { calls: PendingCalls; fault: (error: Error) => void }): void {
+export function failOversizeReply(
+  reply: OversizeReply,
+  options: { calls: PendingCalls; fault: (error: Error) => void },
+): void {
   const { calls, fault } = options;
   const { limitBytes, sizeBytes } = reply.error;
   if (reply.id !== undefined) {

@@ -73,9 +73,16 @@ export class PendingCalls {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = options.id ?? this.#nextId++;
     const key = callKey(id);
-    if (this.#calls.has(key)) return Promise.reject(new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`));
+    if (this.#calls.has(key)) {
+      return Promise.reject(
+        new ProtocolError(`Request id ${JSON.stringify(id)} is already awaiting a reply`),
+      );
+    }
     let call!: PendingCall;
-    const promise = new Promise<T>((resolve, reject) => (call = { method, resolve: resolve as (value: unknown) => void, reject }));
+    const promise = new Promise<T>((
+      resolve,
+      reject,
+    ) => (call = { method, resolve: resolve as (value: unknown) => void, reject }));
     this.#calls.set(key, call);
     const sending = this.#host.send(requestMessage(id, method, params), signal);
     if (signal) this.#watchSignal(signal, key, id, call, sending);
@@ -92,7 +99,13 @@ export class PendingCalls {
    * The caller's signal: an abort rejects the call and, once its request was queued, tells the peer.
    * The listener goes when the call settles.
    */
-  #watchSignal(signal: AbortSignal, key: CallKey, id: RequestId, call: PendingCall, sending: Promise<void>): void {
+  #watchSignal(
+    signal: AbortSignal,
+    key: CallKey,
+    id: RequestId,
+    call: PendingCall,
+    sending: Promise<void>,
+  ): void {
     const onAbort = (): void => {
       if (this.#calls.get(key) !== call) return;
       this.#calls.delete(key);
@@ -116,7 +129,12 @@ export class PendingCalls {
   /** Hands a reply to its call; a reply nobody waits for is reported (unless it answers a cancelled call). */
   settle(reply: Reply): void {
     if (reply.kind === "error" && reply.id === undefined) {
-      this.#host.report(new ProtocolError(`Error response without an id: ${reply.error.code} ${quotePeerText(reply.error.message)}`, { cause: reply.error }));
+      this.#host.report(
+        new ProtocolError(
+          `Error response without an id: ${reply.error.code} ${quotePeerText(reply.error.message)}`,
+          { cause: reply.error },
+        ),
+      );
       return;
     }
     const key = callKey(reply.id!);
@@ -152,7 +170,9 @@ export class PendingCalls {
   /** Ids we cancelled recently: a late reply to one of them is expected and dropped without a report. */
   #rememberCancelled(key: CallKey): void {
     this.#cancelled.add(key);
-    if (this.#cancelled.size > REMEMBERED_CANCELS) this.#cancelled.delete(this.#cancelled.values().next().value!);
+    if (this.#cancelled.size > REMEMBERED_CANCELS) {
+      this.#cancelled.delete(this.#cancelled.values().next().value!);
+    }
   }
 }
 
@@ -161,7 +181,13 @@ export class PendingCalls {
  * client's modern envelope is spliced in; see `envelope_text.ts`).
  */
 function requestMessage(id: RequestId, method: string, params: unknown): Record<string, unknown> | JsonText {
-  if (params instanceof JsonText) return new JsonText(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${params.text}}`);
+  if (params instanceof JsonText) {
+    return new JsonText(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${
+        JSON.stringify(method)
+      },"params":${params.text}}`,
+    );
+  }
   const message: Record<string, unknown> = { jsonrpc: "2.0", id, method };
   if (params !== undefined) message.params = params;
   return message;

@@ -23,7 +23,10 @@ export type RequestHandler = (params: unknown, context: RequestContext) => unkno
 export type NotificationHandler = (params: unknown) => unknown;
 
 /** The context of `request`: its signal is `entry`'s, its notifications go out through `host`. */
-export function requestContext(request: IncomingRequest, options: { entry: InflightRequest; host: SlotHost }): RequestContext {
+export function requestContext(
+  request: IncomingRequest,
+  options: { entry: InflightRequest; host: SlotHost },
+): RequestContext {
   return new StreamRequestContext(request, options.entry, options.host);
 }
 

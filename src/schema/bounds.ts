@@ -22,10 +22,18 @@ export function boundText(text: string): string {
 }
 
 /** Returns `value` when it is an integer in [`min`, `max`], `fallback` when undefined; throws otherwise. */
-export function integerOption(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function integerOption(
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidOptionError(`Option ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+    throw new InvalidOptionError(
+      `Option ${name} must be an integer from ${min} to ${max}, got ${String(value)}`,
+    );
   }
   return value;
 }

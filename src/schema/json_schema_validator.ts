@@ -4,10 +4,25 @@
  * needs against hostile schemas and values, and `$ref` resolution that never leaves the process.
  * @module
  */
-import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from "@cfworker/json-schema";
-import { boundText, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ERRORS, depthIssue, integerOption, MAX_DEPTH_LIMIT, nestsDeeperThan } from "./bounds.ts";
+import { dereference, type OutputUnit, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
+import {
+  boundText,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ERRORS,
+  depthIssue,
+  integerOption,
+  MAX_DEPTH_LIMIT,
+  nestsDeeperThan,
+} from "./bounds.ts";
 import { SchemaError } from "./schema_error.ts";
-import type { CompiledSchema, JsonSchema, JsonSchemaObject, SchemaCheck, SchemaIssue, SchemaValidator } from "./schema_validator.ts";
+import type {
+  CompiledSchema,
+  JsonSchema,
+  JsonSchemaObject,
+  SchemaCheck,
+  SchemaIssue,
+  SchemaValidator,
+} from "./schema_validator.ts";
 
 /** Options of {@linkcode JsonSchemaValidator}. */
 export interface JsonSchemaValidatorOptions {
@@ -40,21 +55,52 @@ const DIALECTS: Record<string, SchemaDraft> = {
 
 /** Keywords whose value is one subschema. */
 const SCHEMA_KEYWORDS = new Set([
-  "items", "additionalItems", "unevaluatedItems", "contains", "additionalProperties", "unevaluatedProperties",
-  "propertyNames", "not", "if", "then", "else",
+  "items",
+  "additionalItems",
+  "unevaluatedItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
 ]);
 /** Keywords whose value is an array of subschemas. */
 const SCHEMA_ARRAY_KEYWORDS = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
 /** Keywords whose value maps names to subschemas. */
-const SCHEMA_MAP_KEYWORDS = new Set(["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"]);
+const SCHEMA_MAP_KEYWORDS = new Set([
+  "$defs",
+  "definitions",
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "dependencies",
+]);
 
 /** Errors that only say "a subschema failed"; the detail follows them in cfworker's output. */
 const WRAPPER_KEYWORDS = new Set([
-  "properties", "patternProperties", "items", "prefixItems", "additionalItems", "$ref", "$recursiveRef", "allOf",
-  "dependentSchemas", "then", "else",
+  "properties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "$ref",
+  "$recursiveRef",
+  "allOf",
+  "dependentSchemas",
+  "then",
+  "else",
 ]);
 /** Errors after which cfworker adds a bare "False boolean schema." for the same failure. */
-const FALSE_FOLLOWERS = new Set(["additionalProperties", "unevaluatedProperties", "unevaluatedItems", "additionalItems", "items"]);
+const FALSE_FOLLOWERS = new Set([
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "additionalItems",
+  "items",
+]);
 
 class RefBudgetExceeded extends Error {}
 
@@ -89,7 +135,10 @@ export class JsonSchemaValidator implements SchemaValidator {
     for (const schema of options.schemas ?? []) {
       const id = typeof schema === "object" && schema !== null ? schema.$id : undefined;
       if (typeof id !== "string" || !isAbsoluteUri(id)) {
-        throw new SchemaError("invalid_schema", `A registered schema needs an absolute $id, got ${boundText(JSON.stringify(id) ?? "undefined")}`);
+        throw new SchemaError(
+          "invalid_schema",
+          `A registered schema needs an absolute $id, got ${boundText(JSON.stringify(id) ?? "undefined")}`,
+        );
       }
       this.#dereference(this.#prepare(schema), this.#registered);
     }
@@ -100,7 +149,10 @@ export class JsonSchemaValidator implements SchemaValidator {
   compile(schema: JsonSchema): CompiledSchema {
     if (typeof schema === "boolean") return schema ? ACCEPT_ALL : REJECT_ALL;
     if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-      throw new SchemaError("invalid_schema", `A JSON Schema must be an object or a boolean, got ${describe(schema)}`);
+      throw new SchemaError(
+        "invalid_schema",
+        `A JSON Schema must be an object or a boolean, got ${describe(schema)}`,
+      );
     }
     const cached = this.#cache.get(schema);
     if (cached) return cached;
@@ -121,31 +173,50 @@ export class JsonSchemaValidator implements SchemaValidator {
     const maxNodes = this.#maxSchemaNodes;
     const copy = (value: unknown, depth: number): unknown => {
       if (++nodes > maxNodes) {
-        throw new SchemaError("schema_too_large", `Schema holds more than ${maxNodes} values (maxSchemaNodes)`);
+        throw new SchemaError(
+          "schema_too_large",
+          `Schema holds more than ${maxNodes} values (maxSchemaNodes)`,
+        );
       }
       if (value === null || typeof value === "string" || typeof value === "boolean") return value;
       if (typeof value === "number") {
         if (Number.isFinite(value)) return value;
         throw new SchemaError("invalid_schema", `Schema holds a number that is not JSON: ${value}`);
       }
-      if (typeof value !== "object") throw new SchemaError("invalid_schema", `Schema holds a value that is not JSON: ${describe(value)}`);
+      if (typeof value !== "object") {
+        throw new SchemaError("invalid_schema", `Schema holds a value that is not JSON: ${describe(value)}`);
+      }
       if (depth >= maxDepth) {
-        throw new SchemaError("schema_too_large", `Schema nests deeper than ${maxDepth} levels (maxDepth), or holds a cycle`);
+        throw new SchemaError(
+          "schema_too_large",
+          `Schema nests deeper than ${maxDepth} levels (maxDepth), or holds a cycle`,
+        );
       }
       if (Array.isArray(value)) return value.map((item) => copy(item, depth + 1));
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(value)) {
         const item = copy((value as Record<string, unknown>)[key], depth + 1);
         // A "__proto__" key from JSON.parse is data: keep it an own property, never the prototype.
-        if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-        else out[key] = item;
+        if (key === "__proto__") {
+          Object.defineProperty(out, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else out[key] = item;
       }
       return out;
     };
     const prepared = copy(schema, 0) as Schema;
     walkSchemas(prepared, (node) => {
       if ("$dynamicRef" in node) {
-        throw new SchemaError("unsupported_keyword", `Schema uses $dynamicRef ${boundText(JSON.stringify(node.$dynamicRef))}, which the default validator does not implement; use $ref, or plug in another SchemaValidator`);
+        throw new SchemaError(
+          "unsupported_keyword",
+          `Schema uses $dynamicRef ${
+            boundText(JSON.stringify(node.$dynamicRef))
+          }, which the default validator does not implement; use $ref, or plug in another SchemaValidator`,
+        );
       }
       if (!this.#assertFormats && typeof node.format === "string") delete node.format;
       if (node.pattern !== undefined) checkPattern(node.pattern);
@@ -160,7 +231,11 @@ export class JsonSchemaValidator implements SchemaValidator {
     try {
       dereference(schema, lookup);
     } catch (cause) {
-      throw new SchemaError("invalid_schema", `Schema could not be indexed: ${boundText(String((cause as Error)?.message ?? cause))}`, { cause });
+      throw new SchemaError(
+        "invalid_schema",
+        `Schema could not be indexed: ${boundText(String((cause as Error)?.message ?? cause))}`,
+        { cause },
+      );
     }
   }
 
@@ -185,10 +260,14 @@ export class JsonSchemaValidator implements SchemaValidator {
           result = validate(value, schema, draft, counted, shortCircuit);
         } catch (error) {
           if (error instanceof RefBudgetExceeded) {
-            return failure(`Validation stopped after ${budget} $ref resolutions (maxRefResolutions); the value was not accepted`);
+            return failure(
+              `Validation stopped after ${budget} $ref resolutions (maxRefResolutions); the value was not accepted`,
+            );
           }
           if (error instanceof RangeError) {
-            return failure("Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted");
+            return failure(
+              "Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted",
+            );
           }
           if (error instanceof Error && error.message.startsWith("Instances of ")) {
             return failure(`Value is not JSON: ${boundText(error.message)}`);
@@ -204,7 +283,9 @@ export class JsonSchemaValidator implements SchemaValidator {
 
 const VALID: SchemaCheck = Object.freeze({ valid: true });
 const ACCEPT_ALL: CompiledSchema = Object.freeze({ validate: () => VALID });
-const REJECT_ALL: CompiledSchema = Object.freeze({ validate: () => failure("No value is accepted here (the schema is false)") });
+const REJECT_ALL: CompiledSchema = Object.freeze({
+  validate: () => failure("No value is accepted here (the schema is false)"),
+});
 
 function failure(message: string): SchemaCheck {
   return { valid: false, errors: [{ path: "", message }] };
@@ -221,7 +302,9 @@ function dialectOf(schema: JsonSchemaObject): SchemaDraft {
   }
   throw new SchemaError(
     "unsupported_dialect",
-    `Schema $schema ${boundText(JSON.stringify(uri) ?? String(uri))} is not supported: use JSON Schema 2020-12 (the default), 2019-09, draft-07 or draft-04`,
+    `Schema $schema ${
+      boundText(JSON.stringify(uri) ?? String(uri))
+    } is not supported: use JSON Schema 2020-12 (the default), 2019-09, draft-07 or draft-04`,
   );
 }
 
@@ -229,13 +312,22 @@ function dialectOf(schema: JsonSchemaObject): SchemaDraft {
 function checkRefs(lookup: Record<string, Schema | boolean>): void {
   for (const node of Object.values(lookup)) {
     if (typeof node !== "object") continue;
-    for (const [ref, absolute] of [[node.$ref, node.__absolute_ref__], [node.$recursiveRef, node.__absolute_recursive_ref__]]) {
+    for (
+      const [ref, absolute] of [[node.$ref, node.__absolute_ref__], [
+        node.$recursiveRef,
+        node.__absolute_recursive_ref__,
+      ]]
+    ) {
       if (ref === undefined) continue;
-      if (typeof ref !== "string") throw new SchemaError("invalid_schema", `Schema $ref must be a string, got ${describe(ref)}`);
+      if (typeof ref !== "string") {
+        throw new SchemaError("invalid_schema", `Schema $ref must be a string, got ${describe(ref)}`);
+      }
       if (lookup[absolute ?? ref] === undefined) {
         throw new SchemaError(
           "unresolved_ref",
-          `Schema $ref ${boundText(JSON.stringify(ref))} does not resolve: only refs inside the schema (#/$defs/…) and schemas registered with JsonSchemaValidator({ schemas }) resolve; refs are never fetched`,
+          `Schema $ref ${
+            boundText(JSON.stringify(ref))
+          } does not resolve: only refs inside the schema (#/$defs/…) and schemas registered with JsonSchemaValidator({ schemas }) resolve; refs are never fetched`,
           { ref },
         );
       }
@@ -266,7 +358,8 @@ function issuesFrom(units: readonly OutputUnit[], maxErrors: number): SchemaIssu
   let previous: OutputUnit | undefined;
   for (const unit of units) {
     if (issues.length >= maxErrors) break;
-    const afterFalseFollower = unit.keyword === "false" && previous !== undefined && FALSE_FOLLOWERS.has(previous.keyword);
+    const afterFalseFollower = unit.keyword === "false" && previous !== undefined &&
+      FALSE_FOLLOWERS.has(previous.keyword);
     if (!WRAPPER_KEYWORDS.has(unit.keyword) && !afterFalseFollower) {
       issues.push({ path: pointerOf(unit.instanceLocation), message: boundText(unit.error) });
     }
@@ -297,7 +390,13 @@ function checkPattern(pattern: unknown): void {
     new RegExp(pattern as string, "u");
     if (typeof pattern === "string") return;
   } catch (cause) {
-    throw new SchemaError("invalid_schema", `Schema pattern ${boundText(JSON.stringify(pattern) ?? String(pattern))} is not a valid regular expression`, { cause });
+    throw new SchemaError(
+      "invalid_schema",
+      `Schema pattern ${
+        boundText(JSON.stringify(pattern) ?? String(pattern))
+      } is not a valid regular expression`,
+      { cause },
+    );
   }
   throw new SchemaError("invalid_schema", `Schema pattern must be a string, got ${describe(pattern)}`);
 }

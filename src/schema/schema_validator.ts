@@ -22,7 +22,10 @@ export interface SchemaIssue {
 }
 
 /** The outcome of {@linkcode CompiledSchema.validate}. */
-export type SchemaCheck = { readonly valid: true } | { readonly valid: false; readonly errors: readonly SchemaIssue[] };
+export type SchemaCheck = { readonly valid: true } | {
+  readonly valid: false;
+  readonly errors: readonly SchemaIssue[];
+};
 
 /** A schema ready to validate values; `validate` never throws for a JSON value. */
 export interface CompiledSchema {

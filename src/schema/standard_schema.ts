@@ -16,8 +16,12 @@ export type StandardResult<Output> =
 
 /** The Standard JSON Schema converter (`~standard.jsonSchema`), offered by zod 4.2+, arktype 2.1.28+, valibot through `toStandardJsonSchema`. */
 export interface StandardJsonSchemaConverter {
-  readonly input: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> }) => Record<string, unknown>;
-  readonly output: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> }) => Record<string, unknown>;
+  readonly input: (
+    options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> },
+  ) => Record<string, unknown>;
+  readonly output: (
+    options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> },
+  ) => Record<string, unknown>;
 }
 
 /** The `~standard` property of a Standard Schema value. */
@@ -55,7 +59,10 @@ export type SchemaRole = "input" | "output";
  * zod 4's `toJSONSchema()` methods. `undefined` when the library offers none (valibot without
  * `toStandardJsonSchema`). A converter that throws propagates.
  */
-export function libraryJsonSchema(schema: StandardSchemaV1, io: SchemaRole): Record<string, unknown> | undefined {
+export function libraryJsonSchema(
+  schema: StandardSchemaV1,
+  io: SchemaRole,
+): Record<string, unknown> | undefined {
   const props = schema["~standard"];
   const converter = props.jsonSchema;
   if (converter && typeof converter[io] === "function") {
@@ -74,7 +81,9 @@ export function libraryJsonSchema(schema: StandardSchemaV1, io: SchemaRole): Rec
     return (methods.toJsonSchema as () => Record<string, unknown>).call(schema);
   }
   if (props.vendor === "zod" && typeof methods.toJSONSchema === "function") {
-    return (methods.toJSONSchema as (options: { io: SchemaRole }) => Record<string, unknown>).call(schema, { io });
+    return (methods.toJSONSchema as (options: { io: SchemaRole }) => Record<string, unknown>).call(schema, {
+      io,
+    });
   }
   return undefined;
 }

@@ -4,11 +4,26 @@
  * @module
  */
 import { InvalidOptionError } from "../wire/errors.ts";
-import { boundText, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ERRORS, depthIssue, integerOption, MAX_DEPTH_LIMIT, nestsDeeperThan, pointerFrom } from "./bounds.ts";
+import {
+  boundText,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ERRORS,
+  depthIssue,
+  integerOption,
+  MAX_DEPTH_LIMIT,
+  nestsDeeperThan,
+  pointerFrom,
+} from "./bounds.ts";
 import { JsonSchemaValidator } from "./json_schema_validator.ts";
 import { SchemaError } from "./schema_error.ts";
 import type { JsonSchema, JsonSchemaObject, SchemaIssue, SchemaValidator } from "./schema_validator.ts";
-import { isStandardSchema, libraryJsonSchema, type SchemaRole, type StandardOutput, type StandardSchemaV1 } from "./standard_schema.ts";
+import {
+  isStandardSchema,
+  libraryJsonSchema,
+  type SchemaRole,
+  type StandardOutput,
+  type StandardSchemaV1,
+} from "./standard_schema.ts";
 
 /** A JSON Schema or a Standard Schema value (zod 4, valibot, arktype…). */
 export type SchemaLike = JsonSchema | StandardSchemaV1;
@@ -65,15 +80,26 @@ let sharedValidator: JsonSchemaValidator | undefined;
  * const output = toolSchema({ type: "object", properties: { temp: { type: "number" } } }, { role: "output" });
  * ```
  */
-export function toolSchema<S extends StandardSchemaV1>(schema: S, options?: ToolSchemaOptions<S>): ToolSchema<StandardOutput<S>>;
-export function toolSchema(schema: JsonSchema, options?: ToolSchemaOptions<JsonSchema>): ToolSchema<Record<string, unknown>>;
+export function toolSchema<S extends StandardSchemaV1>(
+  schema: S,
+  options?: ToolSchemaOptions<S>,
+): ToolSchema<StandardOutput<S>>;
+export function toolSchema(
+  schema: JsonSchema,
+  options?: ToolSchemaOptions<JsonSchema>,
+): ToolSchema<Record<string, unknown>>;
 export function toolSchema(schema: SchemaLike, options: ToolSchemaOptions<never> = {}): ToolSchema<unknown> {
   const role = options.role ?? "input";
-  if (role !== "input" && role !== "output") throw new InvalidOptionError(`Option role must be "input" or "output", got ${String(role)}`);
+  if (role !== "input" && role !== "output") {
+    throw new InvalidOptionError(`Option role must be "input" or "output", got ${String(role)}`);
+  }
   const maxErrors = integerOption("maxErrors", options.maxErrors, DEFAULT_MAX_ERRORS, 1);
   const maxDepth = integerOption("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH, 1, MAX_DEPTH_LIMIT);
   if (isStandardSchema(schema)) {
-    const jsonSchema = objectAtTop(derive(schema, role, options as ToolSchemaOptions<StandardSchemaV1>), role);
+    const jsonSchema = objectAtTop(
+      derive(schema, role, options as ToolSchemaOptions<StandardSchemaV1>),
+      role,
+    );
     const props = schema["~standard"];
     return {
       jsonSchema,
@@ -86,10 +112,19 @@ export function toolSchema(schema: SchemaLike, options: ToolSchemaOptions<never>
     };
   }
   if (options.jsonSchema !== undefined || options.converter !== undefined) {
-    throw new InvalidOptionError("Options jsonSchema and converter apply to Standard Schema values only; this schema is already a JSON Schema");
+    throw new InvalidOptionError(
+      "Options jsonSchema and converter apply to Standard Schema values only; this schema is already a JSON Schema",
+    );
   }
-  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-    throw new SchemaError("invalid_schema", `A tool ${role} schema must be a JSON Schema object or a Standard Schema value, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`);
+  if (
+    typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))
+  ) {
+    throw new SchemaError(
+      "invalid_schema",
+      `A tool ${role} schema must be a JSON Schema object or a Standard Schema value, got ${
+        schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema
+      }`,
+    );
   }
   const jsonSchema = objectAtTop(schema, role);
   const validator = options.validator ?? (sharedValidator ??= new JsonSchemaValidator());
@@ -104,7 +139,11 @@ export function toolSchema(schema: SchemaLike, options: ToolSchemaOptions<never>
 }
 
 /** The wire JSON Schema of a Standard Schema value: explicit, user converter, or the library's own. */
-function derive(schema: StandardSchemaV1, role: SchemaRole, options: ToolSchemaOptions<StandardSchemaV1>): JsonSchema {
+function derive(
+  schema: StandardSchemaV1,
+  role: SchemaRole,
+  options: ToolSchemaOptions<StandardSchemaV1>,
+): JsonSchema {
   if (options.jsonSchema !== undefined) return options.jsonSchema;
   const vendor = schema["~standard"].vendor;
   let derived: object | undefined;
@@ -112,14 +151,30 @@ function derive(schema: StandardSchemaV1, role: SchemaRole, options: ToolSchemaO
     derived = options.converter ? options.converter(schema, { role }) : libraryJsonSchema(schema, role);
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new SchemaError("conversion_failed", `The ${vendor} schema could not be converted to JSON Schema: ${boundText(detail)}; pass the jsonSchema option instead`, { cause });
+    throw new SchemaError(
+      "conversion_failed",
+      `The ${vendor} schema could not be converted to JSON Schema: ${
+        boundText(detail)
+      }; pass the jsonSchema option instead`,
+      { cause },
+    );
   }
   if (derived === undefined) {
-    const hint = vendor === "valibot" ? " (for valibot: converter: (s) => toJsonSchema(s) from @valibot/to-json-schema, or wrap the schema with its toStandardJsonSchema)" : "";
-    throw new SchemaError("no_json_schema", `The ${vendor} schema offers no JSON Schema converter: pass the jsonSchema or converter option${hint}`);
+    const hint = vendor === "valibot"
+      ? " (for valibot: converter: (s) => toJsonSchema(s) from @valibot/to-json-schema, or wrap the schema with its toStandardJsonSchema)"
+      : "";
+    throw new SchemaError(
+      "no_json_schema",
+      `The ${vendor} schema offers no JSON Schema converter: pass the jsonSchema or converter option${hint}`,
+    );
   }
   if (typeof derived !== "object" || derived === null || Array.isArray(derived)) {
-    throw new SchemaError("conversion_failed", `The ${vendor} schema converter returned ${derived === null ? "null" : typeof derived}, not a JSON Schema object`);
+    throw new SchemaError(
+      "conversion_failed",
+      `The ${vendor} schema converter returned ${
+        derived === null ? "null" : typeof derived
+      }, not a JSON Schema object`,
+    );
   }
   return derived as JsonSchemaObject;
 }
@@ -127,17 +182,37 @@ function derive(schema: StandardSchemaV1, role: SchemaRole, options: ToolSchemaO
 /** MCP requires `type: "object"` at the top of tool input and output schemas: add it when absent, refuse anything else. */
 function objectAtTop(schema: JsonSchema, role: SchemaRole): JsonSchemaObject {
   if (schema === true) return { type: "object" };
-  if (schema === false) throw new SchemaError("not_object", `A tool ${role} schema must accept objects, got false`);
+  if (schema === false) {
+    throw new SchemaError("not_object", `A tool ${role} schema must accept objects, got false`);
+  }
   if (schema.type === "object") return schema;
   if (schema.type === undefined) return { type: "object", ...schema };
-  throw new SchemaError("not_object", `A tool ${role} schema must have type "object" at the top (MCP), got type ${boundText(JSON.stringify(schema.type) ?? String(schema.type))}`);
+  throw new SchemaError(
+    "not_object",
+    `A tool ${role} schema must have type "object" at the top (MCP), got type ${
+      boundText(JSON.stringify(schema.type) ?? String(schema.type))
+    }`,
+  );
 }
 
-function issuesFrom(issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }>, maxErrors: number, vendor: string): SchemaIssue[] {
+function issuesFrom(
+  issues: ReadonlyArray<
+    {
+      readonly message: string;
+      readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+    }
+  >,
+  maxErrors: number,
+  vendor: string,
+): SchemaIssue[] {
   const out: SchemaIssue[] = [];
   for (const issue of issues.slice(0, maxErrors)) {
-    const segments = (issue.path ?? []).map((segment) => typeof segment === "object" && segment !== null ? segment.key : segment);
-    const message = typeof issue.message === "string" && issue.message.length > 0 ? issue.message : `Invalid value (${vendor})`;
+    const segments = (issue.path ?? []).map((segment) =>
+      typeof segment === "object" && segment !== null ? segment.key : segment
+    );
+    const message = typeof issue.message === "string" && issue.message.length > 0
+      ? issue.message
+      : `Invalid value (${vendor})`;
     out.push({ path: pointerFrom(segments), message: boundText(message) });
   }
   if (out.length === 0) out.push({ path: "", message: `Invalid value (${vendor} reported no issue detail)` });

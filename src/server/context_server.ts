@@ -4,8 +4,18 @@
  */
 import type { Duplex } from "../stream/duplex.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
-import { type CacheScope, buildDiscoverResult, type DiscoverResult } from "../wire/discover_result.ts";
-import type { KnownMethod, MethodMap, NoMethods, NotificationMap, NotificationParamsOf, OtherMethod, ParamsOf, ResultOf, UntypedMethod } from "../wire/method_map.ts";
+import { buildDiscoverResult, type CacheScope, type DiscoverResult } from "../wire/discover_result.ts";
+import type {
+  KnownMethod,
+  MethodMap,
+  NoMethods,
+  NotificationMap,
+  NotificationParamsOf,
+  OtherMethod,
+  ParamsOf,
+  ResultOf,
+  UntypedMethod,
+} from "../wire/method_map.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
 import { integerOption, numberOption } from "../stream/options.ts";
@@ -13,13 +23,34 @@ import type { TimeProvider } from "../stream/time_provider.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { ServerVersions } from "../wire/server_versions.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
-import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions } from "../rpc/json_rpc_connection.ts";
+import {
+  type ConnectionCloseInfo,
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+} from "../rpc/json_rpc_connection.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import type { FeatureHost } from "./features/feature_host.ts";
-import type { PromptArguments, PromptConfig, PromptHandler, RegisteredPrompt } from "./features/prompt_registry.ts";
-import type { RegisteredResource, ResourceConfig, ResourceReader, ResourceTemplateConfig, ResourceTemplateReader } from "./features/resource_registry.ts";
+import type {
+  PromptArguments,
+  PromptConfig,
+  PromptHandler,
+  RegisteredPrompt,
+} from "./features/prompt_registry.ts";
+import type {
+  RegisteredResource,
+  ResourceConfig,
+  ResourceReader,
+  ResourceTemplateConfig,
+  ResourceTemplateReader,
+} from "./features/resource_registry.ts";
 import { ServerFeatures, type ServerFeaturesOptions } from "./features/server_features.ts";
-import type { RegisteredTool, ToolArguments, ToolConfig, ToolHandler, ToolSchemaInput } from "./features/tool_registry.ts";
+import type {
+  RegisteredTool,
+  ToolArguments,
+  ToolConfig,
+  ToolHandler,
+  ToolSchemaInput,
+} from "./features/tool_registry.ts";
 import type { SchemaLike } from "../schema/tool_schema.ts";
 import {
   BUILT_IN_METHODS,
@@ -35,10 +66,17 @@ import { RequestStateCodec, type RequestStateCodecOptions } from "./request_stat
 
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
-export type { RequestEra, ServerRequestContext, ServerToClientRequestOptions } from "./server_request_context.ts";
+export type {
+  RequestEra,
+  ServerRequestContext,
+  ServerToClientRequestOptions,
+} from "./server_request_context.ts";
 
 /** The bounds of each served connection: every {@linkcode JsonRpcConnectionOptions} the server does not set itself. */
-export type ServerConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
+export type ServerConnectionOptions = Omit<
+  JsonRpcConnectionOptions,
+  "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider"
+>;
 
 /** Options of {@linkcode ContextServer}. Server-level options are top level; each connection's bounds sit under `connection`. */
 export interface ContextServerOptions {
@@ -92,7 +130,17 @@ export interface ContextServerOptions {
 export type ServeResult = ConnectionCloseInfo;
 
 /** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
-const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes", "answerInvalidInput", "maxQueuedOutputBytes", "writeBlockBytes", "maxMessageBytes", "drainTimeout"];
+const CONNECTION_KEYS = [
+  "endOfStreamTimeout",
+  "shutdownTimeout",
+  "maxConcurrentRequests",
+  "maxQueuedInputBytes",
+  "answerInvalidInput",
+  "maxQueuedOutputBytes",
+  "writeBlockBytes",
+  "maxMessageBytes",
+  "drainTimeout",
+];
 
 /**
  * Serves MCP to any number of connections, both eras on each. Legacy `initialize` is an admission
@@ -109,8 +157,10 @@ const CONNECTION_KEYS = ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrent
  * await server.serve(stdio()); // resolves when the client closes the stream
  * ```
  */
-export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Notifications extends NotificationMap = NoMethods>
-  implements AsyncDisposable {
+export class ContextServer<
+  Requests extends MethodMap<Requests> = NoMethods,
+  Notifications extends NotificationMap = NoMethods,
+> implements AsyncDisposable {
   /** The `Implementation` this server reports. */
   readonly serverInfo: Implementation;
   readonly instructions: string | undefined;
@@ -148,22 +198,45 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       exposeInternalErrors,
       connection,
     } = options ?? ({} as ContextServerOptions);
-    if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("Option name must be a non-empty string");
-    if (typeof version !== "string") throw new InvalidOptionError(`Option version must be a string, got ${typeof version}`);
-    if (!isPlainObject(capabilities)) throw new InvalidOptionError("Option capabilities must be an object (omit it for none)");
-    if (instructions !== undefined && typeof instructions !== "string") throw new InvalidOptionError("Option instructions must be a string");
-    if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") {
-      throw new InvalidOptionError(`Option cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`);
+    if (typeof name !== "string" || name.length === 0) {
+      throw new InvalidOptionError("Option name must be a non-empty string");
     }
-    if (unenvelopedRequests !== undefined && unenvelopedRequests !== "reject" && unenvelopedRequests !== "legacy") {
-      throw new InvalidOptionError(`Option unenvelopedRequests must be "reject" or "legacy", got ${JSON.stringify(unenvelopedRequests)}`);
+    if (typeof version !== "string") {
+      throw new InvalidOptionError(`Option version must be a string, got ${typeof version}`);
+    }
+    if (!isPlainObject(capabilities)) {
+      throw new InvalidOptionError("Option capabilities must be an object (omit it for none)");
+    }
+    if (instructions !== undefined && typeof instructions !== "string") {
+      throw new InvalidOptionError("Option instructions must be a string");
+    }
+    if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") {
+      throw new InvalidOptionError(
+        `Option cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`,
+      );
+    }
+    if (
+      unenvelopedRequests !== undefined && unenvelopedRequests !== "reject" &&
+      unenvelopedRequests !== "legacy"
+    ) {
+      throw new InvalidOptionError(
+        `Option unenvelopedRequests must be "reject" or "legacy", got ${JSON.stringify(unenvelopedRequests)}`,
+      );
     }
     if (exposeInternalErrors !== undefined && typeof exposeInternalErrors !== "boolean") {
-      throw new InvalidOptionError(`Option exposeInternalErrors must be a boolean, got ${typeof exposeInternalErrors}`);
+      throw new InvalidOptionError(
+        `Option exposeInternalErrors must be a boolean, got ${typeof exposeInternalErrors}`,
+      );
     }
-    if (connection !== undefined && !isPlainObject(connection)) throw new InvalidOptionError("Option connection must be an object");
+    if (connection !== undefined && !isPlainObject(connection)) {
+      throw new InvalidOptionError("Option connection must be an object");
+    }
     for (const key of CONNECTION_KEYS) {
-      if (key in options) throw new InvalidOptionError(`Option ${key} belongs under connection: { ${key} } (options nest by layer)`);
+      if (key in options) {
+        throw new InvalidOptionError(
+          `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
+        );
+      }
     }
     const ttlMs = Math.floor(numberOption("discoverTtlMs", discoverTtlMs, 0));
     this.serverInfo = title === undefined ? { name, version } : { name, version, title };
@@ -185,7 +258,15 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     };
     this.#report = report;
     // Capabilities (and so the discover result) follow what is registered: dispatch reads them per request.
-    const discover = () => buildDiscoverResult({ serverInfo: this.serverInfo, supportedVersions: this.versions.modern, capabilities: this.capabilities, instructions, ttlMs, cacheScope: cacheScope ?? "private" });
+    const discover = () =>
+      buildDiscoverResult({
+        serverInfo: this.serverInfo,
+        supportedVersions: this.versions.modern,
+        capabilities: this.capabilities,
+        instructions,
+        ttlMs,
+        cacheScope: cacheScope ?? "private",
+      });
     const getCapabilities = () => this.capabilities;
     const getDiscover = () => (this.#discover ??= discover());
     this.#dispatch = new ServerDispatch({
@@ -201,7 +282,9 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
       unenvelopedRequests: unenvelopedRequests ?? "reject",
       handlers: this.#handlers,
       inputRounds: new InputRounds({
-        codec: requestState instanceof RequestStateCodec ? requestState : new RequestStateCodec({ timeProvider, ...requestState }),
+        codec: requestState instanceof RequestStateCodec
+          ? requestState
+          : new RequestStateCodec({ timeProvider, ...requestState }),
         clientRequestTimeout,
         timeProvider,
       }),
@@ -226,7 +309,11 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
    * `handler` runs, `structuredContent` against `outputSchema`; a thrown error becomes an `isError`
    * result. See {@linkcode ServerFeatures.tool}.
    */
-  tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+  tool<S extends ToolSchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<S>,
+    handler: ToolHandler<ToolArguments<S>>,
+  ): RegisteredTool {
     return this.features.tool(name, config, handler);
   }
 
@@ -236,12 +323,20 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
   }
 
   /** Registers a resource template (RFC 6570 levels 1–3) with optional `list` and `complete`. See {@linkcode ServerFeatures.resourceTemplate}. */
-  resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
+  resourceTemplate(
+    uriTemplate: string,
+    config: ResourceTemplateConfig,
+    read: ResourceTemplateReader,
+  ): RegisteredResource {
     return this.features.resourceTemplate(uriTemplate, config, read);
   }
 
   /** Registers a prompt (arguments as a list or a schema). See {@linkcode ServerFeatures.prompt}. */
-  prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
+  prompt<S extends SchemaLike | undefined = undefined>(
+    name: string,
+    config: PromptConfig<S>,
+    handler: PromptHandler<PromptArguments<S>>,
+  ): RegisteredPrompt {
     return this.features.prompt(name, config, handler);
   }
 
@@ -274,7 +369,11 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
     return {
       handle: (method, handler) => void this.#handlers.setRequest(method, handler as ServerRequestHandler),
       *sessions() {
-        for (const session of sessions) if (session.legacy?.initialized && session.notify) yield session as ServerSession & { notify: NonNullable<ServerSession["notify"]> };
+        for (const session of sessions) {
+          if (session.legacy?.initialized && session.notify) {
+            yield session as ServerSession & { notify: NonNullable<ServerSession["notify"]> };
+          }
+        }
       },
       setLogLevel: (session, level) => {
         const legacy = (session as ServerSession).legacy;
@@ -286,21 +385,34 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
   }
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */
-  handle<M extends KnownMethod<Requests>>(method: M, handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>): this;
+  handle<M extends KnownMethod<Requests>>(
+    method: M,
+    handler: ServerRequestHandler<ParamsOf<Requests, M>, ResultOf<Requests, M>>,
+  ): this;
   /** Registers the handler of a request `Requests` does not name: its params and result are `unknown`. */
   handle<M extends string>(method: M & OtherMethod<Requests, M>, handler: ServerRequestHandler): this;
   /** Registers a handler with params of type `P` asserted by the caller (only while `Requests` names no method). */
   handle<P>(method: UntypedMethod<Requests>, handler: ServerRequestHandler<P>): this;
   handle(method: string, handler: ServerRequestHandler<never>): this {
-    if (BUILT_IN_METHODS.has(method)) throw new InvalidOptionError(`Method ${method} is answered by ContextServer itself and cannot be handled`);
+    if (BUILT_IN_METHODS.has(method)) {
+      throw new InvalidOptionError(
+        `Method ${method} is answered by ContextServer itself and cannot be handled`,
+      );
+    }
     this.#handlers.setRequest(method, handler as ServerRequestHandler);
     return this;
   }
 
   /** Registers the handler of notification `method` (`notifications/initialized` and `notifications/cancelled` included). */
-  onNotification<M extends KnownMethod<Notifications>>(method: M, handler: ServerNotificationHandler<NotificationParamsOf<Notifications, M>>): this;
+  onNotification<M extends KnownMethod<Notifications>>(
+    method: M,
+    handler: ServerNotificationHandler<NotificationParamsOf<Notifications, M>>,
+  ): this;
   /** Registers the handler of a notification `Notifications` does not name: its params are `unknown`. */
-  onNotification<M extends string>(method: M & OtherMethod<Notifications, M>, handler: ServerNotificationHandler): this;
+  onNotification<M extends string>(
+    method: M & OtherMethod<Notifications, M>,
+    handler: ServerNotificationHandler,
+  ): this;
   /** Registers a notification handler with params of type `P` asserted by the caller (only while `Notifications` names no method). */
   onNotification<P>(method: UntypedMethod<Notifications>, handler: ServerNotificationHandler<P>): this;
   onNotification(method: string, handler: ServerNotificationHandler<never>): this {
@@ -329,7 +441,11 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
    */
   async serve(transport: Duplex | NewlineChannel): Promise<ServeResult> {
     if (this.#closing) throw new ClosedError("The server is closed: it serves no new connections");
-    const { connection, session } = StreamDispatchContext.drive(this.#dispatch, transport, this.#connectionOptions);
+    const { connection, session } = StreamDispatchContext.drive(
+      this.#dispatch,
+      transport,
+      this.#connectionOptions,
+    );
     this.#connections.add(connection);
     this.#sessions.add(session);
     try {
@@ -343,7 +459,9 @@ export class ContextServer<Requests extends MethodMap<Requests> = NoMethods, Not
 
   /** Closes every live connection (no grace: handlers are cancelled, output drains bounded) and refuses new ones. */
   close(): Promise<void> {
-    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() => this.#markClosed());
+    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() =>
+      this.#markClosed()
+    );
     return this.#closing;
   }
 

@@ -7,8 +7,18 @@
  */
 import { asError, ErrorCodes, isTransportError, JsonRpcError } from "../wire/errors.ts";
 import type { DiscoverResult } from "../wire/discover_result.ts";
-import { classifyMessage, errorResponse, errorResponseFor, type IncomingRequest } from "../wire/json_rpc_message.ts";
-import { decorateModernResult, isImplementation, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
+import {
+  classifyMessage,
+  errorResponse,
+  errorResponseFor,
+  type IncomingRequest,
+} from "../wire/json_rpc_message.ts";
+import {
+  decorateModernResult,
+  isImplementation,
+  isPlainObject,
+  readRequestEnvelope,
+} from "../wire/meta_envelope.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
@@ -24,7 +34,10 @@ import { quotePeerText } from "../wire/quote_peer_text.ts";
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
  * any other throw is reported and answered -32603 "Internal error" (see `exposeInternalErrors`).
  */
-export type ServerRequestHandler<P = unknown, R = unknown> = (params: P, context: ServerRequestContext) => R | Promise<R>;
+export type ServerRequestHandler<P = unknown, R = unknown> = (
+  params: P,
+  context: ServerRequestContext,
+) => R | Promise<R>;
 /** Handles one notification from the client. */
 export type ServerNotificationHandler<P = unknown> = (params: P) => unknown;
 /** The server's one registry: request handlers and notification handlers by method. */
@@ -105,10 +118,21 @@ export class ServerDispatch {
         }
         return undefined;
       case "invalid":
-        return errorResponse(classified.id, ErrorCodes.InvalidRequest, `Invalid request: ${classified.reason}`);
+        return errorResponse(
+          classified.id,
+          ErrorCodes.InvalidRequest,
+          `Invalid request: ${classified.reason}`,
+        );
       case "result":
       case "error":
-        this.#s.report(new JsonRpcError(ErrorCodes.InvalidRequest, `A response (id ${quotePeerText(classified.id)}) reached dispatch: replies to server-to-client requests belong to the transport that sent them`));
+        this.#s.report(
+          new JsonRpcError(
+            ErrorCodes.InvalidRequest,
+            `A response (id ${
+              quotePeerText(classified.id)
+            }) reached dispatch: replies to server-to-client requests belong to the transport that sent them`,
+          ),
+        );
         return undefined;
     }
   }
@@ -127,7 +151,9 @@ export class ServerDispatch {
     } catch (error) {
       throw this.#internal(error, context);
     }
-    return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(this.#internal(error, context))) : result;
+    return result instanceof Promise
+      ? result.catch((error: unknown) => Promise.reject(this.#internal(error, context)))
+      : result;
   }
 
   /** A `JsonRpcError` as it is; anything else reported (unless the request was aborted) and replaced by a -32603. */
@@ -135,8 +161,12 @@ export class ServerDispatch {
     if (error instanceof JsonRpcError) return error;
     const full = asError(error);
     if (!context.signal.aborted) this.#s.report(full);
-    const expose = this.#s.exposeInternalErrors || (isTransportError(error) && LIBRARY_OUTCOMES.has(error.code));
-    return new JsonRpcError(ErrorCodes.InternalError, expose ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE);
+    const expose = this.#s.exposeInternalErrors ||
+      (isTransportError(error) && LIBRARY_OUTCOMES.has(error.code));
+    return new JsonRpcError(
+      ErrorCodes.InternalError,
+      expose ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE,
+    );
   }
 
   #answer(request: IncomingRequest, context: DispatchContext): unknown {
@@ -146,14 +176,18 @@ export class ServerDispatch {
     switch (reading.kind) {
       case "malformed":
         // A readable but unsupported version is the more useful answer: the client can retry with one we speak.
-        if (reading.protocolVersion !== undefined && !this.#s.versions.supportsModern(reading.protocolVersion)) {
+        if (
+          reading.protocolVersion !== undefined && !this.#s.versions.supportsModern(reading.protocolVersion)
+        ) {
           throw this.#s.versions.unsupported(reading.protocolVersion);
         }
         throw invalidParams(reading.message);
       case "envelope": {
         const { envelope } = reading;
         const { versions, serverInfo } = this.#s;
-        if (!versions.supportsModern(envelope.protocolVersion)) throw versions.unsupported(envelope.protocolVersion);
+        if (!versions.supportsModern(envelope.protocolVersion)) {
+          throw versions.unsupported(envelope.protocolVersion);
+        }
         if (method === "server/discover") return this.#s.discover;
         if (method === "ping") return decorateModernResult({}, serverInfo);
         const result = this.#invoke(request, context, {
@@ -163,21 +197,31 @@ export class ServerDispatch {
           clientCapabilities: envelope.clientCapabilities,
           logLevel: envelope.logLevel,
         });
-        return result instanceof Promise ? result.then((value) => this.#decorate(value, method, context)) : this.#decorate(result, method, context);
+        return result instanceof Promise
+          ? result.then((value) => this.#decorate(value, method, context))
+          : this.#decorate(result, method, context);
       }
       case "none": {
         if (method === "ping") return {};
         if (method === "server/discover") {
-          throw invalidParams(`server/discover is a modern request: params._meta must carry the io.modelcontextprotocol envelope`);
+          throw invalidParams(
+            `server/discover is a modern request: params._meta must carry the io.modelcontextprotocol envelope`,
+          );
         }
         let legacy = context.session?.legacy;
         if (legacy === undefined) {
           if (this.#s.unenvelopedRequests === "reject" || this.#s.versions.legacy.length === 0) {
             throw invalidParams(
-              `Request ${quotePeerText(method)} arrived before initialize and without the modern _meta envelope: send initialize first (legacy) or params._meta["io.modelcontextprotocol/protocolVersion"] (modern)`,
+              `Request ${
+                quotePeerText(method)
+              } arrived before initialize and without the modern _meta envelope: send initialize first (legacy) or params._meta["io.modelcontextprotocol/protocolVersion"] (modern)`,
             );
           }
-          legacy = { protocolVersion: this.#s.versions.legacy[0], clientInfo: undefined, clientCapabilities: {} };
+          legacy = {
+            protocolVersion: this.#s.versions.legacy[0],
+            clientInfo: undefined,
+            clientCapabilities: {},
+          };
         }
         return this.#invoke(request, context, {
           era: "legacy",
@@ -204,7 +248,10 @@ export class ServerDispatch {
       throw invalidParams("Invalid initialize params: protocolVersion must be a string");
     }
     if (session?.legacy !== undefined) {
-      throw new JsonRpcError(ErrorCodes.InvalidRequest, "Invalid request: initialize was already answered on this connection");
+      throw new JsonRpcError(
+        ErrorCodes.InvalidRequest,
+        "Invalid request: initialize was already answered on this connection",
+      );
     }
     const protocolVersion = this.#s.versions.negotiateLegacy(params.protocolVersion);
     if (session) {
@@ -214,7 +261,11 @@ export class ServerDispatch {
         clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
       };
     }
-    const result: Record<string, unknown> = { protocolVersion, capabilities: this.#s.capabilities, serverInfo: this.#s.serverInfo };
+    const result: Record<string, unknown> = {
+      protocolVersion,
+      capabilities: this.#s.capabilities,
+      serverInfo: this.#s.serverInfo,
+    };
     if (this.#s.instructions !== undefined) result.instructions = this.#s.instructions;
     return result;
   }
@@ -227,7 +278,9 @@ export class ServerDispatch {
     const serverInfo = this.#s.serverInfo;
     if ((context as { [TEXT_RESULTS]?: boolean })[TEXT_RESULTS] === true) {
       let members = this.#resultMembers;
-      if (members?.serverInfo !== serverInfo) members = this.#resultMembers = { serverInfo, text: serverInfoMembersText(serverInfo) };
+      if (members?.serverInfo !== serverInfo) {
+        members = this.#resultMembers = { serverInfo, text: serverInfoMembersText(serverInfo) };
+      }
       const text = decoratedResultText(result, members.text, method);
       if (text !== undefined) return new JsonText(text);
     }
@@ -236,12 +289,20 @@ export class ServerDispatch {
 
   #invoke(request: IncomingRequest, context: DispatchContext, era: RequestEra): unknown {
     const handler = this.#s.handlers.request(request.method);
-    if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
+    if (!handler) {
+      throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
+    }
     const input = new RoundInput(request, context, era);
     const rounds = this.#s.inputRounds;
-    if (!acceptsInputRequests(request.method)) return handler(request.params, new ServerContext(context, request, era, rounds.passive(input)));
+    if (!acceptsInputRequests(request.method)) {
+      return handler(request.params, new ServerContext(context, request, era, rounds.passive(input)));
+    }
     // Modern: the round may end with input_required; legacy: asks are real requests to the client.
-    return runModernRound(rounds, input, (asker) => handler(request.params, new ServerContext(context, request, era, asker)));
+    return runModernRound(
+      rounds,
+      input,
+      (asker) => handler(request.params, new ServerContext(context, request, era, asker)),
+    );
   }
 }
 
@@ -275,6 +336,8 @@ class RoundInput implements InputRoundRequest {
   get sendRequest(): InputRoundRequest["sendRequest"] {
     const context = this.context;
     const send = context.request;
-    return send === undefined ? undefined : (method, params, options) => send.call(context, method, params, options);
+    return send === undefined
+      ? undefined
+      : (method, params, options) => send.call(context, method, params, options);
   }
 }

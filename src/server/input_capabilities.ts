@@ -25,7 +25,11 @@ export function acceptsInputRequests(method: string): boolean {
  * `mode: "url"`. Sampling: `sampling`, `sampling.tools` when `tools` or `toolChoice` is set,
  * `sampling.context` when `includeContext` is `thisServer` or `allServers`. Roots: `roots`.
  */
-export function missingCapabilities(method: InputMethod, params: unknown, capabilities: Capabilities): Capabilities | undefined {
+export function missingCapabilities(
+  method: InputMethod,
+  params: unknown,
+  capabilities: Capabilities,
+): Capabilities | undefined {
   const p = isPlainObject(params) ? params : {};
   switch (method) {
     case "elicitation/create": {
@@ -40,8 +44,13 @@ export function missingCapabilities(method: InputMethod, params: unknown, capabi
         if (p.includeContext === "thisServer" || p.includeContext === "allServers") needed.context = {};
         return { sampling: needed };
       }
-      if ((p.tools !== undefined || p.toolChoice !== undefined) && !isPlainObject(sampling.tools)) return { sampling: { tools: {} } };
-      if ((p.includeContext === "thisServer" || p.includeContext === "allServers") && !isPlainObject(sampling.context)) {
+      if ((p.tools !== undefined || p.toolChoice !== undefined) && !isPlainObject(sampling.tools)) {
+        return { sampling: { tools: {} } };
+      }
+      if (
+        (p.includeContext === "thisServer" || p.includeContext === "allServers") &&
+        !isPlainObject(sampling.context)
+      ) {
         return { sampling: { context: {} } };
       }
       return undefined;
@@ -63,7 +72,9 @@ export function supportsElicitation(capabilities: Capabilities, mode: "form" | "
 export function missingCapabilityError(method: InputMethod, required: Capabilities): JsonRpcError {
   return new JsonRpcError(
     ErrorCodes.MissingRequiredClientCapability,
-    `Missing required client capability: ${method} needs ${JSON.stringify(required)}, which this request's client capabilities do not declare`,
+    `Missing required client capability: ${method} needs ${
+      JSON.stringify(required)
+    }, which this request's client capabilities do not declare`,
     { requiredCapabilities: required },
   );
 }
@@ -81,18 +92,28 @@ export function invalidAnswer(method: InputMethod, value: unknown): string | und
       if (value.action !== "accept" && value.action !== "decline" && value.action !== "cancel") {
         return `expected action "accept", "decline" or "cancel", got ${describe(value.action)}`;
       }
-      if (value.content !== undefined && !isPlainObject(value.content)) return `expected content to be an object, got ${describe(value.content)}`;
+      if (value.content !== undefined && !isPlainObject(value.content)) {
+        return `expected content to be an object, got ${describe(value.content)}`;
+      }
       return undefined;
     case "sampling/createMessage":
-      if (value.role !== "assistant" && value.role !== "user") return `expected role "assistant" or "user", got ${describe(value.role)}`;
-      if (!isPlainObject(value.content) && !(Array.isArray(value.content) && value.content.every(isPlainObject))) {
+      if (value.role !== "assistant" && value.role !== "user") {
+        return `expected role "assistant" or "user", got ${describe(value.role)}`;
+      }
+      if (
+        !isPlainObject(value.content) && !(Array.isArray(value.content) && value.content.every(isPlainObject))
+      ) {
         return `expected content to be a content block or an array of them, got ${describe(value.content)}`;
       }
-      if (typeof value.model !== "string") return `expected model to be a string, got ${describe(value.model)}`;
+      if (typeof value.model !== "string") {
+        return `expected model to be a string, got ${describe(value.model)}`;
+      }
       return undefined;
     case "roots/list":
       if (!Array.isArray(value.roots)) return `expected roots to be an array, got ${describe(value.roots)}`;
-      if (!value.roots.every((root) => isPlainObject(root) && typeof root.uri === "string")) return "expected every root to be an object with a string uri";
+      if (!value.roots.every((root) => isPlainObject(root) && typeof root.uri === "string")) {
+        return "expected every root to be an object with a string uri";
+      }
       return undefined;
   }
 }

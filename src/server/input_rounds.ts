@@ -39,7 +39,14 @@ import type {
 } from "../wire/protocol/v2026_07_28.ts";
 import { numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { acceptsInputRequests, type InputMethod, invalidAnswer, missingCapabilities, missingCapabilityError, supportsElicitation } from "./input_capabilities.ts";
+import {
+  acceptsInputRequests,
+  type InputMethod,
+  invalidAnswer,
+  missingCapabilities,
+  missingCapabilityError,
+  supportsElicitation,
+} from "./input_capabilities.ts";
 import { type RequestStateBinding, RequestStateCodec } from "./request_state.ts";
 import { RequestStateError } from "./request_state_error.ts";
 
@@ -77,7 +84,11 @@ export interface InputContext {
 }
 
 /** Sends one server-to-client request on a legacy connection and resolves with the client's result. */
-export type SendClientRequest = (method: string, params: unknown, options: { signal: AbortSignal }) => Promise<unknown>;
+export type SendClientRequest = (
+  method: string,
+  params: unknown,
+  options: { signal: AbortSignal },
+) => Promise<unknown>;
 
 /** One incoming request, as the engine needs it. */
 export interface InputRoundRequest {
@@ -126,13 +137,18 @@ export class InputRequiredSignal extends Error {
   /** The key of the input request that ended the round. */
   readonly key: string;
   constructor(key: string) {
-    super(`Input required: the client has not answered input request ${JSON.stringify(key)} yet; this round ends and the request answers input_required`);
+    super(
+      `Input required: the client has not answered input request ${
+        JSON.stringify(key)
+      } yet; this round ends and the request answers input_required`,
+    );
     this.name = "InputRequiredSignal";
     this.key = key;
     Object.defineProperty(this, SIGNAL_BRAND, { value: true });
   }
   static override [Symbol.hasInstance](value: unknown): value is InputRequiredSignal {
-    return typeof value === "object" && value !== null && (value as { [SIGNAL_BRAND]?: unknown })[SIGNAL_BRAND] === true;
+    return typeof value === "object" && value !== null &&
+      (value as { [SIGNAL_BRAND]?: unknown })[SIGNAL_BRAND] === true;
   }
 }
 
@@ -177,8 +193,13 @@ export class InputRounds {
    * {@linkcode RequestStateError} (-32602) for bad `requestState` or `inputResponses`. Legacy:
    * resolves with the body's value.
    */
-  async run<T>(request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): Promise<T | InputRequiredOutcome> {
-    if (request.era === "legacy") return await body(new LegacyInput(request, this.clientRequestTimeout, this.#time));
+  async run<T>(
+    request: InputRoundRequest,
+    body: (input: InputContext) => T | Promise<T>,
+  ): Promise<T | InputRequiredOutcome> {
+    if (request.era === "legacy") {
+      return await body(new LegacyInput(request, this.clientRequestTimeout, this.#time));
+    }
     return this.#runModern(request, body);
   }
 
@@ -192,7 +213,10 @@ export class InputRounds {
     return new LegacyInput(cannotSend, this.clientRequestTimeout, this.#time);
   }
 
-  async #runModern<T>(request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): Promise<T | InputRequiredOutcome> {
+  async #runModern<T>(
+    request: InputRoundRequest,
+    body: (input: InputContext) => T | Promise<T>,
+  ): Promise<T | InputRequiredOutcome> {
     const params = isPlainObject(request.params) ? request.params : {};
     const binding = { method: request.method, params, principal: request.principal };
     let responses: Record<string, unknown> = {};
@@ -200,13 +224,21 @@ export class InputRounds {
       if (!isPlainObject(params.inputResponses)) {
         throw new RequestStateError(
           "invalid_input",
-          `Invalid inputResponses: expected an object keyed by the server's input request keys, got ${params.inputResponses === null ? "null" : Array.isArray(params.inputResponses) ? "an array" : typeof params.inputResponses}`,
+          `Invalid inputResponses: expected an object keyed by the server's input request keys, got ${
+            params.inputResponses === null
+              ? "null"
+              : Array.isArray(params.inputResponses)
+              ? "an array"
+              : typeof params.inputResponses
+          }`,
         );
       }
       responses = params.inputResponses;
     }
     let carried: CarriedState = { r: 0, a: {}, o: {} };
-    if (params.requestState !== undefined) carried = carriedStateOf(await this.codec.open(params.requestState, binding));
+    if (params.requestState !== undefined) {
+      carried = carriedStateOf(await this.codec.open(params.requestState, binding));
+    }
     const round = new ModernRound(request, carried, responses);
     let outcome: RoundOutcome<T>;
     try {
@@ -221,11 +253,20 @@ export class InputRounds {
 type RoundOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** The end of a modern round: its outcome, or `input_required` with the sealed state when it asked. */
-function endRound<T>(codec: RequestStateCodec, round: ModernRound, outcome: RoundOutcome<T>, binding: RequestStateBinding): T | InputRequiredOutcome | Promise<InputRequiredOutcome> {
+function endRound<T>(
+  codec: RequestStateCodec,
+  round: ModernRound,
+  outcome: RoundOutcome<T>,
+  binding: RequestStateBinding,
+): T | InputRequiredOutcome | Promise<InputRequiredOutcome> {
   const pending = round.end();
   if (round.fatal) throw round.fatal;
   if (pending !== undefined) {
-    return codec.seal(round.carryForward(), binding).then((requestState) => ({ resultType: "input_required" as const, inputRequests: pending, requestState }));
+    return codec.seal(round.carryForward(), binding).then((requestState) => ({
+      resultType: "input_required" as const,
+      inputRequests: pending,
+      requestState,
+    }));
   }
   if (!outcome.ok) throw outcome.error;
   return outcome.value;
@@ -236,16 +277,25 @@ function endRound<T>(codec: RequestStateCodec, round: ModernRound, outcome: Roun
  * round (no `requestState`, no `inputResponses`) whose body returns a value, not a promise, and asks
  * nothing. Otherwise the same outcome, as a promise. Internal: the stream's hot path (see dispatch).
  */
-export function runModernRound<T>(rounds: InputRounds, request: InputRoundRequest, body: (input: InputContext) => T | Promise<T>): T | InputRequiredOutcome | Promise<T | InputRequiredOutcome> {
+export function runModernRound<T>(
+  rounds: InputRounds,
+  request: InputRoundRequest,
+  body: (input: InputContext) => T | Promise<T>,
+): T | InputRequiredOutcome | Promise<T | InputRequiredOutcome> {
   const params = isPlainObject(request.params) ? request.params : undefined;
-  if (request.era !== "modern" || params?.inputResponses !== undefined || params?.requestState !== undefined) return rounds.run(request, body);
+  if (
+    request.era !== "modern" || params?.inputResponses !== undefined || params?.requestState !== undefined
+  ) return rounds.run(request, body);
   const round = new ModernRound(request, { r: 0, a: {}, o: {} }, {});
   const binding = { method: request.method, params: params ?? {}, principal: request.principal };
   let value: T | Promise<T>;
   try {
     value = body(round);
   } catch (error) {
-    return endRound(rounds.codec, round, { ok: false, error }, binding) as T | InputRequiredOutcome | Promise<InputRequiredOutcome>;
+    return endRound(rounds.codec, round, { ok: false, error }, binding) as
+      | T
+      | InputRequiredOutcome
+      | Promise<InputRequiredOutcome>;
   }
   if (!(value instanceof Promise)) return endRound(rounds.codec, round, { ok: true, value }, binding);
   return value.then(
@@ -295,12 +345,21 @@ abstract class BaseInput implements InputContext {
 
   abstract once<T>(name: string, compute: () => T | Promise<T>): Promise<T>;
 
-  protected abstract send(method: InputMethod, key: string, params: Record<string, unknown> | undefined): Promise<unknown>;
+  protected abstract send(
+    method: InputMethod,
+    key: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown>;
 
   /** Throws when this request can never ask (checked before the capabilities, so the message names the real cause). */
   protected precheck(_method: InputMethod): void {}
 
-  #ask(method: InputMethod, kind: string, params: unknown, options: InputCallOptions | undefined): Promise<unknown> {
+  #ask(
+    method: InputMethod,
+    kind: string,
+    params: unknown,
+    options: InputCallOptions | undefined,
+  ): Promise<unknown> {
     const index = this.#calls++;
     try {
       if (!acceptsInputRequests(this.request.method)) {
@@ -309,12 +368,24 @@ abstract class BaseInput implements InputContext {
           `Cannot send ${method} while handling ${this.request.method}: only tools/call, prompts/get and resources/read may ask the client`,
         );
       }
-      if (method !== "roots/list" && !isPlainObject(params)) throw new TypeError(`The params of ${method} must be an object, got ${params === null ? "null" : typeof params}`);
+      if (method !== "roots/list" && !isPlainObject(params)) {
+        throw new TypeError(
+          `The params of ${method} must be an object, got ${params === null ? "null" : typeof params}`,
+        );
+      }
       const key = options?.key ?? `${kind}-${index}`;
       if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
-        throw new TypeError(`Input key must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${JSON.stringify(key)?.slice(0, 60)}`);
+        throw new TypeError(
+          `Input key must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${
+            JSON.stringify(key)?.slice(0, 60)
+          }`,
+        );
       }
-      if (this.#keys.has(key)) throw new TypeError(`Input key ${JSON.stringify(key)} is used twice in one ${this.request.method} handler`);
+      if (this.#keys.has(key)) {
+        throw new TypeError(
+          `Input key ${JSON.stringify(key)} is used twice in one ${this.request.method} handler`,
+        );
+      }
       this.#keys.add(key);
       this.precheck(method);
       const required = missingCapabilities(method, params, this.request.clientCapabilities);
@@ -322,7 +393,9 @@ abstract class BaseInput implements InputContext {
       return this.send(method, key, params as Record<string, unknown> | undefined);
     } catch (error) {
       // A missing capability is the handler's to handle (it may fall back); misuse ends the request.
-      if (!(error instanceof JsonRpcError && error.code === ErrorCodes.MissingRequiredClientCapability)) this.fatal ??= error as Error;
+      if (!(error instanceof JsonRpcError && error.code === ErrorCodes.MissingRequiredClientCapability)) {
+        this.fatal ??= error as Error;
+      }
       return handled(Promise.reject(error));
     }
   }
@@ -352,7 +425,9 @@ class ModernRound extends BaseInput {
 
   get roundSignal(): AbortSignal {
     this.#roundEnd ??= new AbortController();
-    if (this.#ended && this.#pendingCount > 0) this.#roundEnd.abort(new InputRequiredSignal(Object.keys(this.#pending)[0]));
+    if (this.#ended && this.#pendingCount > 0) {
+      this.#roundEnd.abort(new InputRequiredSignal(Object.keys(this.#pending)[0]));
+    }
     return this.#roundEnd.signal;
   }
 
@@ -365,15 +440,24 @@ class ModernRound extends BaseInput {
     return json;
   }
 
-  protected send(method: InputMethod, key: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+  protected send(
+    method: InputMethod,
+    key: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
     if (this.#ended) return handled(Promise.reject(new InputRequiredSignal(key)));
     const fresh = Object.hasOwn(this.#responses, key) ? this.#responses[key] : undefined;
-    const old = Object.hasOwn(this.#carried.a, key) && this.#carried.a[key].m === method ? this.#carried.a[key].v : undefined;
+    const old = Object.hasOwn(this.#carried.a, key) && this.#carried.a[key].m === method
+      ? this.#carried.a[key].v
+      : undefined;
     const answer = fresh ?? old;
     if (answer !== undefined) {
       const wrong = invalidAnswer(method, answer);
       if (wrong !== undefined) {
-        this.fatal ??= new RequestStateError("invalid_input", `Invalid inputResponses[${JSON.stringify(key)}] for ${method}: ${wrong}`);
+        this.fatal ??= new RequestStateError(
+          "invalid_input",
+          `Invalid inputResponses[${JSON.stringify(key)}] for ${method}: ${wrong}`,
+        );
         return handled(Promise.reject(this.fatal));
       }
       this.#used[key] = { m: method, v: answer };
@@ -437,10 +521,16 @@ class LegacyInput extends BaseInput {
     }
   }
 
-  protected async send(method: InputMethod, _key: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+  protected async send(
+    method: InputMethod,
+    _key: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
     const sendRequest = this.request.sendRequest!;
     let outgoing = params;
-    if (method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId !== "string") {
+    if (
+      method === "elicitation/create" && params?.mode === "url" && typeof params.elicitationId !== "string"
+    ) {
       // 2025-11-25 requires an elicitationId on URL mode; the modern era has none.
       outgoing = { ...params, elicitationId: crypto.randomUUID() };
     }
@@ -450,13 +540,18 @@ class LegacyInput extends BaseInput {
     if (outer?.aborted) throw outer.reason;
     outer?.addEventListener("abort", onAbort, { once: true });
     const timer = this.#time.setTimer(
-      () => controller.abort(new TimeoutError(`The client did not answer ${method} within ${this.#timeout} ms`, this.#timeout)),
+      () =>
+        controller.abort(
+          new TimeoutError(`The client did not answer ${method} within ${this.#timeout} ms`, this.#timeout),
+        ),
       this.#timeout,
     );
     try {
       const result = await sendRequest(method, outgoing, { signal: controller.signal });
       const wrong = invalidAnswer(method, result);
-      if (wrong !== undefined) throw new ProtocolError(`The client answered ${method} with an invalid result: ${wrong}`);
+      if (wrong !== undefined) {
+        throw new ProtocolError(`The client answered ${method} with an invalid result: ${wrong}`);
+      }
       return result;
     } finally {
       timer.cancel();

@@ -88,7 +88,11 @@ export class RequestStateCodec {
     this.maxStateBytes = integerOption("maxStateBytes", options.maxStateBytes, 65_536, 64);
     this.maxPayloadBytes = integerOption("maxPayloadBytes", options.maxPayloadBytes, 32_768, 1);
     this.#time = options.timeProvider ?? systemTimeProvider;
-    this.#epochOrigin = numberOption("epochOrigin", options.epochOrigin, globalThis.performance?.timeOrigin ?? 0);
+    this.#epochOrigin = numberOption(
+      "epochOrigin",
+      options.epochOrigin,
+      globalThis.performance?.timeOrigin ?? 0,
+    );
     this.#keyBytes = keyBytesOf(options.key);
   }
 
@@ -96,17 +100,25 @@ export class RequestStateCodec {
   async seal(payload: unknown, binding: RequestStateBinding): Promise<string> {
     const payloadJson = JSON.stringify(payload ?? null);
     if (payloadJson.length > this.maxPayloadBytes) {
-      throw new RangeError(`Request state payload is ${payloadJson.length} characters, above maxPayloadBytes ${this.maxPayloadBytes}`);
+      throw new RangeError(
+        `Request state payload is ${payloadJson.length} characters, above maxPayloadBytes ${this.maxPayloadBytes}`,
+      );
     }
     const body: Record<string, unknown> = { v: 1, m: binding.method, d: await paramsDigest(binding.params) };
     if (binding.principal !== undefined) body.u = await sha256Base64Url(binding.principal);
     body.e = this.#epochNow() + this.stateTtl;
-    const bodyText = `{${Object.entries(body).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},"p":${payloadJson}}`;
+    const bodyText = `{${
+      Object.entries(body).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")
+    },"p":${payloadJson}}`;
     const encodedBody = base64UrlEncode(encoder.encode(bodyText));
-    const tag = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#cryptoKey(), encoder.encode(TAG_CONTEXT + encodedBody)));
+    const tag = new Uint8Array(
+      await crypto.subtle.sign("HMAC", await this.#cryptoKey(), encoder.encode(TAG_CONTEXT + encodedBody)),
+    );
     const state = `${encodedBody}.${base64UrlEncode(tag)}`;
     if (state.length > this.maxStateBytes) {
-      throw new RangeError(`Request state is ${state.length} characters, above maxStateBytes ${this.maxStateBytes}`);
+      throw new RangeError(
+        `Request state is ${state.length} characters, above maxStateBytes ${this.maxStateBytes}`,
+      );
     }
     return state;
   }
@@ -118,36 +130,72 @@ export class RequestStateCodec {
    * parsing of the body; expiry; method, params digest and principal.
    */
   async open(state: unknown, binding: RequestStateBinding): Promise<unknown> {
-    if (typeof state !== "string") throw malformed(`requestState must be a string, got ${state === null ? "null" : Array.isArray(state) ? "an array" : typeof state}`);
+    if (typeof state !== "string") {
+      throw malformed(
+        `requestState must be a string, got ${
+          state === null ? "null" : Array.isArray(state) ? "an array" : typeof state
+        }`,
+      );
+    }
     if (state.length > this.maxStateBytes) {
-      throw new RequestStateError("oversize", `Invalid requestState: ${state.length} characters, above the limit of ${this.maxStateBytes}`);
+      throw new RequestStateError(
+        "oversize",
+        `Invalid requestState: ${state.length} characters, above the limit of ${this.maxStateBytes}`,
+      );
     }
     const dot = state.indexOf(".");
-    if (dot <= 0 || dot !== state.lastIndexOf(".")) throw malformed("Invalid requestState: not a state this server issued (expected two base64url parts)");
+    if (dot <= 0 || dot !== state.lastIndexOf(".")) {
+      throw malformed("Invalid requestState: not a state this server issued (expected two base64url parts)");
+    }
     const encodedBody = state.slice(0, dot);
     const tag = base64UrlDecode(state.slice(dot + 1));
     if (tag === undefined || tag.length !== 32 || !BASE64URL.test(encodedBody)) {
       throw malformed("Invalid requestState: not a state this server issued (bad base64url or tag length)");
     }
-    const valid = await crypto.subtle.verify("HMAC", await this.#cryptoKey(), tag as BufferSource, encoder.encode(TAG_CONTEXT + encodedBody));
+    const valid = await crypto.subtle.verify(
+      "HMAC",
+      await this.#cryptoKey(),
+      tag as BufferSource,
+      encoder.encode(TAG_CONTEXT + encodedBody),
+    );
     if (!valid) {
-      throw new RequestStateError("tampered", "Invalid requestState: its signature does not verify (modified, or issued with another key)");
+      throw new RequestStateError(
+        "tampered",
+        "Invalid requestState: its signature does not verify (modified, or issued with another key)",
+      );
     }
     const bodyBytes = base64UrlDecode(encodedBody);
     const body = bodyBytes === undefined ? undefined : parseBody(bodyBytes);
-    if (body === undefined) throw malformed("Invalid requestState: its body is not the JSON this server writes");
+    if (body === undefined) {
+      throw malformed("Invalid requestState: its body is not the JSON this server writes");
+    }
     const now = this.#epochNow();
     if (now > body.e) {
-      throw new RequestStateError("expired", `Invalid requestState: expired ${Math.ceil(now - body.e)} ms ago (states live ${this.stateTtl} ms); call again without requestState`);
+      throw new RequestStateError(
+        "expired",
+        `Invalid requestState: expired ${
+          Math.ceil(now - body.e)
+        } ms ago (states live ${this.stateTtl} ms); call again without requestState`,
+      );
     }
     if (body.m !== binding.method) {
-      throw new RequestStateError("foreign", `Invalid requestState: issued for method ${JSON.stringify(body.m)}, not ${JSON.stringify(binding.method)}`);
+      throw new RequestStateError(
+        "foreign",
+        `Invalid requestState: issued for method ${JSON.stringify(body.m)}, not ${
+          JSON.stringify(binding.method)
+        }`,
+      );
     }
     if (body.d !== (await paramsDigest(binding.params))) {
-      throw new RequestStateError("foreign", `Invalid requestState: issued for a ${binding.method} request with other params`);
+      throw new RequestStateError(
+        "foreign",
+        `Invalid requestState: issued for a ${binding.method} request with other params`,
+      );
     }
     const principal = binding.principal === undefined ? undefined : await sha256Base64Url(binding.principal);
-    if (body.u !== principal) throw new RequestStateError("foreign", "Invalid requestState: issued to another principal");
+    if (body.u !== principal) {
+      throw new RequestStateError("foreign", "Invalid requestState: issued to another principal");
+    }
     return body.p;
   }
 
@@ -157,7 +205,13 @@ export class RequestStateCodec {
   }
 
   #cryptoKey(): Promise<CryptoKey> {
-    this.#key ??= crypto.subtle.importKey("raw", this.#keyBytes as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    this.#key ??= crypto.subtle.importKey(
+      "raw",
+      this.#keyBytes as BufferSource,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
     return this.#key;
   }
 }
@@ -186,7 +240,9 @@ function parseBody(bytes: Uint8Array): StateBody | undefined {
   if (!isPlainObject(value)) return undefined;
   for (const key of Object.keys(value)) if (!BODY_KEYS.has(key)) return undefined;
   const { v, m, d, u, e } = value;
-  if (v !== 1 || typeof m !== "string" || typeof d !== "string" || typeof e !== "number" || !Number.isFinite(e)) return undefined;
+  if (
+    v !== 1 || typeof m !== "string" || typeof d !== "string" || typeof e !== "number" || !Number.isFinite(e)
+  ) return undefined;
   if (u !== undefined && typeof u !== "string") return undefined;
   if (!("p" in value)) return undefined;
   return value as unknown as StateBody;
@@ -196,15 +252,27 @@ function keyBytesOf(key: RequestStateCodecOptions["key"]): Uint8Array {
   if (key === undefined) return crypto.getRandomValues(new Uint8Array(32));
   if (typeof key === "string") {
     if (!/^[0-9a-fA-F]{64}$/.test(key)) {
-      throw new InvalidOptionError(`Option key must be 64 hex characters or at least 32 raw bytes, got a string of ${key.length} characters that is not 64 hex digits`);
+      throw new InvalidOptionError(
+        `Option key must be 64 hex characters or at least 32 raw bytes, got a string of ${key.length} characters that is not 64 hex digits`,
+      );
     }
     const bytes = new Uint8Array(32);
     for (let i = 0; i < 32; i++) bytes[i] = parseInt(key.slice(i * 2, i * 2 + 2), 16);
     return bytes;
   }
-  const bytes = key instanceof ArrayBuffer ? new Uint8Array(key) : key instanceof Uint8Array ? key : undefined;
-  if (bytes === undefined) throw new InvalidOptionError(`Option key must be a Uint8Array, an ArrayBuffer or 64 hex characters, got ${typeof key}`);
-  if (bytes.length < 32) throw new InvalidOptionError(`Option key must hold at least 32 bytes, got ${bytes.length}`);
+  const bytes = key instanceof ArrayBuffer
+    ? new Uint8Array(key)
+    : key instanceof Uint8Array
+    ? key
+    : undefined;
+  if (bytes === undefined) {
+    throw new InvalidOptionError(
+      `Option key must be a Uint8Array, an ArrayBuffer or 64 hex characters, got ${typeof key}`,
+    );
+  }
+  if (bytes.length < 32) {
+    throw new InvalidOptionError(`Option key must hold at least 32 bytes, got ${bytes.length}`);
+  }
   return bytes.slice();
 }
 
@@ -220,8 +288,14 @@ export async function paramsDigest(params: unknown): Promise<string> {
 
 /** JSON with object keys sorted at every level; `undefined` members dropped as `JSON.stringify` does. */
 export function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > MAX_PARAMS_DEPTH) throw new RequestStateError("malformed", `Invalid params: nested deeper than ${MAX_PARAMS_DEPTH} levels`);
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item, depth + 1))).join(",")}]`;
+  if (depth > MAX_PARAMS_DEPTH) {
+    throw new RequestStateError("malformed", `Invalid params: nested deeper than ${MAX_PARAMS_DEPTH} levels`);
+  }
+  if (Array.isArray(value)) {
+    return `[${
+      value.map((item) => (item === undefined ? "null" : canonicalJson(item, depth + 1))).join(",")
+    }]`;
+  }
   if (isPlainObject(value)) {
     const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], depth + 1)}`).join(",")}}`;
@@ -236,7 +310,9 @@ async function sha256Base64Url(text: string): Promise<string> {
 /** Unpadded base64url of `bytes`. */
 export function base64UrlEncode(bytes: Uint8Array): string {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 

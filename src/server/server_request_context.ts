@@ -9,7 +9,13 @@ import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import type { InputCallOptions, InputContext } from "./input_rounds.ts";
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult } from "../wire/protocol/v2026_07_28.ts";
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  ListRootsResult,
+} from "../wire/protocol/v2026_07_28.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -67,7 +73,12 @@ export class ServerContext implements ServerRequestContext {
   readonly #params: unknown;
   readonly #input: InputContext;
 
-  constructor(transport: DispatchContext, request: { id: RequestId; method: string; params: unknown }, era: RequestEra, input: InputContext) {
+  constructor(
+    transport: DispatchContext,
+    request: { id: RequestId; method: string; params: unknown },
+    era: RequestEra,
+    input: InputContext,
+  ) {
     this.era = era.era;
     this.protocolVersion = era.protocolVersion;
     this.clientInfo = era.clientInfo;
@@ -148,13 +159,19 @@ export class ServerContext implements ServerRequestContext {
   request(method: string, params?: unknown, options: ServerToClientRequestOptions = {}): Promise<unknown> {
     if (this.era === "modern") {
       return Promise.reject(
-        new ProtocolError(`Cannot send ${method} to the client: request ${JSON.stringify(this.requestId)} is modern, and the modern era has no server-to-client requests`),
+        new ProtocolError(
+          `Cannot send ${method} to the client: request ${
+            JSON.stringify(this.requestId)
+          } is modern, and the modern era has no server-to-client requests`,
+        ),
       );
     }
     const send = this.#transport.request;
     if (send === undefined) {
       return Promise.reject(
-        new ProtocolError(`Cannot send ${method} to the client: this transport carries no server-to-client requests (stateless HTTP)`),
+        new ProtocolError(
+          `Cannot send ${method} to the client: this transport carries no server-to-client requests (stateless HTTP)`,
+        ),
       );
     }
     return send.call(this.#transport, method, params, options);

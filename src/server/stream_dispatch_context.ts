@@ -6,7 +6,11 @@
  */
 import type { Duplex } from "../stream/duplex.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
-import { JsonRpcConnection, type JsonRpcConnectionOptions, type RequestContext } from "../rpc/json_rpc_connection.ts";
+import {
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+  type RequestContext,
+} from "../rpc/json_rpc_connection.ts";
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
 import type { ServerDispatch } from "./dispatch.ts";
 import type { ServerToClientRequestOptions } from "./server_request_context.ts";
@@ -30,14 +34,19 @@ export class StreamDispatchContext implements DispatchContext {
    * requests go to `dispatch.answer` and notifications to `dispatch.notification`. Not started.
    * Returns the connection and its session (whose `notify` reaches the client at any time).
    */
-  static drive(dispatch: ServerDispatch, transport: Duplex | NewlineChannel, options: JsonRpcConnectionOptions): { connection: JsonRpcConnection; session: ServerSession } {
+  static drive(
+    dispatch: ServerDispatch,
+    transport: Duplex | NewlineChannel,
+    options: JsonRpcConnectionOptions,
+  ): { connection: JsonRpcConnection; session: ServerSession } {
     const session: ServerSession = { legacy: undefined };
     const connection: JsonRpcConnection = new JsonRpcConnection(transport, {
       ...options,
       isBarrier: (request) => request.method === "initialize",
       // 2025-03-26 is the one version with JSON-RPC batches: served on sessions that negotiated it.
       acceptsBatch: () => session.legacy?.protocolVersion === "2025-03-26",
-      onRequest: (request, rpc) => dispatch.answer(request, new StreamDispatchContext(session, rpc, connection)),
+      onRequest: (request, rpc) =>
+        dispatch.answer(request, new StreamDispatchContext(session, rpc, connection)),
       onNotification: (method, params) => dispatch.notification(method, params, session),
     });
     session.notify = (method, params) => connection.notify(method, params);

@@ -81,7 +81,9 @@ export class LineCutter {
       this.#endLine(chunk, start, nl);
       start = nl + 1;
     }
-    if (start < chunk.byteLength && this.#fits(chunk, start, chunk.byteLength)) this.#parts.push(chunk.slice(start));
+    if (start < chunk.byteLength && this.#fits(chunk, start, chunk.byteLength)) {
+      this.#parts.push(chunk.slice(start));
+    }
     return this.#take();
   }
 
@@ -111,7 +113,11 @@ export class LineCutter {
       at += take.byteLength;
     }
     const head = scanMessageHead(this.#headDecoder.decode(headBytes));
-    this.#batch.push({ kind: "error", error: new MessageTooLargeError(this.#max, { sizeBytes: this.#lineBytes }), head });
+    this.#batch.push({
+      kind: "error",
+      error: new MessageTooLargeError(this.#max, { sizeBytes: this.#lineBytes }),
+      head,
+    });
   }
 
   /** Checks the bound on `chunk[start, end)` joining the current line; false once it is oversize. */
@@ -154,7 +160,9 @@ export class LineCutter {
     if (n === 0) return;
     let text: string;
     try {
-      text = (this.#firstLine ? this.#firstDecoder : this.#decoder).decode(n === bytes.byteLength ? bytes : bytes.subarray(0, n));
+      text = (this.#firstLine ? this.#firstDecoder : this.#decoder).decode(
+        n === bytes.byteLength ? bytes : bytes.subarray(0, n),
+      );
     } catch {
       // The fatal decoder's TypeError says only "invalid data": the typed error below replaces it.
       this.#batch.push({ kind: "error", error: new InvalidUtf8Error() });

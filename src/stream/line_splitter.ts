@@ -4,7 +4,13 @@
  * a pull reader ({@linkcode LineReader}, what {@linkcode NewlineChannel} reads with).
  * @module
  */
-import { DEFAULT_MAX_MESSAGE_BYTES, HEAD_BYTES, type InputLine, LineCutter, type LineSplitterOptions } from "./line_cutter.ts";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  HEAD_BYTES,
+  type InputLine,
+  LineCutter,
+  type LineSplitterOptions,
+} from "./line_cutter.ts";
 
 export { DEFAULT_MAX_MESSAGE_BYTES, HEAD_BYTES, type InputLine, type LineSplitterOptions };
 
@@ -40,7 +46,10 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
  * }
  * ```
  */
-export function splitLines(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine> {
+export function splitLines(
+  readable: ReadableStream<Uint8Array>,
+  options: LineSplitterOptions = {},
+): ReadableStream<InputLine> {
   return splitLineBatches(readable, options).pipeThrough(
     new TransformStream<InputLine[], InputLine>({
       transform(events, controller) {
@@ -51,7 +60,10 @@ export function splitLines(readable: ReadableStream<Uint8Array>, options: LineSp
 }
 
 /** Like {@linkcode splitLines}, but yields the events of each chunk as one array (never empty). */
-export function splitLineBatches(readable: ReadableStream<Uint8Array>, options: LineSplitterOptions = {}): ReadableStream<InputLine[]> {
+export function splitLineBatches(
+  readable: ReadableStream<Uint8Array>,
+  options: LineSplitterOptions = {},
+): ReadableStream<InputLine[]> {
   return readable.pipeThrough(new LineSplitter(options));
 }
 

@@ -5,7 +5,12 @@
  */
 import { abortable, type Deferred, deferred, wakeUp } from "./deferred.ts";
 import { deadline, withTimeout } from "./time_kit.ts";
-import type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
+import type {
+  DestroyableDuplex,
+  DrainOptions,
+  DrainOutcome,
+  NewlineChannelOptions,
+} from "./newline_channel_options.ts";
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
@@ -13,7 +18,12 @@ import { type BlockSink, encodeLine, OutputBlockQueue, type QueuedLine } from ".
 import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 import { blockWatcherOf } from "./block_write_watch.ts";
 
-export type { DestroyableDuplex, DrainOptions, DrainOutcome, NewlineChannelOptions } from "./newline_channel_options.ts";
+export type {
+  DestroyableDuplex,
+  DrainOptions,
+  DrainOutcome,
+  NewlineChannelOptions,
+} from "./newline_channel_options.ts";
 export { type BlockWriteWatcher, watchBlockWrites } from "./block_write_watch.ts";
 
 const MiB = 1024 * 1024;
@@ -77,7 +87,12 @@ export class NewlineChannel implements AsyncDisposable {
     this.maxQueuedOutputBytes = integerOption("maxQueuedOutputBytes", options.maxQueuedOutputBytes, MiB, 1);
     this.#queue = new OutputBlockQueue(this.maxQueuedOutputBytes);
     this.writeBlockBytes = integerOption("writeBlockBytes", options.writeBlockBytes, 16 * 1024, 1);
-    this.maxMessageBytes = integerOption("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, 1);
+    this.maxMessageBytes = integerOption(
+      "maxMessageBytes",
+      options.maxMessageBytes,
+      DEFAULT_MAX_MESSAGE_BYTES,
+      1,
+    );
     this.#shutdownTimeout = numberOption("shutdownTimeout", options.shutdownTimeout, 5_000);
     this.#drainTimeout = numberOption("drainTimeout", options.drainTimeout, 10_000);
     this.#time = options.timeProvider ?? systemTimeProvider;
@@ -254,7 +269,9 @@ export class NewlineChannel implements AsyncDisposable {
     if (this.#aborted) return "aborted";
     const outcome = deferred<DrainOutcome>();
     this.#drainOutcome = outcome;
-    const bounded = withTimeout(this.#time, outcome.promise, totalTimeout, { error: () => "total_timeout" as const });
+    const bounded = withTimeout(this.#time, outcome.promise, totalTimeout, {
+      error: () => "total_timeout" as const,
+    });
     const idle = deadline(this.#time, idleTimeout, () => outcome.resolve("idle_timeout"));
     this.#onProgress = idle.restart;
     void this.#writeOut().then(outcome.resolve);
@@ -265,7 +282,14 @@ export class NewlineChannel implements AsyncDisposable {
     if (result === "idle_timeout" || result === "total_timeout") {
       const limit = result === "idle_timeout" ? idleTimeout : totalTimeout;
       this.#aborted = true;
-      this.#teardown(new TimeoutError(`Output did not drain within ${result === "idle_timeout" ? "shutdownTimeout" : "the total drain bound"} (${limit} ms)`, limit));
+      this.#teardown(
+        new TimeoutError(
+          `Output did not drain within ${
+            result === "idle_timeout" ? "shutdownTimeout" : "the total drain bound"
+          } (${limit} ms)`,
+          limit,
+        ),
+      );
     }
     return result;
   }

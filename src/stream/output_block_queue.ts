@@ -24,7 +24,11 @@ export type QueuedLine = Uint8Array | string;
 export function encodeLine(message: unknown): QueuedLine {
   const json: string | undefined = message instanceof JsonText ? message.text : JSON.stringify(message);
   if (typeof json !== "string") {
-    throw new TypeError(`Cannot send ${typeof message === "symbol" ? "a symbol" : String(message)}: JSON has no representation for it`);
+    throw new TypeError(
+      `Cannot send ${
+        typeof message === "symbol" ? "a symbol" : String(message)
+      }: JSON has no representation for it`,
+    );
   }
   if (json.length < MAX_TEXT_LINE && ASCII.test(json)) return json;
   return encoder.encode(json + "\n");
@@ -42,7 +46,12 @@ function copyLine(line: QueuedLine, from: number, n: number, block: Uint8Array, 
     return;
   }
   const textEnd = Math.min(from + n, line.length);
-  if (textEnd > from) encoder.encodeInto(from === 0 && textEnd === line.length ? line : line.slice(from, textEnd), block.subarray(at, at + textEnd - from));
+  if (textEnd > from) {
+    encoder.encodeInto(
+      from === 0 && textEnd === line.length ? line : line.slice(from, textEnd),
+      block.subarray(at, at + textEnd - from),
+    );
+  }
   if (from + n > line.length) block[at + n - 1] = NEWLINE;
 }
 
@@ -163,9 +172,11 @@ export class OutputBlockQueue {
       return block;
     }
     let size = available;
-    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) size += lineBytes(this.#segments[i]!);
+    for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) {
+      size += lineBytes(this.#segments[i]!);
+    }
     const block = new Uint8Array(Math.min(size, limit));
-    for (let at = 0; at < block.byteLength; ) {
+    for (let at = 0; at < block.byteLength;) {
       const segment = this.#segments[this.#head]!;
       const n = Math.min(lineBytes(segment) - this.#headOffset, block.byteLength - at);
       copyLine(segment, this.#headOffset, n, block, at);

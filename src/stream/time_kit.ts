@@ -48,7 +48,12 @@ export interface WithTimeoutOptions {
  * const reply = await withTimeout(time, connection.request("ping"), 5_000);
  * ```
  */
-export function withTimeout<T>(time: TimeProvider, promise: Promise<T>, timeoutMs: number, options: WithTimeoutOptions = {}): Promise<T> {
+export function withTimeout<T>(
+  time: TimeProvider,
+  promise: Promise<T>,
+  timeoutMs: number,
+  options: WithTimeoutOptions = {},
+): Promise<T> {
   const { signal } = options;
   if (timeoutMs === Number.POSITIVE_INFINITY && !signal) return promise;
   return new Promise<T>((resolve, reject) => {
@@ -67,11 +72,13 @@ export function withTimeout<T>(time: TimeProvider, promise: Promise<T>, timeoutM
     const onAbort = (): void => {
       if (finish()) reject(signal!.reason);
     };
-    const timer = timeoutMs === Number.POSITIVE_INFINITY
-      ? undefined
-      : time.setTimer(() => {
-        if (finish()) reject(options.error ? options.error() : new TimeoutError(`Timed out after ${timeoutMs} ms`, timeoutMs));
-      }, timeoutMs);
+    const timer = timeoutMs === Number.POSITIVE_INFINITY ? undefined : time.setTimer(() => {
+      if (finish()) {
+        reject(
+          options.error ? options.error() : new TimeoutError(`Timed out after ${timeoutMs} ms`, timeoutMs),
+        );
+      }
+    }, timeoutMs);
     signal?.addEventListener("abort", onAbort, { once: true });
     promise.then(
       (value) => {
@@ -85,7 +92,11 @@ export function withTimeout<T>(time: TimeProvider, promise: Promise<T>, timeoutM
 }
 
 /** Resolves with true when `promise` settles within `timeoutMs`, false when time runs out first; never rejects. */
-export function settlesWithin(time: TimeProvider, promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+export function settlesWithin(
+  time: TimeProvider,
+  promise: Promise<unknown>,
+  timeoutMs: number,
+): Promise<boolean> {
   const timedOut = {};
   return withTimeout(time, promise, timeoutMs, { error: () => timedOut }).then(
     () => true,
@@ -119,19 +130,23 @@ export interface TimeoutSignalOptions {
  * await connection.request("tools/list", {}, { signal: deadline.signal });
  * ```
  */
-export function timeoutSignal(time: TimeProvider, timeoutMs: number, options: TimeoutSignalOptions = {}): TimeoutSignal {
+export function timeoutSignal(
+  time: TimeProvider,
+  timeoutMs: number,
+  options: TimeoutSignalOptions = {},
+): TimeoutSignal {
   const controller = new AbortController();
   const parent = options.signal;
   const onParentAbort = (): void => {
     clear();
     controller.abort(parent!.reason);
   };
-  const timer = timeoutMs === Number.POSITIVE_INFINITY || parent?.aborted
-    ? undefined
-    : time.setTimer(() => {
-      parent?.removeEventListener("abort", onParentAbort);
-      controller.abort(options.reason ? options.reason() : new TimeoutError(`Timed out after ${timeoutMs} ms`, timeoutMs));
-    }, timeoutMs);
+  const timer = timeoutMs === Number.POSITIVE_INFINITY || parent?.aborted ? undefined : time.setTimer(() => {
+    parent?.removeEventListener("abort", onParentAbort);
+    controller.abort(
+      options.reason ? options.reason() : new TimeoutError(`Timed out after ${timeoutMs} ms`, timeoutMs),
+    );
+  }, timeoutMs);
   const clear = (): void => {
     timer?.cancel();
     parent?.removeEventListener("abort", onParentAbort);

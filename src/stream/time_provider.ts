@@ -39,7 +39,11 @@ export class SystemTimeProvider implements TimeProvider {
 
   setTimer(callback: () => void, delayMs: number): TimerHandle {
     const host = globalThis as unknown as HostTimers;
-    const delay = Number.isFinite(delayMs) ? Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS) : delayMs > 0 ? MAX_TIMER_DELAY_MS : 0;
+    const delay = Number.isFinite(delayMs)
+      ? Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS)
+      : delayMs > 0
+      ? MAX_TIMER_DELAY_MS
+      : 0;
     const handle = host.setTimeout(callback, delay);
     return { cancel: () => host.clearTimeout(handle) };
   }

@@ -42,7 +42,10 @@ export function serverInfoMembersText(serverInfo: Implementation): string {
 export function decoratedResultText(result: unknown, members: string, method: string): string | undefined {
   if (CACHEABLE_RESULT_METHODS.includes(method)) return undefined;
   if (result === undefined || result === null) return `{${members}}`;
-  if (!isPlainObject(result) || result.resultType !== undefined || result._meta !== undefined || "toJSON" in result) return undefined;
+  if (
+    !isPlainObject(result) || result.resultType !== undefined || result._meta !== undefined ||
+    "toJSON" in result
+  ) return undefined;
   let text: string;
   try {
     text = JSON.stringify(result);

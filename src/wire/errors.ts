@@ -56,7 +56,12 @@ function brandOf(value: unknown): unknown {
 }
 
 function mark(error: Error, code: TransportErrorCode | ""): void {
-  Object.defineProperty(error, BRAND, { value: code, configurable: true, enumerable: false, writable: false });
+  Object.defineProperty(error, BRAND, {
+    value: code,
+    configurable: true,
+    enumerable: false,
+    writable: false,
+  });
 }
 
 /**
@@ -160,9 +165,17 @@ export class MessageTooLargeError extends TransportError {
   /** The id of the request the line answered, when known. */
   readonly requestId: string | number | undefined;
   constructor(limitBytes: number, options?: MessageTooLargeErrorOptions) {
-    const size = options?.sizeBytes === undefined ? "Message" : `Message of at least ${options.sizeBytes} bytes`;
-    const reply = options?.requestId === undefined ? "" : ` (the reply to request ${quotePeerText(options.requestId)})`;
-    super("message_too_large", `${size}${reply} exceeds maxMessageBytes (${limitBytes} bytes): the line was discarded`, options);
+    const size = options?.sizeBytes === undefined
+      ? "Message"
+      : `Message of at least ${options.sizeBytes} bytes`;
+    const reply = options?.requestId === undefined
+      ? ""
+      : ` (the reply to request ${quotePeerText(options.requestId)})`;
+    super(
+      "message_too_large",
+      `${size}${reply} exceeds maxMessageBytes (${limitBytes} bytes): the line was discarded`,
+      options,
+    );
     this.name = "MessageTooLargeError";
     this.limitBytes = limitBytes;
     this.sizeBytes = options?.sizeBytes;
@@ -243,7 +256,12 @@ export class ProcessExitedError extends TransportError {
   readonly signal: string | null;
   /** The last lines the process wrote to stderr ("" when none were kept). */
   readonly stderrTail: string;
-  constructor(exitCode: number | null, signal: string | null, stderrTail: string, options?: TransportErrorOptions) {
+  constructor(
+    exitCode: number | null,
+    signal: string | null,
+    stderrTail: string,
+    options?: TransportErrorOptions,
+  ) {
     const how = signal ? `signal ${signal}` : `exit code ${exitCode}`;
     const tail = stderrTail ? `; stderr tail:\n${stderrTail}` : "";
     super("process_exited", `Server process exited (${how})${tail}`, options);
@@ -342,12 +360,18 @@ export class JsonRpcError extends Error {
     this.name = "JsonRpcError";
     this.code = code;
     if (data !== undefined) this.data = data;
-    Object.defineProperty(this, JSON_RPC_BRAND, { value: true, configurable: true, enumerable: false, writable: false });
+    Object.defineProperty(this, JSON_RPC_BRAND, {
+      value: true,
+      configurable: true,
+      enumerable: false,
+      writable: false,
+    });
   }
   /** True for a JSON-RPC error from this copy of the package or another. */
   static override [Symbol.hasInstance](value: unknown): value is JsonRpcError {
     if (this !== JsonRpcError) return ordinaryInstanceOf.call(this, value);
-    return typeof value === "object" && value !== null && (value as { [JSON_RPC_BRAND]?: unknown })[JSON_RPC_BRAND] === true;
+    return typeof value === "object" && value !== null &&
+      (value as { [JSON_RPC_BRAND]?: unknown })[JSON_RPC_BRAND] === true;
   }
 }
 

@@ -8,7 +8,16 @@ import { type Capabilities, type Implementation, MetaKeys } from "./protocol_ver
 import { quotePeerText } from "./quote_peer_text.ts";
 
 /** The MCP logging levels, least severe first. */
-export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export const LOGGING_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
 
 /** One MCP logging level. */
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
@@ -94,23 +103,39 @@ export function readRequestEnvelope(params: unknown): EnvelopeReading {
   const protocolVersion = typeof version === "string" && version.length > 0 ? version : undefined;
   const malformed = (message: string): EnvelopeReading => ({ kind: "malformed", message, protocolVersion });
   if (protocolVersion === undefined) {
-    return malformed(`Invalid params._meta: "${MetaKeys.protocolVersion}" must be a non-empty string, got ${describe(version)}`);
+    return malformed(
+      `Invalid params._meta: "${MetaKeys.protocolVersion}" must be a non-empty string, got ${
+        describe(version)
+      }`,
+    );
   }
   const capabilities = meta[MetaKeys.clientCapabilities];
   if (!isPlainObject(capabilities)) {
-    return malformed(`Invalid params._meta: "${MetaKeys.clientCapabilities}" must be an object, got ${describe(capabilities)}`);
+    return malformed(
+      `Invalid params._meta: "${MetaKeys.clientCapabilities}" must be an object, got ${
+        describe(capabilities)
+      }`,
+    );
   }
   const info = meta[MetaKeys.clientInfo];
   if (info !== undefined && !isImplementation(info)) {
-    return malformed(`Invalid params._meta: "${MetaKeys.clientInfo}" must be an object with string name and version`);
+    return malformed(
+      `Invalid params._meta: "${MetaKeys.clientInfo}" must be an object with string name and version`,
+    );
   }
   const level = meta[MetaKeys.logLevel];
   if (level !== undefined && !(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
-    return malformed(`Invalid params._meta: "${MetaKeys.logLevel}" must be one of ${LOGGING_LEVELS.join(", ")}, got ${describe(level)}`);
+    return malformed(
+      `Invalid params._meta: "${MetaKeys.logLevel}" must be one of ${LOGGING_LEVELS.join(", ")}, got ${
+        describe(level)
+      }`,
+    );
   }
   const token = meta.progressToken;
   if (token !== undefined && typeof token !== "string" && typeof token !== "number") {
-    return malformed(`Invalid params._meta: progressToken must be a string or a number, got ${describe(token)}`);
+    return malformed(
+      `Invalid params._meta: progressToken must be a string or a number, got ${describe(token)}`,
+    );
   }
   const envelope: RequestEnvelope = { protocolVersion, clientCapabilities: capabilities };
   if (info !== undefined) envelope.clientInfo = info as Implementation;
@@ -122,7 +147,10 @@ export function readRequestEnvelope(params: unknown): EnvelopeReading {
  * The `_meta` object of a modern request: `extra` (e.g. a `progressToken`) plus the envelope keys.
  * The envelope keys win over same-named keys in `extra`.
  */
-export function buildRequestMeta(envelope: RequestEnvelope, extra?: Record<string, unknown>): Record<string, unknown> {
+export function buildRequestMeta(
+  envelope: RequestEnvelope,
+  extra?: Record<string, unknown>,
+): Record<string, unknown> {
   const meta: Record<string, unknown> = { ...extra };
   meta[MetaKeys.protocolVersion] = envelope.protocolVersion;
   meta[MetaKeys.clientCapabilities] = envelope.clientCapabilities;
@@ -177,7 +205,9 @@ export function decorateModernResult(result: unknown, serverInfo: Implementation
     resultType: result.resultType ?? "complete",
     _meta: MetaKeys.serverInfo in meta ? meta : { ...meta, [MetaKeys.serverInfo]: serverInfo },
   };
-  if (decorated.resultType === "complete" && method !== undefined && CACHEABLE_RESULT_METHODS.includes(method)) {
+  if (
+    decorated.resultType === "complete" && method !== undefined && CACHEABLE_RESULT_METHODS.includes(method)
+  ) {
     decorated.ttlMs ??= DEFAULT_CACHE_HINT.ttlMs;
     decorated.cacheScope ??= DEFAULT_CACHE_HINT.cacheScope;
   }

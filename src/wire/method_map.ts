@@ -32,11 +32,14 @@ export type NoMethods = Record<never, never>;
 export type NotificationMap = object;
 
 /** The params type of notification `Method` in `Map`; `unknown` for a method the map does not know. */
-export type NotificationParamsOf<Map, Method extends string> = Method extends keyof Map ? Map[Method] : unknown;
+export type NotificationParamsOf<Map, Method extends string> = Method extends keyof Map ? Map[Method]
+  : unknown;
 
 /** The params type of request `Method` in `Map`; `unknown` for a method the map does not know. */
 export type ParamsOf<Map, Method extends string> = Method extends keyof Map
-  ? Map[Method] extends { params: infer P } ? P : Map[Method] extends { params?: infer P } ? P | undefined : unknown
+  ? Map[Method] extends { params: infer P } ? P
+  : Map[Method] extends { params?: infer P } ? P | undefined
+  : unknown
   : unknown;
 
 /** The result type of `Method` in `Map`; `unknown` for a method the map does not know. */

@@ -23,7 +23,9 @@ export class ServerVersions {
     for (const version of supported) {
       if (typeof version !== "string" || eraOf(version) === undefined) {
         throw new InvalidOptionError(
-          `Option supportedVersions holds ${JSON.stringify(version)}, which is neither a legacy (${LEGACY_VERSIONS.join(", ")}) nor a modern (${MODERN_VERSIONS.join(", ")}) version`,
+          `Option supportedVersions holds ${JSON.stringify(version)}, which is neither a legacy (${
+            LEGACY_VERSIONS.join(", ")
+          }) nor a modern (${MODERN_VERSIONS.join(", ")}) version`,
         );
       }
     }
@@ -50,7 +52,9 @@ export class ServerVersions {
    * the newest legacy version. Never offers a modern version. A modern-only server answers -32022.
    */
   negotiateLegacy(requested: string): string {
-    if (this.legacy.length === 0) throw this.unsupported(requested, "initialize (this server speaks only the modern era)");
+    if (this.legacy.length === 0) {
+      throw this.unsupported(requested, "initialize (this server speaks only the modern era)");
+    }
     return this.legacy.includes(requested) ? requested : this.legacy[0];
   }
 
@@ -59,9 +63,14 @@ export class ServerVersions {
     const supported = [...this.advertised];
     return new JsonRpcError(
       ErrorCodes.UnsupportedProtocolVersion,
-      `Unsupported protocol version ${quotePeerText(requested)}${where ? ` in ${where}` : ""}: this server supports ${supported.join(", ")}`,
+      `Unsupported protocol version ${quotePeerText(requested)}${
+        where ? ` in ${where}` : ""
+      }: this server supports ${supported.join(", ")}`,
       // Echoed for the client to compare, but never more than a bounded prefix of what it sent.
-      { supported, requested: requested.length > MAX_ECHOED_VERSION ? requested.slice(0, MAX_ECHOED_VERSION) : requested },
+      {
+        supported,
+        requested: requested.length > MAX_ECHOED_VERSION ? requested.slice(0, MAX_ECHOED_VERSION) : requested,
+      },
     );
   }
 }

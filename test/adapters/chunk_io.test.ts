@@ -42,7 +42,9 @@ describe("nodeChunkReader", () => {
 describe("nodeChunkWriter", () => {
   test("a write resolves once Node handed its bytes on, in order", async () => {
     const seen: string[] = [];
-    const writer = nodeChunkWriter(new Writable({ write: (chunk, _e, callback) => (seen.push(String(chunk)), callback()) }));
+    const writer = nodeChunkWriter(
+      new Writable({ write: (chunk, _e, callback) => (seen.push(String(chunk)), callback()) }),
+    );
     await writer.write(encoder.encode("a"));
     await writer.write(encoder.encode("b"));
     expect(seen).toEqual(["a", "b"]);
@@ -66,10 +68,14 @@ describe("chunkReaderOf / chunkWriterOf", () => {
   test("a web stream is read and written through its own reader and writer; a bare one is used as is", async () => {
     const bare = nodeChunkReader(new PassThrough());
     expect(chunkReaderOf(bare)).toBe(bare);
-    const web = chunkReaderOf(new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(encoder.encode("w")), c.close()) }));
+    const web = chunkReaderOf(
+      new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(encoder.encode("w")), c.close()) }),
+    );
     expect(text((await web.read()).value)).toBe("w");
     const written: string[] = [];
-    const writer = chunkWriterOf(new WritableStream<Uint8Array>({ write: (chunk) => void written.push(text(chunk)) }));
+    const writer = chunkWriterOf(
+      new WritableStream<Uint8Array>({ write: (chunk) => void written.push(text(chunk)) }),
+    );
     await writer.write(encoder.encode("v"));
     expect(written).toEqual(["v"]);
     const bareWriter = nodeChunkWriter(new PassThrough());
@@ -116,7 +122,9 @@ describe("createProcessConnection over bare chunk handles (one web stream each w
     const time = new FakeTimeProvider();
     const p = spawned();
     const full = new Writable({ write: () => {} });
-    const connection = createProcessConnection({ ...p.handles, stdin: nodeChunkWriter(full) }, { timeProvider: time });
+    const connection = createProcessConnection({ ...p.handles, stdin: nodeChunkWriter(full) }, {
+      timeProvider: time,
+    });
     const write = connection.writable.getWriter().write(encoder.encode("x\n"));
     await flushMicrotasks();
     p.exit({ exitCode: 0, signal: null });

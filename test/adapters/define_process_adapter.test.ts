@@ -4,7 +4,11 @@
  * and the `/proc` probe, with no process and no real clock.
  */
 import { describe, expect, test } from "vitest";
-import { defineProcessAdapter, type ProcessRuntime, type SpawnedProcess } from "../../adapters/process/define_process_adapter.ts";
+import {
+  defineProcessAdapter,
+  type ProcessRuntime,
+  type SpawnedProcess,
+} from "../../adapters/process/define_process_adapter.ts";
 import type { ExitStatus, GroupSignal } from "../../adapters/process/shutdown_process.ts";
 import { ProcessExitedError, ReadFailedError } from "../../src/wire/errors.ts";
 import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
@@ -75,7 +79,12 @@ describe("defineProcessAdapter on a fake runtime", () => {
     const time = new FakeTimeProvider();
     const fake = fakeRuntime(time, "linux");
     const { spawnProcess } = defineProcessAdapter(fake.runtime);
-    const transport = spawnProcess("server", ["--flag"], { timeProvider: time, stderr: "inherit", stdinCloseTimeout: 1000, terminateTimeout: 3000 });
+    const transport = spawnProcess("server", ["--flag"], {
+      timeProvider: time,
+      stderr: "inherit",
+      stdinCloseTimeout: 1000,
+      terminateTimeout: 3000,
+    });
     expect(transport.cacheKey).toBe(JSON.stringify(["server", "--flag", "/work"]));
     const connection = await transport.open();
     const closing = connection.close();
@@ -97,7 +106,10 @@ describe("defineProcessAdapter on a fake runtime", () => {
   test("a child that exits on stdin EOF is reaped with no signal and no timer left", async () => {
     const time = new FakeTimeProvider();
     const fake = fakeRuntime(time, "linux", { dieOnEof: true });
-    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], { timeProvider: time, stderr: "inherit" }).open();
+    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], {
+      timeProvider: time,
+      stderr: "inherit",
+    }).open();
     await connection.close();
     expect(fake.events.slice(1)).toEqual(["0 stdin closed", "0 exit 0"]);
     expect(connection.shutdownStep).toBe("exited");
@@ -117,7 +129,10 @@ describe("defineProcessAdapter on a fake runtime", () => {
   test("on Windows both signal steps end the process tree with taskkill, and no group is tracked", async () => {
     const time = new FakeTimeProvider();
     const fake = fakeRuntime(time, "windows");
-    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], { timeProvider: time, stderr: "inherit" }).open();
+    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], {
+      timeProvider: time,
+      stderr: "inherit",
+    }).open();
     const closing = connection.close();
     await time.advance(2000);
     await closing;
@@ -128,7 +143,10 @@ describe("defineProcessAdapter on a fake runtime", () => {
   test("a child the runtime could not make a group leader is signalled itself", async () => {
     const time = new FakeTimeProvider();
     const fake = fakeRuntime(time, "linux", { grouped: false, dieOnTerm: true });
-    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], { timeProvider: time, stderr: "inherit" }).open();
+    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], {
+      timeProvider: time,
+      stderr: "inherit",
+    }).open();
     const closing = connection.close();
     await time.advance(2000);
     await closing;
@@ -143,9 +161,15 @@ describe("defineProcessAdapter on a fake runtime", () => {
     const runtime: ProcessRuntime = {
       ...fake.runtime,
       kill: (pid, sig) => void (sig === 0 ? probes++ : fake.runtime.kill(pid, sig)),
-      proc: { list: () => ["77", "78"], read: (path) => (path === "/proc/78/stat" ? "78 (sleep) Z 77 77 77" : "77 (server) Z 1 77 77") },
+      proc: {
+        list: () => ["77", "78"],
+        read: (path) => (path === "/proc/78/stat" ? "78 (sleep) Z 77 77 77" : "77 (server) Z 1 77 77"),
+      },
     };
-    const connection = await defineProcessAdapter(runtime).spawnProcess("server", [], { timeProvider: time, stderr: "inherit" }).open();
+    const connection = await defineProcessAdapter(runtime).spawnProcess("server", [], {
+      timeProvider: time,
+      stderr: "inherit",
+    }).open();
     await connection.close();
     expect(probes).toBe(1);
     expect(fake.events.filter((e) => e.includes("kill"))).toEqual([]);
@@ -154,7 +178,10 @@ describe("defineProcessAdapter on a fake runtime", () => {
   test("a failed stdout read errors the readable with ReadFailedError, never a clean end", async () => {
     const time = new FakeTimeProvider();
     const fake = fakeRuntime(time, "linux");
-    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], { timeProvider: time, stderr: "inherit" }).open();
+    const connection = await defineProcessAdapter(fake.runtime).spawnProcess("server", [], {
+      timeProvider: time,
+      stderr: "inherit",
+    }).open();
     const reader = connection.readable.getReader();
     const read = reader.read();
     fake.failStdout(new Error("EIO"));

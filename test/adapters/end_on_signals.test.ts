@@ -100,7 +100,11 @@ describe("endOnSignals", () => {
     const fake = fakeRuntime();
     const input = createPipe();
     const output = createPipe(4);
-    const wrapped = endOnSignals({ readable: input.readable, writable: output.writable }, ["SIGTERM"], fake.runtime);
+    const wrapped = endOnSignals(
+      { readable: input.readable, writable: output.writable },
+      ["SIGTERM"],
+      fake.runtime,
+    );
     const writer = wrapped.writable.getWriter();
     await writer.write(new Uint8Array(8));
     const held = writer.write(new Uint8Array(8));

@@ -10,8 +10,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { build } from "rolldown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RECEIVE_WINDOW_BYTES, fromMessagePort, type MessagePortConnection, type MessagePortLike } from "../../adapters/message_port/mod.ts";
-import { messagePortWorkerSuite, readAll, type WorkerHandle } from "../conformance/message_port_worker_suite.ts";
+import {
+  DEFAULT_RECEIVE_WINDOW_BYTES,
+  fromMessagePort,
+  type MessagePortConnection,
+  type MessagePortLike,
+} from "../../adapters/message_port/mod.ts";
+import {
+  messagePortWorkerSuite,
+  readAll,
+  type WorkerHandle,
+} from "../conformance/message_port_worker_suite.ts";
 import { ClosedError, isTransportError } from "../../src/wire/errors.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 
@@ -96,7 +105,7 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     expect(a.stats.sentBytes).toBeGreaterThan(3 * MiB);
   });
 
-  it("with chunks: \"transfer\", hands whole-buffer chunks over and copies views into larger buffers", async () => {
+  it('with chunks: "transfer", hands whole-buffer chunks over and copies views into larger buffers', async () => {
     const { port1, port2 } = new MessageChannel();
     const a = fromMessagePort(port1, { chunks: "transfer" });
     const b = fromMessagePort(port2);
@@ -255,7 +264,10 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
 
     // Blocked for sure: no credit left and the next message does not fit the queue. Then hold still
     // a while and check that nothing more was accepted.
-    await until(() => sender.bytesInTransit === window && out.queuedOutputBytes + messageBytes > MiB, "sender blocked");
+    await until(
+      () => sender.bytesInTransit === window && out.queuedOutputBytes + messageBytes > MiB,
+      "sender blocked",
+    );
     const acceptedAtBound = accepted;
     await sleep(300);
     expect(accepted).toBe(acceptedAtBound);
@@ -287,7 +299,10 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     const sender = fromMessagePort(
       spyPort(port1, (n) => {
         posted += n;
-        maxInTransit = Math.max(maxInTransit, posted - (receiver.stats.receivedBytes - receiver.bufferedInputBytes));
+        maxInTransit = Math.max(
+          maxInTransit,
+          posted - (receiver.stats.receivedBytes - receiver.bufferedInputBytes),
+        );
       }),
     );
     receiver = fromMessagePort(port2, { receiveWindowBytes: 1000 });
@@ -310,7 +325,9 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
 
   it("works over a port that only has postMessage and onmessage (no addEventListener)", async () => {
     const { port1, port2 } = new MessageChannel();
-    const bare = (port: MessagePort): MessagePortLike & { onmessage: ((event: { data: unknown }) => void) | null } => {
+    const bare = (
+      port: MessagePort,
+    ): MessagePortLike & { onmessage: ((event: { data: unknown }) => void) | null } => {
       const shim = {
         onmessage: null as ((event: { data: unknown }) => void) | null,
         postMessage: (message: unknown, transfer: ArrayBuffer[]) => port.postMessage(message, transfer),
@@ -393,7 +410,9 @@ afterAll(() => {
 });
 
 function startWorker(fixture: "stream" | "context"): WorkerHandle & { worker: Worker } {
-  const worker = new Worker(bundles.get(fixture === "stream" ? "message_port_worker" : "message_port_context_worker")!);
+  const worker = new Worker(
+    bundles.get(fixture === "stream" ? "message_port_worker" : "message_port_context_worker")!,
+  );
   const exited = new Promise<number>((resolve, reject) => {
     worker.once("exit", resolve);
     worker.once("error", reject);
@@ -407,7 +426,11 @@ function startWorker(fixture: "stream" | "context"): WorkerHandle & { worker: Wo
   };
 }
 
-messagePortWorkerSuite({ test: (name, fn, timeoutMs = 60_000) => void it(name, fn, timeoutMs) }, "node", startWorker);
+messagePortWorkerSuite(
+  { test: (name, fn, timeoutMs = 60_000) => void it(name, fn, timeoutMs) },
+  "node",
+  startWorker,
+);
 
 describe("fromMessagePort with a real worker_threads Worker (Node only)", () => {
   it("a terminated Worker errors the readable: the port's close event stands in for an abort", async () => {

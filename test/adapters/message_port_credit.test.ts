@@ -56,7 +56,9 @@ describe("SendCredit", () => {
 
   it("refuses a grant that is not a positive integer", () => {
     const credit = new SendCredit();
-    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => credit.grant(bad)).toThrow(/positive integer/);
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => credit.grant(bad)).toThrow(/positive integer/);
+    }
   });
 });
 

@@ -15,6 +15,9 @@ beforeAll(() => ensureDist(), 120_000);
 const api: TestApi = { test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) };
 // Node's stdio() closes stdout's pipe handle on destroy(), so the server exits by itself.
 const own = { spawnProcess, stdioExitsAfterDestroy: true, env: (name: string) => process.env[name] };
-processAdapterSuite(api, processAdapterOn("node", { ...own, memoryBytes: () => process.memoryUsage().arrayBuffers }));
+processAdapterSuite(
+  api,
+  processAdapterOn("node", { ...own, memoryBytes: () => process.memoryUsage().arrayBuffers }),
+);
 contextMatrixSuite(api, { runtime: "node", spawnProcess }, "deno");
 contextMatrixSuite(api, { runtime: "node", spawnProcess }, "node");

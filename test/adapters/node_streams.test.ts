@@ -17,7 +17,9 @@ const settledSoon = async (promise: Promise<unknown>): Promise<boolean> => {
 describe("nodeWritable", () => {
   it("resolves a write once Node handed its bytes on (here at once), in order", async () => {
     const seen: string[] = [];
-    const sink = new Writable({ write: (chunk, _encoding, callback) => (seen.push(String(chunk)), callback()) });
+    const sink = new Writable({
+      write: (chunk, _encoding, callback) => (seen.push(String(chunk)), callback()),
+    });
     const writer = nodeWritable(sink).getWriter();
     await writer.write(new TextEncoder().encode("a"));
     await writer.write(new TextEncoder().encode("b"));

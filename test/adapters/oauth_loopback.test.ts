@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startLoopbackRedirect, type LoopbackRedirect } from "../../adapters/oauth_loopback.ts";
+import { type LoopbackRedirect, startLoopbackRedirect } from "../../adapters/oauth_loopback.ts";
 import { AuthError, withOAuth } from "../../src/auth/mod.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/mod.ts";
-import { AuthServerFixture, ResourceFixture, type Handler } from "../src/auth/oauth_fixtures.ts";
+import { AuthServerFixture, type Handler, ResourceFixture } from "../src/auth/oauth_fixtures.ts";
 import { serveHandler } from "../src/auth/serve_handler.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -22,7 +22,11 @@ describe("startLoopbackRedirect", () => {
     const asServer = await serve();
     const rsServer = await serve();
     const as = new AuthServerFixture({ origin: asServer.origin });
-    const rs: ResourceFixture = new ResourceFixture({ origin: rsServer.origin, authServers: [as.issuer], verify: (t) => as.verifierFor(rs.serverUrl)(t) });
+    const rs: ResourceFixture = new ResourceFixture({
+      origin: rsServer.origin,
+      authServers: [as.issuer],
+      verify: (t) => as.verifierFor(rs.serverUrl)(t),
+    });
     asServer.set(as.handler);
     rsServer.set(rs.handler);
     const opened: string[] = [];
@@ -35,11 +39,20 @@ describe("startLoopbackRedirect", () => {
     });
     cleanups.push(() => loopback.close());
     expect(loopback.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    const authFetch = withOAuth(fetch, { redirectUri: loopback.redirectUri, redirectTo: (url) => loopback.redirectTo(url) });
-    const response = await authFetch(rs.serverUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const authFetch = withOAuth(fetch, {
+      redirectUri: loopback.redirectUri,
+      redirectTo: (url) => loopback.redirectTo(url),
+    });
+    const response = await authFetch(rs.serverUrl, {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(response.status).toBe(200);
     expect(opened).toHaveLength(1);
-    expect(as.registrations[0]).toMatchObject({ redirect_uris: [loopback.redirectUri], application_type: "native" });
+    expect(as.registrations[0]).toMatchObject({
+      redirect_uris: [loopback.redirectUri],
+      application_type: "native",
+    });
   });
 
   it("answers 404 to other paths and to a callback nobody waits for", async () => {
@@ -51,7 +64,11 @@ describe("startLoopbackRedirect", () => {
 
   it("gives up waiting after callbackTimeout, not before", async () => {
     const time = new FakeTimeProvider();
-    const loopback: LoopbackRedirect = await startLoopbackRedirect({ time, callbackTimeout: 60_000, open: () => {} });
+    const loopback: LoopbackRedirect = await startLoopbackRedirect({
+      time,
+      callbackTimeout: 60_000,
+      open: () => {},
+    });
     cleanups.push(() => loopback.close());
     let outcome: unknown;
     loopback.redirectTo(new URL("https://auth.example.com/authorize")).then(

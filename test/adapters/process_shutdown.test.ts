@@ -6,7 +6,11 @@ import { describe, expect, test } from "vitest";
 import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
 import { createProcessConnection, type ProcessHandles } from "../../adapters/process/process_connection.ts";
 import { GroupsAtExit, procGroupHasLiveMembers } from "../../adapters/process/process_group.ts";
-import { type ExitStatus, type GroupSignal, shutdownProcess } from "../../adapters/process/shutdown_process.ts";
+import {
+  type ExitStatus,
+  type GroupSignal,
+  shutdownProcess,
+} from "../../adapters/process/shutdown_process.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();
@@ -50,7 +54,9 @@ function fakeProcess(time: FakeTimeProvider, options: FakeProcessOptions = {}) {
         if (options.exitOnEof) die({ exitCode: 0, signal: null });
       },
     }),
-    stdout: new ReadableStream<Uint8Array>({ start: (c) => void (stdoutController = c) }, { highWaterMark: 0 }),
+    stdout: new ReadableStream<Uint8Array>({ start: (c) => void (stdoutController = c) }, {
+      highWaterMark: 0,
+    }),
     stderr: new ReadableStream<Uint8Array>({ start: (c) => void (stderrController = c) }),
     exited,
     signal(sig) {
@@ -104,7 +110,11 @@ describe("shutdownProcess", () => {
     const time = new FakeTimeProvider();
     const start = time.now();
     const p = fakeProcess(time);
-    const closing = shutdownProcess(p.handles, { timeProvider: time, stdinCloseTimeout: 2000, terminateTimeout: 3000 });
+    const closing = shutdownProcess(p.handles, {
+      timeProvider: time,
+      stdinCloseTimeout: 2000,
+      terminateTimeout: 3000,
+    });
     await time.advance(4999);
     expect(p.signals).toEqual([["SIGTERM", start + 2000]]);
     await time.advance(1);
@@ -154,7 +164,8 @@ describe("shutdownProcess", () => {
   test("rejects a negative bound", async () => {
     const time = new FakeTimeProvider();
     const p = fakeProcess(time);
-    await expect(shutdownProcess(p.handles, { timeProvider: time, terminateTimeout: -1 })).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(shutdownProcess(p.handles, { timeProvider: time, terminateTimeout: -1 })).rejects
+      .toBeInstanceOf(InvalidOptionError);
   });
 });
 
@@ -219,7 +230,10 @@ describe("createProcessConnection", () => {
     let reactions = 0;
     // Counts every then() on the exit promise and on every promise derived from it.
     class Counting<T> extends Promise<T> {
-      override then<A = T, B = never>(onFulfilled?: ((value: T) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+      override then<A = T, B = never>(
+        onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+        onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
         reactions++;
         return super.then(onFulfilled, onRejected);
       }
@@ -260,7 +274,10 @@ describe("createProcessConnection", () => {
     const time = new FakeTimeProvider();
     const p = fakeProcess(time);
     const lines: string[] = [];
-    const connection = createProcessConnection(p.handles, { timeProvider: time, stderr: (line) => lines.push(line) });
+    const connection = createProcessConnection(p.handles, {
+      timeProvider: time,
+      stderr: (line) => lines.push(line),
+    });
     p.stderr("a\r\nb\nc");
     p.endStderr();
     await flushMicrotasks();
@@ -285,7 +302,12 @@ describe("procGroupHasLiveMembers", () => {
   });
 
   test("ignores zombies waiting for a reaper and members of other groups", () => {
-    expect(procGroupHasLiveMembers(100, proc({ "101": "101 (sleep) Z 1 100 100 0", "102": "102 (sh) S 1 200 200 0" }))).toBe(false);
+    expect(
+      procGroupHasLiveMembers(
+        100,
+        proc({ "101": "101 (sleep) Z 1 100 100 0", "102": "102 (sh) S 1 200 200 0" }),
+      ),
+    ).toBe(false);
   });
 
   test("is undefined when /proc cannot be listed", () => {

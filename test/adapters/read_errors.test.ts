@@ -19,19 +19,28 @@ function webStdin() {
   return { readable, fail: (error: Error) => controller.error(error), end: () => controller.close() };
 }
 
-const adapters: Array<[string, () => { connection: TransportConnection; fail(error: Error): void; end(): void }]> = [
+const adapters: Array<
+  [string, () => { connection: TransportConnection; fail(error: Error): void; end(): void }]
+> = [
   [
     "node",
     () => {
       const stdin = new PassThrough();
-      return { connection: nodeStdio({ stdin, stdout: new PassThrough() }), fail: (e) => stdin.destroy(e), end: () => stdin.end() };
+      return {
+        connection: nodeStdio({ stdin, stdout: new PassThrough() }),
+        fail: (e) => stdin.destroy(e),
+        end: () => stdin.end(),
+      };
     },
   ],
   [
     "deno",
     () => {
       const stdin = webStdin();
-      const deno = { stdin: { readable: stdin.readable }, stdout: { writable: new WritableStream() } } as unknown as DenoLike;
+      const deno = {
+        stdin: { readable: stdin.readable },
+        stdout: { writable: new WritableStream() },
+      } as unknown as DenoLike;
       return { connection: denoStdio({ deno }), ...stdin };
     },
   ],
@@ -40,7 +49,10 @@ const adapters: Array<[string, () => { connection: TransportConnection; fail(err
     () => {
       const stdin = webStdin();
       const fileSink = { write: (c: Uint8Array) => c.byteLength, flush: () => 0, end: () => 0 };
-      const bun = { stdin: { stream: () => stdin.readable }, stdout: { writer: () => fileSink } } as unknown as BunLike;
+      const bun = {
+        stdin: { stream: () => stdin.readable },
+        stdout: { writer: () => fileSink },
+      } as unknown as BunLike;
       return { connection: bunStdio({ bun }), ...stdin };
     },
   ],

@@ -15,7 +15,11 @@ for (const era of ["auto", "legacy"] as const) {
     expect(client.era).toBe(era === "auto" ? "modern" : "legacy");
     await client.request("tools/list", {});
     const progress: string[] = [];
-    const result = (await client.request("tools/call", { name: "echo", arguments: { region: "eu" }, _meta: { progressToken: 1 } }, {
+    const result = (await client.request("tools/call", {
+      name: "echo",
+      arguments: { region: "eu" },
+      _meta: { progressToken: 1 },
+    }, {
       onNotification: (method) => void progress.push(method),
     })) as { content: Array<{ text: string }> };
     expect(result.content[0].text).toBe(`${client.era} eu`);

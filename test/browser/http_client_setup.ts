@@ -15,12 +15,22 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const mcp = new ContextServer({ name: "browser-http", version: "1.0.0", capabilities: { tools: {} } });
-  mcp.handle("tools/list", () => ({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } } }] }));
+  mcp.handle(
+    "tools/list",
+    () => ({
+      tools: [{
+        name: "echo",
+        inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+      }],
+    }),
+  );
   mcp.handle("tools/call", async (params: { arguments?: { region?: string } }, context) => {
     await context.sendProgress(1, 1);
     return { content: [{ type: "text", text: `${context.era} ${params.arguments?.region ?? ""}`.trim() }] };
   });
-  const http = await serve(createHttpHandler(mcp, { path: "/mcp", cors: true, sessions: true, keepAliveInterval: 0 }));
+  const http = await serve(
+    createHttpHandler(mcp, { path: "/mcp", cors: true, sessions: true, keepAliveInterval: 0 }),
+  );
   project.provide("httpUrl", new URL("/mcp", http.url).href);
   return () => http.close();
 }

@@ -16,21 +16,29 @@ afterEach(() => {
 });
 
 function startWorker(init: Record<string, unknown>, transfer: Transferable[]): Worker {
-  worker = new Worker(new URL("../conformance/workers/message_port_worker.ts", import.meta.url), { type: "module" });
+  worker = new Worker(new URL("../conformance/workers/message_port_worker.ts", import.meta.url), {
+    type: "module",
+  });
   worker.postMessage(init, transfer);
   return worker;
 }
 
 const started: Worker[] = [];
-messagePortWorkerSuite({ test: (name, fn, timeoutMs = 60_000) => void it(name, fn, timeoutMs) }, "chromium", (fixture) => {
-  const url =
-    fixture === "stream"
+messagePortWorkerSuite(
+  { test: (name, fn, timeoutMs = 60_000) => void it(name, fn, timeoutMs) },
+  "chromium",
+  (fixture) => {
+    const url = fixture === "stream"
       ? new URL("../conformance/workers/message_port_worker.ts", import.meta.url)
       : new URL("../conformance/workers/message_port_context_worker.ts", import.meta.url);
-  const w = new Worker(url, { type: "module" });
-  started.push(w);
-  return { postMessage: (message, transfer) => w.postMessage(message, transfer), terminate: () => w.terminate() };
-});
+    const w = new Worker(url, { type: "module" });
+    started.push(w);
+    return {
+      postMessage: (message, transfer) => w.postMessage(message, transfer),
+      terminate: () => w.terminate(),
+    };
+  },
+);
 afterAll(() => started.forEach((w) => w.terminate()));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -37,13 +37,19 @@ describe("module Worker over a MessageChannel", () => {
   it("echoes bytes back, transferred, in order", async () => {
     worker = new Worker(new URL("./echo_worker.ts", import.meta.url), { type: "module" });
     const failed = new Promise<never>((_, reject) => {
-      worker!.addEventListener("error", (event) => reject(new Error(`Worker failed to load: ${event.message}`)));
+      worker!.addEventListener(
+        "error",
+        (event) => reject(new Error(`Worker failed to load: ${event.message}`)),
+      );
     });
     const { port1, port2 } = new MessageChannel();
     port1.start();
     const ready = nextMessage(port1);
     worker.postMessage("port", [port2]);
-    expect(await Promise.race([ready, failed])).toEqual({ ready: true, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES });
+    expect(await Promise.race([ready, failed])).toEqual({
+      ready: true,
+      maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+    });
 
     const received: Uint8Array[] = [];
     const sizes = [1, 7, 16 * 1024, 1024 * 1024];

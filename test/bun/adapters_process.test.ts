@@ -16,5 +16,13 @@ beforeAll(() => ensureDist(), 120_000);
 const api: TestApi = { test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) };
 // Bun's stdio() unrefs stdout on destroy(), so the server exits by itself; rss after a full GC is Bun's measure.
 const memoryBytes = (): number => (Bun.gc(true), process.memoryUsage().rss);
-processAdapterSuite(api, processAdapterOn("bun", { spawnProcess, stdioExitsAfterDestroy: true, memoryBytes, env: (name) => process.env[name] }));
+processAdapterSuite(
+  api,
+  processAdapterOn("bun", {
+    spawnProcess,
+    stdioExitsAfterDestroy: true,
+    memoryBytes,
+    env: (name) => process.env[name],
+  }),
+);
 contextMatrixSuite(api, { runtime: "bun", spawnProcess }, "node");

@@ -22,28 +22,36 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   throw new Error(`stdout ended before a full line: ${JSON.stringify(text)}`);
 }
 
-test("a server on the Node adapter's stdio() run by bun answers initialize and ends on stdin EOF", async () => {
-  const child = Bun.spawn([runtimeBin.bun, contextServerFixture, contextServer, nodeAdapter], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  try {
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bun-test", version: "1.0.0" } },
-    };
-    child.stdin.write(JSON.stringify(initialize) + "\n");
-    await child.stdin.flush();
-    const reply = JSON.parse(await firstLine(child.stdout));
-    expect(reply.id).toBe(1);
-    expect(reply.result.serverInfo.name).toBe("matrix-bun");
-    await child.stdin.end();
-    expect(await child.exited).toBe(0);
-    expect(await new Response(child.stderr).text()).toContain("served:");
-  } finally {
-    child.kill("SIGKILL");
-  }
-}, 30_000);
+test(
+  "a server on the Node adapter's stdio() run by bun answers initialize and ends on stdin EOF",
+  async () => {
+    const child = Bun.spawn([runtimeBin.bun, contextServerFixture, contextServer, nodeAdapter], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bun-test", version: "1.0.0" },
+        },
+      };
+      child.stdin.write(JSON.stringify(initialize) + "\n");
+      await child.stdin.flush();
+      const reply = JSON.parse(await firstLine(child.stdout));
+      expect(reply.id).toBe(1);
+      expect(reply.result.serverInfo.name).toBe("matrix-bun");
+      await child.stdin.end();
+      expect(await child.exited).toBe(0);
+      expect(await new Response(child.stderr).text()).toContain("served:");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  },
+  30_000,
+);

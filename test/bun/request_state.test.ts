@@ -21,10 +21,26 @@ test("RequestStateCodec on Bun opens what it sealed and refuses a modified state
 
 test("InputRounds on Bun: input_required, then the retry completes", async () => {
   const rounds = new InputRounds({ codec: new RequestStateCodec({ key: KEY }) });
-  const request = (params: Record<string, unknown>) => ({ era: "modern" as const, method: "tools/call", params, clientCapabilities: { roots: {} } });
-  const body = async (input: { listRoots(o?: { key?: string }): Promise<{ roots: { uri: string }[] }> }) => (await input.listRoots({ key: "r" })).roots.length;
-  const first = (await rounds.run(request({ name: "t" }), body)) as { resultType: string; requestState: string };
+  const request = (params: Record<string, unknown>) => ({
+    era: "modern" as const,
+    method: "tools/call",
+    params,
+    clientCapabilities: { roots: {} },
+  });
+  const body = async (input: { listRoots(o?: { key?: string }): Promise<{ roots: { uri: string }[] }> }) =>
+    (await input.listRoots({ key: "r" })).roots.length;
+  const first = (await rounds.run(request({ name: "t" }), body)) as {
+    resultType: string;
+    requestState: string;
+  };
   expect(first.resultType).toBe("input_required");
-  const done = await rounds.run(request({ name: "t", requestState: first.requestState, inputResponses: { r: { roots: [{ uri: "file:///x" }] } } }), body);
+  const done = await rounds.run(
+    request({
+      name: "t",
+      requestState: first.requestState,
+      inputResponses: { r: { roots: [{ uri: "file:///x" }] } },
+    }),
+    body,
+  );
   expect(done).toBe(1);
 });

@@ -13,7 +13,9 @@ import { schemaSuite } from "../conformance/schema_suite.ts";
 schemaSuite({ test: (name, fn, timeoutMs = 60_000) => void test(name, fn, timeoutMs) }, "bun");
 
 test("[bun] toolSchema derives and validates valibot and arktype schemas", async () => {
-  const fromValibot = toolSchema(v.object({ city: v.string() }), { converter: (schema) => toJsonSchema(schema) });
+  const fromValibot = toolSchema(v.object({ city: v.string() }), {
+    converter: (schema) => toJsonSchema(schema),
+  });
   expect(fromValibot.jsonSchema.properties).toEqual({ city: { type: "string" } });
   expect((await fromValibot.validate({ city: 1 })).valid).toBe(false);
   const fromArktype = toolSchema(type({ city: "string" }));

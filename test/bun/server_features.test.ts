@@ -10,7 +10,12 @@ import { createDuplexPair } from "../../testing/duplex_pair.ts";
 type Json = any;
 
 /** A raw request whose result the test reads untyped. */
-function ask(client: ContextClient, method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Json> {
+function ask(
+  client: ContextClient,
+  method: string,
+  params?: Record<string, unknown>,
+  options?: { signal?: AbortSignal },
+): Promise<Json> {
   return client.request(method, params, options) as Promise<Json>;
 }
 
@@ -18,16 +23,36 @@ describe("ContextServer features on Bun", () => {
   for (const era of ["legacy", "modern"] as const) {
     it(`${era}: tools, template reads and prompts answer; an unknown resource gets the era's code`, async () => {
       const server = new ContextServer({ name: "bun-features", version: "1" });
-      server.tool("add", { inputSchema: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => String(a + b));
+      server.tool(
+        "add",
+        { inputSchema: z.object({ a: z.number(), b: z.number() }) },
+        ({ a, b }) => String(a + b),
+      );
       server.resourceTemplate("test://item/{id}", {}, (_uri, { id }) => `item ${id}`);
-      server.prompt("hello", { arguments: [{ name: "name", required: true }] }, ({ name }) => `Hello ${name}`);
+      server.prompt(
+        "hello",
+        { arguments: [{ name: "name", required: true }] },
+        ({ name }) => `Hello ${name}`,
+      );
       const [serverSide, clientSide] = createDuplexPair();
       const served = server.serve(serverSide);
       const client = await ContextClient.connect(clientSide, { era, eraCache: null });
-      expect((await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).content).toEqual([{ type: "text", text: "5" }]);
-      expect((await ask(client, "resources/read", { uri: "test://item/9" })).contents).toEqual([{ uri: "test://item/9", text: "item 9" }]);
-      expect((await ask(client, "prompts/get", { name: "hello", arguments: { name: "Bun" } })).messages[0].content.text).toBe("Hello Bun");
-      const code = await ask(client, "resources/read", { uri: "test://nothing" }).then(() => 0, (error: Json) => error.code);
+      expect((await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).content).toEqual([{
+        type: "text",
+        text: "5",
+      }]);
+      expect((await ask(client, "resources/read", { uri: "test://item/9" })).contents).toEqual([{
+        uri: "test://item/9",
+        text: "item 9",
+      }]);
+      expect(
+        (await ask(client, "prompts/get", { name: "hello", arguments: { name: "Bun" } })).messages[0].content
+          .text,
+      ).toBe("Hello Bun");
+      const code = await ask(client, "resources/read", { uri: "test://nothing" }).then(
+        () => 0,
+        (error: Json) => error.code,
+      );
       expect(code).toBe(era === "modern" ? -32602 : -32002);
       await client.close();
       await served;

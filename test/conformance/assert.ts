@@ -20,19 +20,28 @@ export function assert(condition: unknown, message = "Expected a truthy value"):
 /** Throws unless `actual` and `expected` are deeply equal (plain data: primitives, arrays, objects, bytes). */
 export function assertEquals<T>(actual: T, expected: T, message?: string): void {
   if (!deepEqual(actual, expected)) {
-    throw new AssertionError(`${message ? message + ": " : ""}Values differ\n  actual:   ${show(actual)}\n  expected: ${show(expected)}`);
+    throw new AssertionError(
+      `${message ? message + ": " : ""}Values differ\n  actual:   ${show(actual)}\n  expected: ${
+        show(expected)
+      }`,
+    );
   }
 }
 
 /** Throws unless `actual === expected`. */
 export function assertStrictEquals<T>(actual: T, expected: T, message?: string): void {
   if (!Object.is(actual, expected)) {
-    throw new AssertionError(`${message ? message + ": " : ""}Expected ${show(expected)}, got ${show(actual)}`);
+    throw new AssertionError(
+      `${message ? message + ": " : ""}Expected ${show(expected)}, got ${show(actual)}`,
+    );
   }
 }
 
 /** Resolves to the rejection reason of `promise`; throws when it fulfils instead. */
-export async function assertRejects(promise: Promise<unknown>, message = "Expected the promise to reject"): Promise<unknown> {
+export async function assertRejects(
+  promise: Promise<unknown>,
+  message = "Expected the promise to reject",
+): Promise<unknown> {
   try {
     await promise;
   } catch (error) {
@@ -53,7 +62,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every((k) =>
+    Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+  );
 }
 
 function show(value: unknown): string {

@@ -4,7 +4,14 @@
  * @module
  */
 import { AuthError, withOAuth } from "../../src/auth/mod.ts";
-import { AuthServerFixture, ResourceFixture, autoApprove, routeFetch, type AuthServerOptions, type ResourceFixtureOptions } from "../src/auth/oauth_fixtures.ts";
+import {
+  AuthServerFixture,
+  type AuthServerOptions,
+  autoApprove,
+  ResourceFixture,
+  type ResourceFixtureOptions,
+  routeFetch,
+} from "../src/auth/oauth_fixtures.ts";
 import { assert, assertEquals } from "./assert.ts";
 import type { TestApi } from "./test_api.ts";
 
@@ -13,10 +20,22 @@ const RS = "http://127.0.0.1:9200";
 
 function setup(as: Partial<AuthServerOptions> = {}, rs: Partial<ResourceFixtureOptions> = {}) {
   const server = new AuthServerFixture({ origin: AS, ...as });
-  const resource: ResourceFixture = new ResourceFixture({ origin: RS, authServers: [server.issuer], verify: (t) => server.verifierFor(resource.serverUrl)(t), ...rs });
+  const resource: ResourceFixture = new ResourceFixture({
+    origin: RS,
+    authServers: [server.issuer],
+    verify: (t) => server.verifierFor(resource.serverUrl)(t),
+    ...rs,
+  });
   const fetch = routeFetch({ [AS]: server.handler, [RS]: resource.handler });
-  const authFetch = withOAuth(fetch, { redirectUri: "http://127.0.0.1:7777/callback", redirectTo: autoApprove(fetch) });
-  const call = (method: string, params?: unknown) => authFetch(resource.serverUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const authFetch = withOAuth(fetch, {
+    redirectUri: "http://127.0.0.1:7777/callback",
+    redirectTo: autoApprove(fetch),
+  });
+  const call = (method: string, params?: unknown) =>
+    authFetch(resource.serverUrl, {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
   return { server, call };
 }
 

@@ -6,7 +6,7 @@
 import type { ProcessTransport } from "../../adapters/process/define_process_adapter.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
-import { contextServerFixture, moduleUrls, type Runtime, runOn } from "./runtimes.ts";
+import { contextServerFixture, moduleUrls, runOn, type Runtime } from "./runtimes.ts";
 import type { TestApi } from "./test_api.ts";
 
 /** Registers the matrix: `client` runtime's `spawnProcess` against a server on `server`. */
@@ -23,9 +23,14 @@ export function contextMatrixSuite(
       assertStrictEquals(connected.era, era === "legacy" ? "legacy" : "modern");
       assertStrictEquals(connected.serverInfo?.name, `matrix-${server}`);
       const results = await Promise.all(
-        Array.from({ length: 1000 }, (_, i) => connected.request<{ i: number; era: string; runtime: string }>("test/echo", { i })),
+        Array.from(
+          { length: 1000 },
+          (_, i) => connected.request<{ i: number; era: string; runtime: string }>("test/echo", { i }),
+        ),
       );
-      results.forEach((r, i) => assertEquals({ i: r.i, era: r.era, runtime: r.runtime }, { i, era: connected.era, runtime: server }));
+      results.forEach((r, i) =>
+        assertEquals({ i: r.i, era: r.era, runtime: r.runtime }, { i, era: connected.era, runtime: server })
+      );
       await connected.close();
     });
   }

@@ -61,7 +61,9 @@ export function httpServeSuite(api: TestApi, runtime: string, serve: Serve): voi
     });
     try {
       const client = new AbortController();
-      const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch(() => undefined);
+      const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch(() =>
+        undefined
+      );
       await started.promise;
       client.abort();
       await pending;
@@ -73,7 +75,10 @@ export function httpServeSuite(api: TestApi, runtime: string, serve: Serve): voi
 
   api.test(`serve on ${runtime}: close ends a listen stream with its result`, async () => {
     const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
-    const response = await via(new URL("/mcp", server.url), modernRequest(9, "subscriptions/listen", { notifications: {} }));
+    const response = await via(
+      new URL("/mcp", server.url),
+      modernRequest(9, "subscriptions/listen", { notifications: {} }),
+    );
     const reader = new SseReader(response);
     assertEquals((await reader.next())?.method, "notifications/subscriptions/acknowledged");
     const closing = server.close();

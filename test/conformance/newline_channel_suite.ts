@@ -20,10 +20,18 @@ export function newlineChannelSuite(api: TestApi, runtime: string): void {
     const right = new NewlineChannel(b);
     await left.send({ jsonrpc: "2.0", id: 1, method: "ping" });
     await left.send({ text: "wörld ✓ 🎉" });
-    assertEquals(await right.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}', bytes: 40 });
+    assertEquals(await right.read(), {
+      kind: "line",
+      text: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      bytes: 40,
+    });
     assertEquals(await right.read(), { kind: "line", text: '{"text":"wörld ✓ 🎉"}', bytes: 26 });
     await right.send({ jsonrpc: "2.0", id: 1, result: {} });
-    assertEquals(await left.read(), { kind: "line", text: '{"jsonrpc":"2.0","id":1,"result":{}}', bytes: 36 });
+    assertEquals(await left.read(), {
+      kind: "line",
+      text: '{"jsonrpc":"2.0","id":1,"result":{}}',
+      bytes: 36,
+    });
     await left.close();
     assertStrictEquals(await right.read(), undefined);
     await right.close();

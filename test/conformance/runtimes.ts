@@ -36,7 +36,13 @@ export function processAdapterOn(
   own: Pick<ProcessAdapterUnderTest, "spawnProcess" | "stdioExitsAfterDestroy" | "memoryBytes" | "env">,
 ): ProcessAdapterUnderTest {
   const { adapter, contextServer } = moduleUrls(runtime);
-  return { runtime, run: (script, ...args) => runOn(runtime, script, ...args), stdioAdapterUrl: adapter, contextServerUrl: contextServer, ...own };
+  return {
+    runtime,
+    run: (script, ...args) => runOn(runtime, script, ...args),
+    stdioAdapterUrl: adapter,
+    contextServerUrl: contextServer,
+    ...own,
+  };
 }
 
 /** Where the context-server fixture is. */

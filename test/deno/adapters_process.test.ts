@@ -9,7 +9,9 @@ import { processAdapterSuite } from "../conformance/process_suite.ts";
 import type { TestApi } from "../conformance/test_api.ts";
 import { processAdapterOn } from "../conformance/runtimes.ts";
 
-const api: TestApi = { test: (name, fn) => Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false }) };
+const api: TestApi = {
+  test: (name, fn) => Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false }),
+};
 // Deno cannot abandon a stdout write the OS is blocking on (see adapters/deno.ts): no exit of its own.
 const own = { spawnProcess, stdioExitsAfterDestroy: false, env: (name: string) => Deno.env.get(name) };
 processAdapterSuite(api, processAdapterOn("deno", { ...own, memoryBytes: () => Deno.memoryUsage().rss }));

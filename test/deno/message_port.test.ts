@@ -4,4 +4,6 @@
  */
 import { messagePortSuite } from "../conformance/message_port_suite.ts";
 
-messagePortSuite({ test: (name, fn) => Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false }) }, "deno");
+messagePortSuite({
+  test: (name, fn) => Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false }),
+}, "deno");

@@ -22,14 +22,25 @@ afterEach(async () => {
 });
 
 function hostile(mode: string, extraEnv: Record<string, string> = {}) {
-  return spawnProcess(process.execPath, [HOSTILE], { env: { ...process.env, FAULT_MODE: mode, ...extraEnv } });
+  return spawnProcess(process.execPath, [HOSTILE], {
+    env: { ...process.env, FAULT_MODE: mode, ...extraEnv },
+  });
 }
-async function connect(mode: string, options: Parameters<typeof ContextClient.connect>[1] = {}, env: Record<string, string> = {}) {
-  const client = await ContextClient.connect(hostile(mode, env), { era: "legacy", eraCache: new EraCache(), ...options });
+async function connect(
+  mode: string,
+  options: Parameters<typeof ContextClient.connect>[1] = {},
+  env: Record<string, string> = {},
+) {
+  const client = await ContextClient.connect(hostile(mode, env), {
+    era: "legacy",
+    eraCache: new EraCache(),
+    ...options,
+  });
   clients.push(client);
   return client;
 }
-const call = (client: ContextClient, n: number) => client.request("tools/call", { name: "t", arguments: { n } }) as Promise<{ content: { text: string }[] }>;
+const call = (client: ContextClient, n: number) =>
+  client.request("tools/call", { name: "t", arguments: { n } }) as Promise<{ content: { text: string }[] }>;
 
 describe("ContextClient under hostile servers", () => {
   it("a server SIGKILLed mid-message: pending requests rejected at once with signal and stderr tail; reconnect works", async () => {
@@ -47,7 +58,12 @@ describe("ContextClient under hostile servers", () => {
       expect(error.signal).toBe("SIGKILL");
       expect(error.stderrTail).toContain("about to die mid-message");
     }
-    record("server SIGKILLed mid-message", "pending requests rejected after", `${elapsed.toFixed(0)} ms`, "at once (no timeout)");
+    record(
+      "server SIGKILLed mid-message",
+      "pending requests rejected after",
+      `${elapsed.toFixed(0)} ms`,
+      "at once (no timeout)",
+    );
     expect(existsSync(once)).toBe(true);
     const again = await connect("sigkill", {}, { FAULT_ONCE_FILE: once });
     expect((await call(again, 7)).content[0]!.text).toBe("ok 7");
@@ -57,7 +73,12 @@ describe("ContextClient under hostile servers", () => {
     const client = await connect("stderr");
     const started = performance.now();
     for (let i = 0; i < 3; i++) expect((await call(client, i)).content[0]!.text).toBe(`ok ${i}`);
-    record("server writes 3 × 50 MB of stderr", "3 calls answered in", `${((performance.now() - started) / 1000).toFixed(1)} s`, "never blocks");
+    record(
+      "server writes 3 × 50 MB of stderr",
+      "3 calls answered in",
+      `${((performance.now() - started) / 1000).toFixed(1)} s`,
+      "never blocks",
+    );
   });
 
   it("a server sending 1 GB without a newline: a typed error, bounded client memory, the next line processed", async () => {
@@ -71,7 +92,12 @@ describe("ContextClient under hostile servers", () => {
     expect(result.content[0]!.text).toBe("ok 1");
     expect(reports.some((e) => (e as { code?: string }).code === "message_too_large")).toBe(true);
     const growth = peak - before.rss;
-    record("server sends 1 GB without a newline → client", "client RSS growth (incl. uncollected garbage)", `${(growth / MiB).toFixed(1)} MiB`, "16 MiB limit + chunk + GC slack < 96 MiB");
+    record(
+      "server sends 1 GB without a newline → client",
+      "client RSS growth (incl. uncollected garbage)",
+      `${(growth / MiB).toFixed(1)} MiB`,
+      "16 MiB limit + chunk + GC slack < 96 MiB",
+    );
     expect(growth).toBeLessThan(96 * MiB);
   });
 
@@ -87,7 +113,12 @@ describe("ContextClient under hostile servers", () => {
     expect(tooLarge.sizeBytes).toBeGreaterThan(16 * MiB);
     expect(tooLarge.message).toMatch(/16777216 bytes/);
     expect(reports.some((e) => (e as { code?: string }).code === "message_too_large")).toBe(true);
-    record("server answers with a 20 MB reply → client (16 MiB limit)", "that request", `rejected after ${elapsed.toFixed(0)} ms: ${tooLarge.message}`, "typed error, never a hang");
+    record(
+      "server answers with a 20 MB reply → client (16 MiB limit)",
+      "that request",
+      `rejected after ${elapsed.toFixed(0)} ms: ${tooLarge.message}`,
+      "typed error, never a hang",
+    );
     await expect(call(client, 2)).rejects.toBeInstanceOf(MessageTooLargeError);
   });
 
@@ -98,7 +129,12 @@ describe("ContextClient under hostile servers", () => {
       expect(r.status).toBe("rejected");
       expect((r as PromiseRejectedResult).reason).toBeInstanceOf(MessageTooLargeError);
     }
-    record("server answers with a 20 MB reply, id after the result → client", "pending requests", "all rejected with MessageTooLargeError; connection closed", "never a hang");
+    record(
+      "server answers with a 20 MB reply, id after the result → client",
+      "pending requests",
+      "all rejected with MessageTooLargeError; connection closed",
+      "never a hang",
+    );
   });
 
   it("garbage of every kind from the server: each reported once, replies still matched", async () => {
@@ -107,17 +143,30 @@ describe("ContextClient under hostile servers", () => {
     for (let i = 0; i < 3; i++) expect((await call(client, i)).content[0]!.text).toBe(`ok ${i}`);
     // Per call: non-JSON, invalid UTF-8, unknown id, batch, error without id, error with null id, deep array.
     expect(reports.length).toBe(3 * 7);
-    record("server sends garbage around every reply", "reports per bad line; calls answered", `${(reports.length / 3).toFixed(0)} per call of 7 bad lines; 3 of 3`, "1 each; all");
+    record(
+      "server sends garbage around every reply",
+      "reports per bad line; calls answered",
+      `${(reports.length / 3).toFixed(0)} per call of 7 bad lines; 3 of 3`,
+      "1 each; all",
+    );
   });
 
   it("a server that exits on any request before initialize: auto mode connects legacy through a respawn", async () => {
     const dir = mkdtempSync(join(tmpdir(), "omc-fault-"));
     dirs.push(dir);
-    const client = await ContextClient.connect(hostile("pre-init-exit", { FAULT_ONCE_FILE: join(dir, "once") }), { era: "auto", eraCache: new EraCache() });
+    const client = await ContextClient.connect(
+      hostile("pre-init-exit", { FAULT_ONCE_FILE: join(dir, "once") }),
+      { era: "auto", eraCache: new EraCache() },
+    );
     clients.push(client);
     expect(client.era).toBe("legacy");
     expect(client.negotiation.respawned).toBe(true);
     expect((await call(client, 5)).content[0]!.text).toBe("ok 5");
-    record("server exits before initialize", "auto-mode connect", `legacy via respawn in ${client.negotiation.elapsedMs.toFixed(0)} ms`, "≤ connectTimeout 30 s");
+    record(
+      "server exits before initialize",
+      "auto-mode connect",
+      `legacy via respawn in ${client.negotiation.elapsedMs.toFixed(0)} ms`,
+      "≤ connectTimeout 30 s",
+    );
   });
 });

@@ -31,7 +31,10 @@ function memoryOf(pid) {
 
 /** A server process driven as a raw peer: lines out, parsed replies by id, the last STATS line. */
 function start(kind, env = {}) {
-  const child = spawn(process.execPath, [SERVER, kind], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [SERVER, kind], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines = [];
   const waiters = [];
   let stats = {};
@@ -63,7 +66,8 @@ function start(kind, env = {}) {
       return stats;
     },
     exited,
-    write: (text) => new Promise((resolve) => (child.stdin.write(text) ? resolve() : child.stdin.once("drain", resolve))),
+    write: (text) =>
+      new Promise((resolve) => (child.stdin.write(text) ? resolve() : child.stdin.once("drain", resolve))),
     /** Waits for a line matching `test`, up to `ms`; undefined when none came. */
     async waitFor(test, ms = 30_000) {
       const deadline = Date.now() + ms;
@@ -78,7 +82,18 @@ function start(kind, env = {}) {
       }
     },
     async initialize(version = "2025-06-18") {
-      await this.write(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "figures", version: "1" } } }) + "\n");
+      await this.write(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: "init",
+          method: "initialize",
+          params: {
+            protocolVersion: version,
+            capabilities: {},
+            clientInfo: { name: "figures", version: "1" },
+          },
+        }) + "\n",
+      );
       await this.waitFor((l) => l.includes('"init"'));
       await this.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
       await new Promise((r) => setTimeout(r, 200));
@@ -102,10 +117,14 @@ async function notifications(kind) {
   for (let i = 0; i < 200; i++) await s.write(block);
   await s.write(JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" }) + "\n");
   const answered = await s.waitFor(hasId("after"), 120_000);
-  for (let i = 0; i < 100 && s.stats.notificationsDone < 200_000; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && s.stats.notificationsDone < 200_000; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const after = memoryOf(s.child.pid);
   await s.stop();
-  return `peak ${s.stats.notificationsPeak} handlers at once; RSS +${mib(after.hwm - before.rss)}; ${s.stats.notificationsDone} of 200,000 run${answered ? "" : "; ping unanswered"}`;
+  return `peak ${s.stats.notificationsPeak} handlers at once; RSS +${
+    mib(after.hwm - before.rss)
+  }; ${s.stats.notificationsDone} of 200,000 run${answered ? "" : "; ping unanswered"}`;
 }
 
 async function inflight(kind) {
@@ -115,7 +134,16 @@ async function inflight(kind) {
   const pad = "x".repeat(10_000_000);
   const started = Date.now();
   const writing = (async () => {
-    for (let i = 0; i < 64; i++) await s.write(JSON.stringify({ jsonrpc: "2.0", id: `c${i}`, method: "tools/call", params: { name: "t", arguments: { pad } } }) + "\n");
+    for (let i = 0; i < 64; i++) {
+      await s.write(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: `c${i}`,
+          method: "tools/call",
+          params: { name: "t", arguments: { pad } },
+        }) + "\n",
+      );
+    }
   })();
   let answered = 0;
   for (let i = 0; i < 64; i++) if (await s.waitFor(hasId(`c${i}`), 180_000)) answered++;
@@ -123,7 +151,9 @@ async function inflight(kind) {
   const after = memoryOf(s.child.pid);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   await s.stop();
-  return `peak RSS +${mib(after.hwm - before.rss)}; ${s.stats.callsPeak} calls at once; ${answered} of 64 answered in ${seconds} s`;
+  return `peak RSS +${
+    mib(after.hwm - before.rss)
+  }; ${s.stats.callsPeak} calls at once; ${answered} of 64 answered in ${seconds} s`;
 }
 
 async function peertext(kind) {
@@ -139,7 +169,9 @@ async function peertext(kind) {
   await new Promise((r) => setTimeout(r, 300));
   await s.stop();
   const size = (l) => (l === undefined ? "none" : `${l.length.toLocaleString("en")} B`);
-  const reports = kind === "ours" ? `; reports ${s.stats.reports}, longest ${s.stats.longestReport} chars` : "";
+  const reports = kind === "ours"
+    ? `; reports ${s.stats.reports}, longest ${s.stats.longestReport} chars`
+    : "";
   return `10 MB method → reply ${size(method)}; 10 MB id → reply ${size(idReply)}${reports}`;
 }
 
@@ -155,8 +187,13 @@ async function bigid(kind) {
 async function batch(kind) {
   const s = start(kind);
   await s.initialize("2025-03-26");
-  await s.write('[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},{"jsonrpc":"2.0","id":"b2","method":"tools/list"}]\n');
-  const reply = await s.waitFor((l) => l.includes('"b1"') || l.includes("-32600") || l.includes("atch"), 5_000);
+  await s.write(
+    '[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},{"jsonrpc":"2.0","id":"b2","method":"tools/list"}]\n',
+  );
+  const reply = await s.waitFor(
+    (l) => l.includes('"b1"') || l.includes("-32600") || l.includes("atch"),
+    5_000,
+  );
   const beforeEmpty = s.lines.length;
   await s.write("[]\n");
   await s.write('{"jsonrpc":"2.0","id":"after","method":"ping"}\n');
@@ -175,30 +212,61 @@ async function bigreply(kind) {
   if (kind === "ours") {
     const { ContextClient } = await import("../../dist/src/mod.js");
     const { spawnProcess } = await import("../../dist/adapters/node.js");
-    const client = await ContextClient.connect(spawnProcess(process.execPath, [HOSTILE], { env }), { era: "legacy", onReport: () => {} });
-    outcome = await Promise.race([client.request("tools/call", { name: "t", arguments: {} }).then(() => "resolved", (e) => `${e.name} after ${Date.now() - started} ms`), cap]);
+    const client = await ContextClient.connect(spawnProcess(process.execPath, [HOSTILE], { env }), {
+      era: "legacy",
+      onReport: () => {},
+    });
+    outcome = await Promise.race([
+      client.request("tools/call", { name: "t", arguments: {} }).then(
+        () => "resolved",
+        (e) => `${e.name} after ${Date.now() - started} ms`,
+      ),
+      cap,
+    ]);
     await client.close();
   } else {
-    const { Client } = await import(kind === "sdk1" ? "@modelcontextprotocol/sdk/client/index.js" : "@modelcontextprotocol/client");
-    const { StdioClientTransport } = await import(kind === "sdk1" ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio");
+    const { Client } = await import(
+      kind === "sdk1" ? "@modelcontextprotocol/sdk/client/index.js" : "@modelcontextprotocol/client"
+    );
+    const { StdioClientTransport } = await import(
+      kind === "sdk1" ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio"
+    );
     const client = new Client({ name: "figures", version: "1" });
     const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTILE], env });
     client.onerror = () => {};
     await client.connect(transport);
     const t0 = Date.now();
-    outcome = await Promise.race([client.callTool({ name: "t", arguments: {} }).then(() => "resolved", (e) => `${e?.constructor?.name ?? "error"} (${String(e?.message).slice(0, 60)}) after ${Date.now() - t0} ms`), cap]);
+    outcome = await Promise.race([
+      client.callTool({ name: "t", arguments: {} }).then(
+        () => "resolved",
+        (e) =>
+          `${e?.constructor?.name ?? "error"} (${String(e?.message).slice(0, 60)}) after ${
+            Date.now() - t0
+          } ms`,
+      ),
+      cap,
+    ]);
     await client.close().catch(() => {});
   }
   return outcome;
 }
 
 const SCENARIOS = {
-  notifications: ["200,000 `notifications/roots/list_changed` to an async handler (20 ms each), then a ping", notifications],
-  inflight: [`64 \`tools/call\` of 10 MB each, handler ${Number(process.env.FIGURES_SLEEP_MS ?? 10000) / 1000} s`, inflight],
+  notifications: [
+    "200,000 `notifications/roots/list_changed` to an async handler (20 ms each), then a ping",
+    notifications,
+  ],
+  inflight: [
+    `64 \`tools/call\` of 10 MB each, handler ${Number(process.env.FIGURES_SLEEP_MS ?? 10000) / 1000} s`,
+    inflight,
+  ],
   peertext: ["a 10 MB method, then a 10 MB id (each with a newline)", peertext],
   bigid: ["`ping` with id 9007199254740993", bigid],
   batch: ["2025-03-26 session: batch [ping, notification, tools/list], then `[]`", batch],
-  bigreply: ["client; the server answers `tools/call` with a 20 MB reply (client limit 16 MiB ours, 10 MiB SDKs)", bigreply],
+  bigreply: [
+    "client; the server answers `tools/call` with a 20 MB reply (client limit 16 MiB ours, 10 MiB SDKs)",
+    bigreply,
+  ],
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SCENARIOS);
 for (const name of chosen) {

@@ -4,7 +4,16 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
-import { MiB, memoryOf, record, requestLine, type Runtime, sleep, startTarget, type Target } from "./target.ts";
+import {
+  memoryOf,
+  MiB,
+  record,
+  requestLine,
+  type Runtime,
+  sleep,
+  startTarget,
+  type Target,
+} from "./target.ts";
 
 beforeAll(() => ensureDist(), 120_000);
 
@@ -52,14 +61,20 @@ for (const runtime of ["node", "bun"] as const) {
       await sleep(1_000);
       clearInterval(sampler);
       const growth = peak - base;
-      record(`never reads (${runtime})`, "server RSS growth while 200 × 1 MiB replies are due", `${(growth / MiB).toFixed(1)} MiB`, "< 32 MiB");
+      record(
+        `never reads (${runtime})`,
+        "server RSS growth while 200 × 1 MiB replies are due",
+        `${(growth / MiB).toFixed(1)} MiB`,
+        "< 32 MiB",
+      );
       expect(paused).toBe(true); // input paused: the server stopped reading, so the pipe filled
       expect(growth).toBeLessThan(32 * MiB);
       t.startReading();
       await t.waitForMessages(replies + extraWritten, 120_000);
       const ids = new Set(t.messages.map((m) => m.id));
       for (let i = 0; i < replies; i++) expect(ids.has(i)).toBe(true);
-      expect(t.messages.filter((m) => typeof m.id === "number").every((m) => m.result.text.length === MiB)).toBe(true);
+      expect(t.messages.filter((m) => typeof m.id === "number").every((m) => m.result.text.length === MiB))
+        .toBe(true);
       expect(t.messages).toHaveLength(replies + extraWritten);
     });
 
@@ -82,7 +97,12 @@ for (const runtime of ["node", "bun"] as const) {
       const exit = await t.exited;
       clearInterval(reader);
       const linger = exit.at - eofAt;
-      record(`1 KiB per 10 ms after EOF (${runtime})`, "EOF → exit; bytes read", `${(linger / 1000).toFixed(1)} s; ${(received / MiB).toFixed(2)} MiB`, "not cut at 5 s; ≤ 10 s total");
+      record(
+        `1 KiB per 10 ms after EOF (${runtime})`,
+        "EOF → exit; bytes read",
+        `${(linger / 1000).toFixed(1)} s; ${(received / MiB).toFixed(2)} MiB`,
+        "not cut at 5 s; ≤ 10 s total",
+      );
       expect(lastByteAt - eofAt).toBeGreaterThan(6_000); // still progressing past the 5 s no-progress deadline
       expect(linger).toBeLessThan(13_000); // the 10 s total bound (plus process start/exit slack)
     });
@@ -97,7 +117,12 @@ for (const runtime of ["node", "bun"] as const) {
       const exit = await t.exited;
       clearInterval(reader);
       const linger = exit.at - eofAt;
-      record(`1 byte per 10 ms after EOF (${runtime})`, "EOF → exit", `${(linger / 1000).toFixed(1)} s`, "5 s no-progress deadline");
+      record(
+        `1 byte per 10 ms after EOF (${runtime})`,
+        "EOF → exit",
+        `${(linger / 1000).toFixed(1)} s`,
+        "5 s no-progress deadline",
+      );
       expect(linger).toBeLessThan(9_000);
     });
 
@@ -109,7 +134,12 @@ for (const runtime of ["node", "bun"] as const) {
       t.child.stdin.end();
       const exit = await t.exited;
       const linger = exit.at - eofAt;
-      record(`stops reading after EOF (${runtime})`, "EOF → process exit", `${(linger / 1000).toFixed(1)} s`, "≤ 10 s (5 s no-progress)");
+      record(
+        `stops reading after EOF (${runtime})`,
+        "EOF → process exit",
+        `${(linger / 1000).toFixed(1)} s`,
+        "≤ 10 s (5 s no-progress)",
+      );
       expect(exit.code).toBe(0);
       expect(linger).toBeLessThan(10_500);
       expect(t.stderr()).toMatch(/connection ended \(eof, drain (idle_timeout|total_timeout)\)/);
@@ -140,7 +170,12 @@ for (const runtime of ["node", "bun"] as const) {
       const growth = peak - base;
       // RSS also counts garbage the collector has not reclaimed yet (1 GB of input chunks passed
       // through); what is retained is the limit plus a chunk. Growth must not scale with the input.
-      record(`1 GB without a newline → server (${runtime})`, "server RSS growth (incl. uncollected garbage)", `${(growth / MiB).toFixed(1)} MiB`, "16 MiB limit + chunk + GC slack < 128 MiB");
+      record(
+        `1 GB without a newline → server (${runtime})`,
+        "server RSS growth (incl. uncollected garbage)",
+        `${(growth / MiB).toFixed(1)} MiB`,
+        "16 MiB limit + chunk + GC slack < 128 MiB",
+      );
       // Bounded, not proportional: 1,024 MiB went in. Bun's collector runs later than V8's in Node.
       expect(growth).toBeLessThan(128 * MiB);
     });
@@ -149,7 +184,8 @@ for (const runtime of ["node", "bun"] as const) {
       const t = target(runtime);
       await ready(t);
       const deep = "[".repeat(100_000) + "]".repeat(100_000);
-      const deepObject = '{"jsonrpc":"2.0","id":"deep-params","method":"echo","params":' + '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000) + "}";
+      const deepObject = '{"jsonrpc":"2.0","id":"deep-params","method":"echo","params":' +
+        '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000) + "}";
       const bad: Array<string | Uint8Array> = [
         new Uint8Array([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x0a]), // random bytes (invalid UTF-8)
         new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), // {"\xff\xfe"}
@@ -184,16 +220,33 @@ for (const runtime of ["node", "bun"] as const) {
       expect(t.messages.find((m) => m.id === "deep-params")).toBeDefined();
       const badErrors = errors.filter((m) => m.id !== "deep-params");
       expect(badErrors).toHaveLength(bad.length);
-      expect(badErrors.map((m) => m.error.code)).toEqual([-32700, -32700, -32700, -32600, -32600, -32600, -32600, -32600, -32600]);
+      expect(badErrors.map((m) => m.error.code)).toEqual([
+        -32700,
+        -32700,
+        -32700,
+        -32600,
+        -32600,
+        -32600,
+        -32600,
+        -32600,
+        -32600,
+      ]);
       expect(badErrors.filter((m) => m.id === "v1")).toHaveLength(1); // the id was readable, so it is echoed
-      record(`garbage of every kind (${runtime})`, "replies per bad message", "exactly 1 error each; good requests all served", "1 each");
+      record(
+        `garbage of every kind (${runtime})`,
+        "replies per bad message",
+        "exactly 1 error each; good requests all served",
+        "1 each",
+      );
     });
 
     it("100,000 pipelined requests written without reading: never more than maxConcurrentRequests handlers, every reply delivered", async () => {
       const t = target(runtime, { MAX_CONCURRENT: "256" });
       const n = 100_000;
       let payload = "";
-      for (let i = 0; i < n; i++) payload += requestLine(i, i % 2 ? "sleep" : "echo", i % 2 ? { ms: 5 } : { i });
+      for (let i = 0; i < n; i++) {
+        payload += requestLine(i, i % 2 ? "sleep" : "echo", i % 2 ? { ms: 5 } : { i });
+      }
       const writing = t.write(payload);
       await sleep(1_500);
       t.startReading();
@@ -204,7 +257,12 @@ for (const runtime of ["node", "bun"] as const) {
       const stats = t.messages.at(-1)!.result;
       const ids = new Set(t.messages.slice(0, n).map((m) => m.id));
       expect(ids.size).toBe(n);
-      record(`100,000 pipelined requests (${runtime})`, "most handlers at once; replies", `${stats.maxActive}; ${ids.size}`, "≤ 256; all");
+      record(
+        `100,000 pipelined requests (${runtime})`,
+        "most handlers at once; replies",
+        `${stats.maxActive}; ${ids.size}`,
+        "≤ 256; all",
+      );
       expect(stats.maxActive).toBeLessThanOrEqual(256);
       expect(stats.maxActive).toBeGreaterThan(1);
     });
@@ -213,7 +271,12 @@ for (const runtime of ["node", "bun"] as const) {
       const t = target(runtime);
       await ready(t);
       const n = 250;
-      const cancel = (i: number) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i, reason: "changed my mind" } }) + "\n";
+      const cancel = (i: number) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: i, reason: "changed my mind" },
+        }) + "\n";
       // Running handlers: the cancels come once every sleep has started.
       let running = "";
       for (let i = 0; i < n; i++) running += requestLine(i, "sleep", { ms: 60_000 });

@@ -22,14 +22,20 @@ export const ENVELOPE = {
 };
 
 /** A modern request line for `method`. */
-export function requestLine(id: number | string, method: string, params: Record<string, unknown> = {}): string {
+export function requestLine(
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+): string {
   return JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } }) + "\n";
 }
 
 /** The target's resident and peak resident memory in bytes (Linux /proc). */
 export function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(/^(\w+):\s+(\d+) kB/m.exec(status.split("\n").find((l) => l.startsWith(key)) ?? "")?.[2] ?? 0) * 1024;
+  const kb = (key: string) =>
+    Number(/^(\w+):\s+(\d+) kB/m.exec(status.split("\n").find((l) => l.startsWith(key)) ?? "")?.[2] ?? 0) *
+    1024;
   return { rss: kb("VmRSS:"), hwm: kb("VmHWM:") };
 }
 
@@ -51,7 +57,10 @@ export interface Target {
 
 export function startTarget(runtime: Runtime = "node", env: Record<string, string> = {}): Target {
   const [command, ...args] = RUNTIMES[runtime];
-  const child = spawn(command!, [...args, TARGET], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(command!, [...args, TARGET], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d) => (err = (err + String(d)).slice(-20_000)));
   child.stdin.on("error", () => {});
@@ -88,7 +97,11 @@ export function startTarget(runtime: Runtime = "node", env: Record<string, strin
     async waitForMessages(n, timeoutMs = 60_000) {
       const deadline = performance.now() + timeoutMs;
       while (messages.length < n) {
-        if (performance.now() > deadline) throw new Error(`Only ${messages.length} of ${n} messages within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`);
+        if (performance.now() > deadline) {
+          throw new Error(
+            `Only ${messages.length} of ${n} messages within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`,
+          );
+        }
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 200);

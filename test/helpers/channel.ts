@@ -8,7 +8,10 @@ import { RecordingWritable, type RecordingWritableOptions } from "../../testing/
 import { manualReadable } from "./streams.ts";
 
 /** A channel whose output is recorded and whose input the test feeds by hand. */
-export function recordedChannel(options: NewlineChannelOptions = {}, recording: RecordingWritableOptions = { autoComplete: false }) {
+export function recordedChannel(
+  options: NewlineChannelOptions = {},
+  recording: RecordingWritableOptions = { autoComplete: false },
+) {
   const output = new RecordingWritable(recording);
   const input = manualReadable();
   const channel = new NewlineChannel({ readable: input.readable, writable: output.writable }, options);
@@ -23,7 +26,10 @@ export function messageOfLineBytes(bytes: number, fill = "x"): string {
 
 /** Tracks whether a promise has settled; `settled()` lets pending microtasks run first. */
 export function track<T>(promise: Promise<T>) {
-  const state: { done: boolean; value?: T; error?: unknown; failed: boolean } = { done: false, failed: false };
+  const state: { done: boolean; value?: T; error?: unknown; failed: boolean } = {
+    done: false,
+    failed: false,
+  };
   promise.then(
     (value) => Object.assign(state, { done: true, value }),
     (error) => Object.assign(state, { done: true, failed: true, error }),

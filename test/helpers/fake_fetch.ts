@@ -33,12 +33,17 @@ export class FakeFetch {
 
   /** The calls whose JSON body has `method` (or, for GET/DELETE, whose HTTP method is it). */
   of(method: string): SeenRequest[] {
-    return this.calls.filter((c) => c.body?.method === method || (c.body === undefined && c.method === method));
+    return this.calls.filter((c) =>
+      c.body?.method === method || (c.body === undefined && c.method === method)
+    );
   }
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
 }
 
 export function result(id: unknown, value: unknown, headers: Record<string, string> = {}): Response {
@@ -46,7 +51,10 @@ export function result(id: unknown, value: unknown, headers: Record<string, stri
 }
 
 export function rpcError(id: unknown, code: number, message: string, status = 400, data?: unknown): Response {
-  return json({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } }, status);
+  return json(
+    { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } },
+    status,
+  );
 }
 
 /** One SSE frame for a JSON-RPC message (`data:` lines), with optional `id` and `retry`. */
@@ -78,7 +86,10 @@ export function sse(headers: Record<string, string> = {}): SseControl {
   });
   const encoder = new TextEncoder();
   return {
-    response: new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream", ...headers } }),
+    response: new Response(body, {
+      status: 200,
+      headers: { "Content-Type": "text/event-stream", ...headers },
+    }),
     push: (text) => controller.enqueue(encoder.encode(text)),
     end: () => controller.close(),
     fail: (error) => controller.error(error),

@@ -8,7 +8,9 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function serveListener(listener: (req: IncomingMessage, res: ServerResponse) => void): Promise<Served> {
+export async function serveListener(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<Served> {
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -32,10 +34,17 @@ export function serveFetch(handler: (request: Request) => Promise<Response>): Pr
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (typeof value === "string") headers.set(name, value);
-      else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      else if (Array.isArray(value)) { for (const v of value) headers.append(name, v); }
     }
-    const body = chunks.length > 0 && req.method !== "GET" && req.method !== "HEAD" ? Buffer.concat(chunks) : undefined;
-    const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body, signal: controller.signal });
+    const body = chunks.length > 0 && req.method !== "GET" && req.method !== "HEAD"
+      ? Buffer.concat(chunks)
+      : undefined;
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers,
+      body,
+      signal: controller.signal,
+    });
     let response: Response;
     try {
       response = await handler(request);

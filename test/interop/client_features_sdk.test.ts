@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 
 async function connect(script: string, era: "modern" | "legacy"): Promise<ContextClient> {
-  const client = await ContextClient.connect(spawnProcess(process.execPath, [script]), { era, eraCache: null, clientInfo: { name: "interop", version: "1.0.0" } });
+  const client = await ContextClient.connect(spawnProcess(process.execPath, [script]), {
+    era,
+    eraCache: null,
+    clientInfo: { name: "interop", version: "1.0.0" },
+  });
   open.push(client);
   return client;
 }
@@ -40,8 +44,13 @@ describe.each(PEERS)("our client against $name ($era era)", ({ script, era }) =>
     expect(client.era).toBe(era);
     const tools = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["weather", "slow", "chatty", "grow"]));
-    expect(tools.find((t) => t.name === "weather")?.outputSchema).toMatchObject({ type: "object", required: ["city", "temp"] });
-    expect((await client.listResources()).map((r) => r.uri)).toEqual(expect.arrayContaining(["config://app", "notes://alpha", "notes://beta"]));
+    expect(tools.find((t) => t.name === "weather")?.outputSchema).toMatchObject({
+      type: "object",
+      required: ["city", "temp"],
+    });
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(
+      expect.arrayContaining(["config://app", "notes://alpha", "notes://beta"]),
+    );
     expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(["notes://{name}"]);
     expect((await client.listPrompts()).map((p) => p.name)).toEqual(["greet"]);
     const names: string[] = [];
@@ -73,8 +82,12 @@ describe.each(PEERS)("our client against $name ($era era)", ({ script, era }) =>
 
   it("reads a static resource and a template resource", async () => {
     const client = await connect(script, era);
-    expect((await client.readResource("config://app")).contents).toEqual([expect.objectContaining({ uri: "config://app", text: "app config" })]);
-    expect((await client.readResource("notes://beta")).contents).toEqual([expect.objectContaining({ uri: "notes://beta", text: "note beta" })]);
+    expect((await client.readResource("config://app")).contents).toEqual([
+      expect.objectContaining({ uri: "config://app", text: "app config" }),
+    ]);
+    expect((await client.readResource("notes://beta")).contents).toEqual([
+      expect.objectContaining({ uri: "notes://beta", text: "note beta" }),
+    ]);
   });
 
   it("gets a prompt with arguments", async () => {
@@ -85,8 +98,14 @@ describe.each(PEERS)("our client against $name ($era era)", ({ script, era }) =>
 
   it("completes a prompt argument and a template variable", async () => {
     const client = await connect(script, era);
-    expect((await client.complete({ type: "ref/prompt", name: "greet" }, { name: "who", value: "Al" })).completion.values).toEqual(["Alan"]);
-    expect((await client.complete({ type: "ref/resource", uri: "notes://{name}" }, { name: "name", value: "g" })).completion.values).toEqual(["gamma"]);
+    expect(
+      (await client.complete({ type: "ref/prompt", name: "greet" }, { name: "who", value: "Al" })).completion
+        .values,
+    ).toEqual(["Alan"]);
+    expect(
+      (await client.complete({ type: "ref/resource", uri: "notes://{name}" }, { name: "name", value: "g" }))
+        .completion.values,
+    ).toEqual(["gamma"]);
   });
 
   it("setLogLevel('info') then a logging tool: onLog gets the info entry and not the debug one", async () => {
@@ -102,9 +121,15 @@ describe.each(PEERS)("our client against $name ($era era)", ({ script, era }) =>
   it("listen reports the tools, prompts and resources list changes caused by a tool call", async () => {
     const client = await connect(script, era);
     const changes = client.listen({ tools: true, prompts: true, resources: true });
-    expect(await changes.ready).toMatchObject({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    expect(await changes.ready).toMatchObject({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+    });
     await client.callTool("grow");
-    const seen = [await nextChange(changes), await nextChange(changes), await nextChange(changes)].map((c) => c.type).sort();
+    const seen = [await nextChange(changes), await nextChange(changes), await nextChange(changes)].map((c) =>
+      c.type
+    ).sort();
     expect(seen).toEqual(["promptsListChanged", "resourcesListChanged", "toolsListChanged"]);
     await changes.close();
     expect((await client.listTools()).some((t) => t.name.startsWith("extra-"))).toBe(true);
@@ -128,22 +153,31 @@ describe("legacy resource subscriptions against SDK 1.32", () => {
     const client = await connect(SDK1, "legacy");
     const changes = client.listen({ resourceUris: ["notes://alpha"] });
     expect(await changes.ready).toEqual({ resourceSubscriptions: ["notes://alpha"] });
-    expect((await client.callTool("touch", { uri: "notes://alpha" })).content).toEqual([{ type: "text", text: "sent" }]);
+    expect((await client.callTool("touch", { uri: "notes://alpha" })).content).toEqual([{
+      type: "text",
+      text: "sent",
+    }]);
     expect(await nextChange(changes)).toEqual({ type: "resourceUpdated", uri: "notes://alpha" });
     await changes.close();
-    expect((await client.callTool("touch", { uri: "notes://alpha" })).content).toEqual([{ type: "text", text: "not subscribed" }]);
+    expect((await client.callTool("touch", { uri: "notes://alpha" })).content).toEqual([{
+      type: "text",
+      text: "not subscribed",
+    }]);
   });
 });
 
 describe("resource updates through listen against SDK 2.4 (both eras)", () => {
-  it.each(["modern", "legacy"] as const)("%s: listen({ resourceUris }) reports the update of a subscribed URI only", async (era) => {
-    const client = await connect(SDK2, era);
-    const changes = client.listen({ resourceUris: ["notes://alpha"] });
-    expect(await changes.ready).toEqual({ resourceSubscriptions: ["notes://alpha"] });
-    await client.callTool("touch", { uri: "notes://beta" });
-    await client.callTool("touch", { uri: "notes://alpha" });
-    expect(await nextChange(changes)).toEqual({ type: "resourceUpdated", uri: "notes://alpha" });
-    expect(changes.pending).toBe(0);
-    await changes.close();
-  });
+  it.each(["modern", "legacy"] as const)(
+    "%s: listen({ resourceUris }) reports the update of a subscribed URI only",
+    async (era) => {
+      const client = await connect(SDK2, era);
+      const changes = client.listen({ resourceUris: ["notes://alpha"] });
+      expect(await changes.ready).toEqual({ resourceSubscriptions: ["notes://alpha"] });
+      await client.callTool("touch", { uri: "notes://beta" });
+      await client.callTool("touch", { uri: "notes://alpha" });
+      expect(await nextChange(changes)).toEqual({ type: "resourceUpdated", uri: "notes://alpha" });
+      expect(changes.pending).toBe(0);
+      await changes.close();
+    },
+  );
 });

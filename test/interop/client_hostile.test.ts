@@ -18,7 +18,9 @@ const ALLOWANCE = 1_500;
 
 function hostile(mode: string) {
   const log = join(dir, `${mode}-${Math.random().toString(36).slice(2)}.log`);
-  const transport = spawnProcess(process.execPath, [FIXTURE, mode], { env: { ...process.env, HOSTILE_LOG: log } });
+  const transport = spawnProcess(process.execPath, [FIXTURE, mode], {
+    env: { ...process.env, HOSTILE_LOG: log },
+  });
   const eraCache = new EraCache();
   const reports: Error[] = [];
   const options: ContextClientOptions = {
@@ -49,7 +51,12 @@ describe("ContextClient against hostile servers (real processes)", () => {
     expect(await client.request("tools/list", {})).toEqual({ tools: [] });
     await client.close();
     const lines = h.received();
-    expect(lines.map(([, m]) => m)).toEqual(["server/discover", "initialize", "notifications/initialized", "tools/list"]);
+    expect(lines.map(([, m]) => m)).toEqual([
+      "server/discover",
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+    ]);
     // close() ended the process (stdin EOF, then the bounded kill sequence).
     expect(() => process.kill(Number(lines[0][0]), 0)).toThrow();
   });
@@ -68,14 +75,20 @@ describe("ContextClient against hostile servers (real processes)", () => {
     const pids = [...new Set(lines.map(([pid]) => pid))];
     expect(pids).toHaveLength(2);
     expect(lines.filter(([pid]) => pid === pids[0]).map(([, m]) => m)).toEqual(["server/discover"]);
-    expect(lines.filter(([pid]) => pid === pids[1]).map(([, m]) => m)).toEqual(["initialize", "notifications/initialized", "tools/list"]);
+    expect(lines.filter(([pid]) => pid === pids[1]).map(([, m]) => m)).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+    ]);
   });
 
   it("crashes at startup every time: one respawn, then a clear error carrying the exit code and stderr", async () => {
     const h = hostile("crash");
     const error = await ContextClient.connect(h.transport, h.options).catch((e) => e);
     expect(error.code).toBe("negotiation_failed");
-    expect(error.message).toMatch(/during initialize \(1 probe sent, server respawned\): Server process exited \(exit code 2\)/);
+    expect(error.message).toMatch(
+      /during initialize \(1 probe sent, server respawned\): Server process exited \(exit code 2\)/,
+    );
     expect(error.message).toContain("boom: missing config file");
     expect(h.eraCache.get(h.key)).toBeUndefined();
   });

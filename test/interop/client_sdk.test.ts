@@ -7,13 +7,19 @@ import { ContextClient, type ContextClientOptions } from "../../src/client/conte
 import { EraCache } from "../../src/client/era_cache.ts";
 import { TransportError } from "../../src/wire/errors.ts";
 
-const LEGACY_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/legacy_server.mjs", import.meta.url));
-const MODERN_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/modern_server.mjs", import.meta.url));
+const LEGACY_SERVER = fileURLToPath(
+  new URL("../fixtures/sdk/client_peers/legacy_server.mjs", import.meta.url),
+);
+const MODERN_SERVER = fileURLToPath(
+  new URL("../fixtures/sdk/client_peers/modern_server.mjs", import.meta.url),
+);
 
 const sdk1 = () => spawnProcess(process.execPath, [LEGACY_SERVER]);
 const sdk2 = (...args: string[]) => spawnProcess(process.execPath, [MODERN_SERVER, ...args]);
 
-function options(extra: ContextClientOptions = {}): Omit<ContextClientOptions, "eraCache"> & { eraCache: EraCache } {
+function options(
+  extra: ContextClientOptions = {},
+): Omit<ContextClientOptions, "eraCache"> & { eraCache: EraCache } {
   return { clientInfo: { name: "interop", version: "1.0.0" }, ...extra, eraCache: new EraCache() };
 }
 
@@ -27,7 +33,11 @@ describe("ContextClient against SDK 1.32 (legacy-only) McpServer over stdio", ()
     const client = await ContextClient.connect(transport, opts);
     expect(client.era).toBe("legacy");
     expect(client.protocolVersion).toBe("2025-11-25");
-    expect(client.negotiation).toMatchObject({ outcome: "definitive_rejection", probes: 1, learned: "legacy" });
+    expect(client.negotiation).toMatchObject({
+      outcome: "definitive_rejection",
+      probes: 1,
+      learned: "legacy",
+    });
     expect(client.serverInfo).toMatchObject({ name: "sdk1-legacy", version: "1.32.2" });
     expect(client.instructions).toBe("sdk1 instructions");
     expect(opts.eraCache.get(transport.cacheKey)?.era).toBe("legacy");

@@ -10,8 +10,14 @@ import { createHttpHandler, type HttpHandlerOptions } from "../../src/http/mcp_h
 import { ContextServer } from "../../src/server/context_server.ts";
 
 const TOOLS = [
-  { name: "echo", inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } } },
-  { name: "broken", inputSchema: { type: "object", properties: { o: { type: "object", "x-mcp-header": "O" } } } },
+  {
+    name: "echo",
+    inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+  },
+  {
+    name: "broken",
+    inputSchema: { type: "object", properties: { o: { type: "object", "x-mcp-header": "O" } } },
+  },
 ];
 
 function server(): ContextServer {
@@ -23,7 +29,9 @@ function server(): ContextServer {
       return { content: [{ type: "text", text: "done" }] };
     }
     if (params.name === "sample") {
-      const answer = (await context.request("sampling/createMessage", { messages: [], maxTokens: 5 })) as { model: string };
+      const answer = (await context.request("sampling/createMessage", { messages: [], maxTokens: 5 })) as {
+        model: string;
+      };
       return { content: [{ type: "text", text: `sampled ${answer.model}` }] };
     }
     return { content: [{ type: "text", text: `${context.era} ${params.arguments?.region ?? ""}`.trim() }] };
@@ -49,7 +57,11 @@ async function start(options: HttpHandlerOptions = {}) {
 
 async function connect(url: string, options: ContextClientOptions = {}) {
   const reports: Error[] = [];
-  const client = await ContextClient.connect(httpTransport(url), { eraCache: new EraCache(), onReport: (e) => reports.push(e), ...options });
+  const client = await ContextClient.connect(httpTransport(url), {
+    eraCache: new EraCache(),
+    onReport: (e) => reports.push(e),
+    ...options,
+  });
   cleanup.push(() => client.close());
   return { client, reports };
 }
@@ -66,7 +78,10 @@ describe("our HTTP client against our HTTP server", () => {
     const list = await client.request<{ tools: Array<{ name: string }> }>("tools/list", {});
     expect(list.tools.map((t) => t.name)).toEqual(["echo"]);
     expect(reports.map((e) => e.message)).toEqual([expect.stringMatching(/Dropped tool "broken"/)]);
-    const call = await client.request<CallResult>("tools/call", { name: "echo", arguments: { region: "eu-west" } });
+    const call = await client.request<CallResult>("tools/call", {
+      name: "echo",
+      arguments: { region: "eu-west" },
+    });
     expect(call.content[0].text).toBe("modern eu-west");
     expect(seen.at(-1)!.headers.get("mcp-param-region")).toBe("eu-west");
     const progress: number[] = [];
@@ -79,7 +94,10 @@ describe("our HTTP client against our HTTP server", () => {
   it("legacy with sessions: a server-to-client request is answered by POST, and close ends the session with DELETE", async () => {
     const { url, seen } = await start({ sessions: true });
     const { client } = await connect(url, { era: "legacy", capabilities: { sampling: {} } });
-    client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "hi" }, model: "m1" }));
+    client.handle(
+      "sampling/createMessage",
+      () => ({ role: "assistant", content: { type: "text", text: "hi" }, model: "m1" }),
+    );
     const call = await client.request<CallResult>("tools/call", { name: "sample", arguments: {} });
     expect(call.content[0].text).toBe("sampled m1");
     const session = seen.find((r) => r.headers.get("mcp-session-id"))!.headers.get("mcp-session-id");

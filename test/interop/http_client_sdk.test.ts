@@ -6,7 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import { httpTransport } from "../../src/http/http_client_transport.ts";
-import { serveSdk1Sessionful, serveSdk1Stateless, serveSdk2 } from "../fixtures/sdk/http_peers/sdk_http_servers.ts";
+import {
+  serveSdk1Sessionful,
+  serveSdk1Stateless,
+  serveSdk2,
+} from "../fixtures/sdk/http_peers/sdk_http_servers.ts";
 
 type ToolList = { tools: Array<{ name: string }> };
 type CallResult = { content: Array<{ type: string; text: string }> };
@@ -30,7 +34,11 @@ async function connect(url: string, options: Parameters<typeof ContextClient.con
 
 async function progressCall(client: ContextClient) {
   const notes: Array<[string, unknown]> = [];
-  const result = await client.request<CallResult>("tools/call", { name: "progress", arguments: {}, _meta: { progressToken: "p1" } }, {
+  const result = await client.request<CallResult>("tools/call", {
+    name: "progress",
+    arguments: {},
+    _meta: { progressToken: "p1" },
+  }, {
     onNotification: (method, params) => notes.push([method, params]),
   });
   return { result, notes };
@@ -46,7 +54,10 @@ describe("HTTP client against SDK 2.4 createMcpHandler", () => {
     expect(client.protocolVersion).toBe("2026-07-28");
     expect(client.serverInfo).toMatchObject({ name: "sdk2-http", version: "2.4.0" });
     expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", probes: 1, learned: "modern" });
-    expect(eraCache.get(`${server.origin}/mcp`)).toMatchObject({ era: "modern", protocolVersion: "2026-07-28" });
+    expect(eraCache.get(`${server.origin}/mcp`)).toMatchObject({
+      era: "modern",
+      protocolVersion: "2026-07-28",
+    });
     const again = await connect(server.url, { eraCache });
     expect(again.client.negotiation).toMatchObject({ outcome: "cached_modern", fromCache: true });
   });
@@ -57,7 +68,10 @@ describe("HTTP client against SDK 2.4 createMcpHandler", () => {
     const { client } = await connect(server.url);
     const list = await client.request<ToolList>("tools/list", {});
     expect(list.tools.map((t) => t.name)).toEqual(["echo", "progress"]);
-    const call = await client.request<CallResult>("tools/call", { name: "echo", arguments: { text: "hi", region: "eu west" } });
+    const call = await client.request<CallResult>("tools/call", {
+      name: "echo",
+      arguments: { text: "hi", region: "eu west" },
+    });
     expect(call.content[0].text).toBe("echo hi eu west");
     const sent = server.seen.at(-1)!;
     expect(sent.get("mcp-protocol-version")).toBe("2026-07-28");

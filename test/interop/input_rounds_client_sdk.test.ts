@@ -8,13 +8,22 @@ import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 
-const LEGACY_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/asking_legacy_server.mjs", import.meta.url));
-const MODERN_SERVER = fileURLToPath(new URL("../fixtures/sdk/client_peers/asking_modern_server.mjs", import.meta.url));
+const LEGACY_SERVER = fileURLToPath(
+  new URL("../fixtures/sdk/client_peers/asking_legacy_server.mjs", import.meta.url),
+);
+const MODERN_SERVER = fileURLToPath(
+  new URL("../fixtures/sdk/client_peers/asking_modern_server.mjs", import.meta.url),
+);
 
 function inputs() {
   return new ClientInputs()
     .onElicit(() => ({ action: "accept", content: { name: "Ada" } }))
-    .onSample(() => ({ role: "assistant", content: { type: "text", text: "hi!" }, model: "test-model", stopReason: "endTurn" }))
+    .onSample(() => ({
+      role: "assistant",
+      content: { type: "text", text: "hi!" },
+      model: "test-model",
+      stopReason: "endTurn",
+    }))
     .setRoots([{ uri: "file:///test/root", name: "Test Root" }]);
 }
 
@@ -45,7 +54,9 @@ describe("ContextClient + ClientInputs against SDK servers that ask", () => {
       inputs: client,
     });
     expect(context.era).toBe("modern");
-    const first = (await context.request("tools/call", { name: "ask", arguments: {} }, { inputRequired: "manual" })) as Record<string, unknown>;
+    const first = (await context.request("tools/call", { name: "ask", arguments: {} }, {
+      inputRequired: "manual",
+    })) as Record<string, unknown>;
     expect(first.resultType).toBe("input_required");
     const result = (await context.request("tools/call", { name: "ask", arguments: {} })) as CallResult;
     const body = JSON.parse(result.content[0].text);

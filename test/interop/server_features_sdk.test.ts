@@ -18,7 +18,8 @@ import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 
 const SERVER = join(ROOT, "examples/everything/server.mjs");
 const PARAMS = { command: process.execPath, args: [SERVER], stderr: "pipe" as const };
-const IMAGE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+const IMAGE_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 const TOOLS = [
@@ -81,39 +82,117 @@ async function exerciseCommon(client: AnyClient): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((t: AnyClient) => t.name)).toEqual(TOOLS);
   const jsonSchemaTool = tools.find((t: AnyClient) => t.name === "json_schema_2020_12_tool");
-  expect(jsonSchemaTool.inputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", $defs: { address: { $anchor: "addressDef" } }, additionalProperties: false });
+  expect(jsonSchemaTool.inputSchema).toMatchObject({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $defs: { address: { $anchor: "addressDef" } },
+    additionalProperties: false,
+  });
 
-  expect((await client.callTool({ name: "test_simple_text", arguments: {} })).content).toEqual([{ type: "text", text: "This is a simple text response for testing." }]);
-  expect((await client.callTool({ name: "test_image_content", arguments: {} })).content).toEqual([{ type: "image", data: IMAGE_PNG, mimeType: "image/png" }]);
-  expect((await client.callTool({ name: "test_multiple_content_types", arguments: {} })).content.map((c: AnyClient) => c.type)).toEqual(["text", "image", "resource"]);
+  expect((await client.callTool({ name: "test_simple_text", arguments: {} })).content).toEqual([{
+    type: "text",
+    text: "This is a simple text response for testing.",
+  }]);
+  expect((await client.callTool({ name: "test_image_content", arguments: {} })).content).toEqual([{
+    type: "image",
+    data: IMAGE_PNG,
+    mimeType: "image/png",
+  }]);
+  expect(
+    (await client.callTool({ name: "test_multiple_content_types", arguments: {} })).content.map((
+      c: AnyClient,
+    ) => c.type),
+  ).toEqual(["text", "image", "resource"]);
   const failed = await client.callTool({ name: "test_error_handling", arguments: {} });
-  expect(failed).toMatchObject({ isError: true, content: [{ type: "text", text: "This tool intentionally returns an error for testing" }] });
-  const invalid = await client.callTool({ name: "json_schema_2020_12_tool", arguments: { name: "x", unexpected: 1 } });
+  expect(failed).toMatchObject({
+    isError: true,
+    content: [{ type: "text", text: "This tool intentionally returns an error for testing" }],
+  });
+  const invalid = await client.callTool({
+    name: "json_schema_2020_12_tool",
+    arguments: { name: "x", unexpected: 1 },
+  });
   expect(invalid.isError).toBe(true);
-  expect((await client.callTool({ name: "json_schema_2020_12_tool", arguments: { email: "a@b.c" } })).content[0].text).toBe('JSON Schema 2020-12 tool called with: {"email":"a@b.c"}');
+  expect(
+    (await client.callTool({ name: "json_schema_2020_12_tool", arguments: { email: "a@b.c" } })).content[0]
+      .text,
+  ).toBe('JSON Schema 2020-12 tool called with: {"email":"a@b.c"}');
 
   const { resources } = await client.listResources();
-  expect(resources.map((r: AnyClient) => r.uri)).toEqual(["test://static-text", "test://static-binary", "test://watched-resource"]);
-  expect((await client.readResource({ uri: "test://static-text" })).contents).toEqual([
-    { uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." },
+  expect(resources.map((r: AnyClient) => r.uri)).toEqual([
+    "test://static-text",
+    "test://static-binary",
+    "test://watched-resource",
   ]);
-  expect((await client.readResource({ uri: "test://static-binary" })).contents).toEqual([{ uri: "test://static-binary", mimeType: "image/png", blob: IMAGE_PNG }]);
+  expect((await client.readResource({ uri: "test://static-text" })).contents).toEqual([
+    {
+      uri: "test://static-text",
+      mimeType: "text/plain",
+      text: "This is the content of the static text resource.",
+    },
+  ]);
+  expect((await client.readResource({ uri: "test://static-binary" })).contents).toEqual([{
+    uri: "test://static-binary",
+    mimeType: "image/png",
+    blob: IMAGE_PNG,
+  }]);
   const { resourceTemplates } = await client.listResourceTemplates();
-  expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "test://template/{id}/data", name: "template", mimeType: "application/json" })]);
+  expect(resourceTemplates).toEqual([
+    expect.objectContaining({
+      uriTemplate: "test://template/{id}/data",
+      name: "template",
+      mimeType: "application/json",
+    }),
+  ]);
   const templated = await client.readResource({ uri: "test://template/123/data" });
-  expect(JSON.parse(templated.contents[0].text)).toEqual({ id: "123", templateTest: true, data: "Data for ID: 123" });
+  expect(JSON.parse(templated.contents[0].text)).toEqual({
+    id: "123",
+    templateTest: true,
+    data: "Data for ID: 123",
+  });
 
   const { prompts } = await client.listPrompts();
-  expect(prompts.map((p: AnyClient) => p.name)).toEqual(["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"]);
-  const withArgs = await client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } });
-  expect(withArgs.messages).toEqual([{ role: "user", content: { type: "text", text: "Prompt with arguments: arg1='hello', arg2='world'" } }]);
-  const embedded = await client.getPrompt({ name: "test_prompt_with_embedded_resource", arguments: { resourceUri: "test://example-resource" } });
-  expect(embedded.messages[0].content).toEqual({ type: "resource", resource: { uri: "test://example-resource", mimeType: "text/plain", text: "Embedded resource content for testing." } });
-  expect((await client.getPrompt({ name: "test_prompt_with_image" })).messages[0].content).toEqual({ type: "image", data: IMAGE_PNG, mimeType: "image/png" });
+  expect(prompts.map((p: AnyClient) => p.name)).toEqual([
+    "test_simple_prompt",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+    "test_input_required_result_prompt",
+  ]);
+  const withArgs = await client.getPrompt({
+    name: "test_prompt_with_arguments",
+    arguments: { arg1: "hello", arg2: "world" },
+  });
+  expect(withArgs.messages).toEqual([{
+    role: "user",
+    content: { type: "text", text: "Prompt with arguments: arg1='hello', arg2='world'" },
+  }]);
+  const embedded = await client.getPrompt({
+    name: "test_prompt_with_embedded_resource",
+    arguments: { resourceUri: "test://example-resource" },
+  });
+  expect(embedded.messages[0].content).toEqual({
+    type: "resource",
+    resource: {
+      uri: "test://example-resource",
+      mimeType: "text/plain",
+      text: "Embedded resource content for testing.",
+    },
+  });
+  expect((await client.getPrompt({ name: "test_prompt_with_image" })).messages[0].content).toEqual({
+    type: "image",
+    data: IMAGE_PNG,
+    mimeType: "image/png",
+  });
 
-  const completed = await client.complete({ ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "hel" } });
+  const completed = await client.complete({
+    ref: { type: "ref/prompt", name: "test_prompt_with_arguments" },
+    argument: { name: "arg1", value: "hel" },
+  });
   expect(completed.completion).toEqual({ values: ["hello", "help"], total: 2, hasMore: false });
-  const ids = await client.complete({ ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "12" } });
+  const ids = await client.complete({
+    ref: { type: "ref/resource", uri: "test://template/{id}/data" },
+    argument: { name: "id", value: "12" },
+  });
   expect(ids.completion.values).toEqual(["123"]);
 }
 
@@ -131,7 +210,10 @@ describe("SDK 1.32 Client against the everything server", () => {
     await exerciseCommon(client);
 
     await client.setLoggingLevel("debug");
-    expect((await client.callTool({ name: "test_tool_with_logging", arguments: {} })).content).toEqual([{ type: "text", text: "Tool with logging executed successfully" }]);
+    expect((await client.callTool({ name: "test_tool_with_logging", arguments: {} })).content).toEqual([{
+      type: "text",
+      text: "Tool with logging executed successfully",
+    }]);
     await eventually(() => logs.length === 3);
     expect(logs).toEqual([
       { level: "info", data: "Tool execution started" },
@@ -148,16 +230,23 @@ describe("SDK 1.32 Client against the everything server", () => {
       received.push(message as { method?: string });
       onmessage(message);
     };
-    const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, { onprogress: () => {} });
+    const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, {
+      onprogress: () => {},
+    });
     const progress = received.filter((m) => m.method === "notifications/progress").map((m) => m.params);
-    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([[0, 100, "Completed step 0 of 100"], [50, 100, "Completed step 50 of 100"], [100, 100, "Completed step 100 of 100"]]);
+    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
+      [0, 100, "Completed step 0 of 100"],
+      [50, 100, "Completed step 50 of 100"],
+      [100, 100, "Completed step 100 of 100"],
+    ]);
     expect(result.content).toEqual([{ type: "text", text: String(progress[0].progressToken) }]);
 
     await client.subscribeResource({ uri: "test://watched-resource" });
     await client.callTool({ name: "test_trigger_tool_change", arguments: {} });
     await eventually(() => toolChanges === 1);
     await client.unsubscribeResource({ uri: "test://watched-resource" });
-    await expect(client.readResource({ uri: "test://nonexistent-resource-for-conformance-testing" })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: "test://nonexistent-resource-for-conformance-testing" })).rejects
+      .toMatchObject({ code: -32002 });
     expect(logs).toHaveLength(3);
     await client.close();
   });
@@ -166,9 +255,18 @@ describe("SDK 1.32 Client against the everything server", () => {
 describe("SDK 2.4 Client against the everything server", () => {
   async function connect(mode: "legacy" | { pin: string }) {
     const transport = new StdioClientTransport(PARAMS);
-    const client = new Client({ name: "sdk-2.4", version: "2.4.0" }, { versionNegotiation: { mode, probe: { timeoutMs: 10_000 } } });
+    const client = new Client({ name: "sdk-2.4", version: "2.4.0" }, {
+      versionNegotiation: { mode, probe: { timeoutMs: 10_000 } },
+    });
     const seen: { method: string; params: AnyClient }[] = [];
-    for (const method of ["notifications/message", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/updated"] as const) {
+    for (
+      const method of [
+        "notifications/message",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/updated",
+      ] as const
+    ) {
       client.setNotificationHandler(method, (n: AnyClient) => void seen.push({ method, params: n.params }));
     }
     await client.connect(transport);
@@ -186,7 +284,9 @@ describe("SDK 2.4 Client against the everything server", () => {
     await client.callTool({ name: "test_trigger_prompt_change", arguments: {} });
     await eventually(() => seen.some((s) => s.method === "notifications/prompts/list_changed"));
     // On the wire this is -32002 (the 1.32 test above sees it raw); SDK 2.4 maps both codes onto its ResourceNotFoundError.
-    const notFound = await client.readResource({ uri: "test://nonexistent" }).catch((error: unknown) => error);
+    const notFound = await client.readResource({ uri: "test://nonexistent" }).catch((error: unknown) =>
+      error
+    );
     expect((notFound as Error).constructor.name).toBe("ResourceNotFoundError");
     expect(notFound).toMatchObject({ data: { uri: "test://nonexistent" } });
     await client.close();
@@ -206,7 +306,10 @@ describe("SDK 2.4 Client against the everything server", () => {
       "Tool execution completed",
     ]);
 
-    const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: ["test://watched-resource"] });
+    const subscription = await client.listen({
+      toolsListChanged: true,
+      resourceSubscriptions: ["test://watched-resource"],
+    });
     await client.callTool({ name: "test_trigger_tool_change", arguments: {} });
     await client.callTool({ name: "test_trigger_prompt_change", arguments: {} });
     await eventually(() => seen.some((s) => s.method === "notifications/tools/list_changed"));

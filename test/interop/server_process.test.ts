@@ -25,7 +25,10 @@ interface Child {
 }
 
 function start(env: Record<string, string> = {}): Child {
-  const child = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d) => (err += String(d)));
   child.stdin.on("error", () => {}); // EPIPE once the child is gone
@@ -52,7 +55,12 @@ describe("ContextServer in a real process", () => {
   for (const defaultSigterm of [false, true]) {
     it(`answers server/discover first and takes a SIGTERM right after calmly (${defaultSigterm ? "Node's default SIGTERM" : "SIGTERM handler"})`, async () => {
       const server = start(defaultSigterm ? { FIXTURE_DEFAULT_SIGTERM: "1" } : {});
-      server.send({ jsonrpc: "2.0", id: "server-discover-probe-1", method: "server/discover", params: { _meta: ENVELOPE } });
+      server.send({
+        jsonrpc: "2.0",
+        id: "server-discover-probe-1",
+        method: "server/discover",
+        params: { _meta: ENVELOPE },
+      });
       const reply = await server.next();
       expect(reply.result).toMatchObject({ resultType: "complete", supportedVersions: ["2026-07-28"] });
       server.child.kill("SIGTERM");
@@ -74,7 +82,12 @@ describe("ContextServer in a real process", () => {
 
   it("serves a session whose first message is an ordinary modern request, then exits on stdin EOF", async () => {
     const server = start();
-    server.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "first" }, _meta: ENVELOPE } });
+    server.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "first" }, _meta: ENVELOPE },
+    });
     const reply = await server.next();
     expect(reply).toEqual({
       jsonrpc: "2.0",
@@ -82,7 +95,13 @@ describe("ContextServer in a real process", () => {
       result: {
         content: [{ type: "text", text: "first" }],
         resultType: "complete",
-        _meta: { "io.modelcontextprotocol/serverInfo": { name: "ours-fixture", version: "0.1.0", title: "onemodelcontext fixture" } },
+        _meta: {
+          "io.modelcontextprotocol/serverInfo": {
+            name: "ours-fixture",
+            version: "0.1.0",
+            title: "onemodelcontext fixture",
+          },
+        },
       },
     });
     server.child.stdin.end();
@@ -92,7 +111,12 @@ describe("ContextServer in a real process", () => {
 
   it("finishes a request in flight after stdin EOF (half-close), then exits", async () => {
     const server = start();
-    server.send({ jsonrpc: "2.0", id: 7, method: "slow/echo", params: { text: "late", ms: 300, _meta: ENVELOPE } });
+    server.send({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "slow/echo",
+      params: { text: "late", ms: 300, _meta: ENVELOPE },
+    });
     server.child.stdin.end();
     const reply = await server.next();
     expect(reply.id).toBe(7);
@@ -104,7 +128,12 @@ describe("ContextServer in a real process", () => {
     const server = start();
     server.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     expect((await server.next()).error.code).toBe(-32602);
-    server.send({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    server.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     expect((await server.next()).result.protocolVersion).toBe("2025-06-18");
     server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     server.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });
@@ -115,7 +144,12 @@ describe("ContextServer in a real process", () => {
 
   it("exits calmly when the client stops reading and goes away with a reply pending", async () => {
     const server = start();
-    server.send({ jsonrpc: "2.0", id: 1, method: "slow/echo", params: { text: "x".repeat(100_000), ms: 100, _meta: ENVELOPE } });
+    server.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "slow/echo",
+      params: { text: "x".repeat(100_000), ms: 100, _meta: ENVELOPE },
+    });
     server.child.stdout.destroy(); // the client's read end is gone: the reply hits EPIPE
     server.child.stdin.end();
     const exit = await server.exit;

@@ -23,10 +23,18 @@ interface LogEntry {
 }
 
 /** A fresh log file and the spawn parameters that make the fixture write to it. */
-function fixture(): { params: { command: string; args: string[]; env: Record<string, string>; stderr: "pipe" }; log: () => LogEntry[] } {
+function fixture(): {
+  params: { command: string; args: string[]; env: Record<string, string>; stderr: "pipe" };
+  log: () => LogEntry[];
+} {
   const path = join(dir, `log-${++counter}.jsonl`);
   return {
-    params: { command: process.execPath, args: [FIXTURE], env: { ...(process.env as Record<string, string>), FIXTURE_LOG: path }, stderr: "pipe" },
+    params: {
+      command: process.execPath,
+      args: [FIXTURE],
+      env: { ...(process.env as Record<string, string>), FIXTURE_LOG: path },
+      stderr: "pipe",
+    },
     log: () => {
       try {
         return readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -77,7 +85,9 @@ describe("SDK 1.32 Client against ContextServer", () => {
       received.push(message as { method?: string });
       onmessage(message);
     };
-    const result = await client.callTool({ name: "echo", arguments: { text: "hello, legacy" } }, undefined, { onprogress: () => {} });
+    const result = await client.callTool({ name: "echo", arguments: { text: "hello, legacy" } }, undefined, {
+      onprogress: () => {},
+    });
     expect(result.content).toEqual([{ type: "text", text: "hello, legacy" }]);
     expect(received.filter((m) => m.method === "notifications/progress").map((m) => m.params)).toEqual([
       { progressToken: expect.anything(), progress: 1, total: 1, message: "echoing" },
@@ -98,7 +108,9 @@ describe("SDK 2.4 Client against ContextServer", () => {
   async function connect(mode: "legacy" | "auto" | { pin: string }) {
     const fx = fixture();
     const transport = new StdioClientTransport(fx.params);
-    const client = new Client({ name: "sdk-2.4", version: "2.4.0" }, { versionNegotiation: { mode, probe: { timeoutMs: 10_000 } } });
+    const client = new Client({ name: "sdk-2.4", version: "2.4.0" }, {
+      versionNegotiation: { mode, probe: { timeoutMs: 10_000 } },
+    });
     await client.connect(transport);
     return { client, transport, ...fx };
   }
@@ -120,7 +132,12 @@ describe("SDK 2.4 Client against ContextServer", () => {
     await client.close();
     await eventually(() => log().some((e) => e.served !== undefined));
     const entries = log();
-    expect(entries.filter((e) => e.in !== undefined).map((e) => e.in)).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
+    expect(entries.filter((e) => e.in !== undefined).map((e) => e.in)).toEqual([
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+      "tools/call",
+    ]);
     expect(entries.filter((e) => e.era).map((e) => e.era)).toEqual(["legacy", "legacy"]);
   });
 
@@ -128,10 +145,17 @@ describe("SDK 2.4 Client against ContextServer", () => {
     const { client, log } = await connect("auto");
     expect(client.getProtocolEra()).toBe("modern");
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
-    expect(client.getDiscoverResult()).toMatchObject({ supportedVersions: ["2026-07-28"], ttlMs: 0, cacheScope: "private" });
+    expect(client.getDiscoverResult()).toMatchObject({
+      supportedVersions: ["2026-07-28"],
+      ttlMs: 0,
+      cacheScope: "private",
+    });
     await exercise(client);
     await client.close();
-    await eventually(() => new Set(log().filter((e) => e.served !== undefined || e.signal !== undefined).map((e) => e.pid)).size === 2);
+    await eventually(() =>
+      new Set(log().filter((e) => e.served !== undefined || e.signal !== undefined).map((e) => e.pid))
+        .size === 2
+    );
     const entries = log();
     const pids = [...new Set(entries.map((e) => e.pid))];
     expect(pids).toHaveLength(2);

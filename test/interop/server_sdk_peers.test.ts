@@ -15,7 +15,10 @@ const SERVER = join(ROOT, "test/fixtures/ours/context_server_stdio.mjs");
 const SERVER_INFO = { name: "ours-fixture", version: "0.1.0", title: "onemodelcontext fixture" };
 
 async function peer(sdk: string, mode: string): Promise<Record<string, any>> {
-  const { stdout, stderr } = await run(process.execPath, [PEER, sdk, mode, SERVER], { cwd: ROOT, timeout: 30_000 });
+  const { stdout, stderr } = await run(process.execPath, [PEER, sdk, mode, SERVER], {
+    cwd: ROOT,
+    timeout: 30_000,
+  });
   expect(stderr).toBe("");
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
@@ -41,7 +44,12 @@ describe("SDK clients as separate processes against ContextServer", () => {
       expect(summary.content).toEqual([{ type: "text", text: `hello from ${sdk}` }]);
       // Progress reached the client with the token it sent. Whether its onprogress callback fired is
       // up to a race inside the SDKs (see sdk_client.mjs), so only the wire is asserted.
-      expect(summary.progressOnWire).toEqual([{ progressToken: expect.anything(), progress: 1, total: 1, message: "echoing" }]);
+      expect(summary.progressOnWire).toEqual([{
+        progressToken: expect.anything(),
+        progress: 1,
+        total: 1,
+        message: "echoing",
+      }]);
       expect(summary.progress.length).toBeLessThanOrEqual(1);
     });
   }

@@ -10,7 +10,10 @@ let server: ChildProcess;
 
 beforeAll(async () => {
   ensureDist();
-  server = spawn(process.execPath, [join(ROOT, "examples/browser/serve.mjs")], { env: { ...process.env, PORT: String(PORT) }, stdio: ["ignore", "pipe", "inherit"] });
+  server = spawn(process.execPath, [join(ROOT, "examples/browser/serve.mjs")], {
+    env: { ...process.env, PORT: String(PORT) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await new Promise<void>((resolve) => server.stdout!.once("data", () => resolve()));
 }, 120_000);
 afterAll(() => server?.kill());
@@ -19,14 +22,23 @@ it("examples/browser: a client in the page talks to a server in a module Worker,
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   try {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(`http://127.0.0.1:${PORT}/examples/browser/`);
-    await page.waitForFunction(() => document.querySelector("#out")?.textContent?.includes("done"), null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector("#out")?.textContent?.includes("done"), null, {
+      timeout: 30_000,
+    });
     const text = await page.textContent("#out");
     expect(errors).toEqual([]);
     expect(text).toContain("modern 2026-07-28 worker-demo: tools=shout -> HELLO FROM THE MODERN ERA");

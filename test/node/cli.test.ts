@@ -10,7 +10,12 @@ import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 const BIN = join(ROOT, "dist/cli/main.js");
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -53,7 +58,10 @@ describe("onemodelcontext CLI", () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout.trim()).toBe("42");
     const json = cli("call", "echo", '{"text":"x"}', "--json");
-    expect(JSON.parse(json.stdout)).toEqual({ tool: "echo", result: { content: [{ type: "text", text: "x" }], resultType: "complete", _meta: expect.any(Object) } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      tool: "echo",
+      result: { content: [{ type: "text", text: "x" }], resultType: "complete", _meta: expect.any(Object) },
+    });
   });
 
   it("exits 4 on a tool error and on an unknown tool", () => {
@@ -81,7 +89,16 @@ describe("onemodelcontext CLI", () => {
 
   it("talks to any server command after --, here the demo server on Deno", () => {
     const deno = join(ROOT, "node_modules/.bin/deno");
-    const r = cli("call", "echo", '{"text":"from deno"}', "--", deno, "run", "-A", join(ROOT, "examples/demo_server.mjs"));
+    const r = cli(
+      "call",
+      "echo",
+      '{"text":"from deno"}',
+      "--",
+      deno,
+      "run",
+      "-A",
+      join(ROOT, "examples/demo_server.mjs"),
+    );
     expect(r.stderr).toMatch(/connected: modern era/);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe("from deno");
@@ -89,10 +106,15 @@ describe("onemodelcontext CLI", () => {
 
   it("demo serves the demo server on stdin/stdout to any MCP client", async () => {
     for (const era of ["modern", "legacy"] as const) {
-      const client = await ContextClient.connect(spawnProcess(process.execPath, [BIN, "demo"]), { era, eraCache: new EraCache() });
+      const client = await ContextClient.connect(spawnProcess(process.execPath, [BIN, "demo"]), {
+        era,
+        eraCache: new EraCache(),
+      });
       try {
         expect(client.era).toBe(era);
-        const result = (await client.request("tools/call", { name: "echo", arguments: { text: era } })) as { content: { text: string }[] };
+        const result = (await client.request("tools/call", { name: "echo", arguments: { text: era } })) as {
+          content: { text: string }[];
+        };
         expect(result.content[0]!.text).toBe(era);
       } finally {
         await client.close();

@@ -19,24 +19,37 @@ describe("CLI commands", () => {
     expect(r.stdout).toMatch(/Era\s+modern \(protocol 2026-07-28\)/);
     expect(r.stdout).toContain("the server answered `server/discover`: modern era, 2026-07-28");
     expect(r.stdout).toMatch(/Capabilities\s+tools, resources, prompts, completions, logging/);
-    expect(r.stdout).toMatch(/\nResource templates \(1\)\n {2}test:\/\/template\/\{id\}\/data {2}\(template\)\n/);
+    expect(r.stdout).toMatch(
+      /\nResource templates \(1\)\n {2}test:\/\/template\/\{id\}\/data {2}\(template\)\n/,
+    );
     expect(r.stdout).toMatch(/\nPrompts \(5\)\n/);
     expect(r.stdout).not.toContain("discovered_modern"); // no internal outcome names
   });
 
   it("inspect says in plain words how a legacy connection was decided", () => {
     const r = cli("inspect", "-q", "--era", "legacy", ...every);
-    expect(r.stdout).toContain("legacy era requested (--era legacy), `initialize` only: legacy era, 2025-11-25");
+    expect(r.stdout).toContain(
+      "legacy era requested (--era legacy), `initialize` only: legacy era, 2025-11-25",
+    );
   });
 
   it("inspect prints every other list when one fails, names the failure, and exits 4", () => {
     const r = cli("inspect", "-q", "--", process.execPath, join(FIXTURES, "broken_list_server.mjs"));
     expect(r.code).toBe(4);
-    expect(r.stdout).toMatch(/\nTools\n {2}\(could not be listed: tools\/list failed: .*\(JSON-RPC -32603\)\)\n/);
+    expect(r.stdout).toMatch(
+      /\nTools\n {2}\(could not be listed: tools\/list failed: .*\(JSON-RPC -32603\)\)\n/,
+    );
     expect(r.stdout).toContain("still_here");
     expect(r.stdout).toContain("file:///still/here");
     expect(r.stdout).toContain("file:///{path}");
-    const json = cli("inspect", "--json", "-q", "--", process.execPath, join(FIXTURES, "broken_list_server.mjs"));
+    const json = cli(
+      "inspect",
+      "--json",
+      "-q",
+      "--",
+      process.execPath,
+      join(FIXTURES, "broken_list_server.mjs"),
+    );
     expect(json.code).toBe(4);
     const report = JSON.parse(json.stdout);
     expect(report.tools).toEqual([]);
@@ -56,12 +69,21 @@ describe("CLI commands", () => {
 
   it("call --json wraps the whole result", () => {
     const r = cli("call", "echo", "text=x", "--json", "-q", ...demo);
-    expect(JSON.parse(r.stdout)).toMatchObject({ tool: "echo", result: { content: [{ type: "text", text: "x" }] } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      tool: "echo",
+      result: { content: [{ type: "text", text: "x" }] },
+    });
   });
 
   it("call writes images and audio to files and prints their paths, not base64", () => {
     const out = mkdtempSync(join(tmpdir(), "cli-out-"));
-    for (const [tool, kind, ext] of [["test_image_content", "image", "png"], ["test_audio_content", "audio", "wav"]] as const) {
+    for (
+      const [tool, kind, ext] of [["test_image_content", "image", "png"], [
+        "test_audio_content",
+        "audio",
+        "wav",
+      ]] as const
+    ) {
       const r = cli("call", tool, "-q", "--out", out, ...every);
       expect(r.code).toBe(0);
       const path = /written to (\S+)/.exec(r.stdout)?.[1];
@@ -101,9 +123,20 @@ describe("CLI commands", () => {
 
   it("read prints text resources and writes binary ones to files", () => {
     const text = cli("read", "test://static-text", "-q", ...every);
-    expect(text.stdout).toBe("[resource test://static-text, text/plain]\nThis is the content of the static text resource.\n");
-    const binary = cli("read", "test://static-binary", "-q", "--out", mkdtempSync(join(tmpdir(), "cli-out-")), ...every);
-    expect(binary.stdout).toMatch(/^\[resource test:\/\/static-binary, image\/png\] \d+ bytes written to \S+resource-1\.png\n$/);
+    expect(text.stdout).toBe(
+      "[resource test://static-text, text/plain]\nThis is the content of the static text resource.\n",
+    );
+    const binary = cli(
+      "read",
+      "test://static-binary",
+      "-q",
+      "--out",
+      mkdtempSync(join(tmpdir(), "cli-out-")),
+      ...every,
+    );
+    expect(binary.stdout).toMatch(
+      /^\[resource test:\/\/static-binary, image\/png\] \d+ bytes written to \S+resource-1\.png\n$/,
+    );
     const json = JSON.parse(cli("read", "test://template/7/data", "--json", "-q", ...every).stdout);
     expect(JSON.parse(json.contents[0].text)).toMatchObject({ id: "7" });
   });
@@ -115,14 +148,23 @@ describe("CLI commands", () => {
   });
 
   it("complete lists completions of prompt arguments and template variables", () => {
-    expect(cli("complete", "prompt", "test_prompt_with_arguments", "arg1", "he", "-q", ...every).stdout).toBe("hello\nhelp\n");
-    const json = JSON.parse(cli("complete", "resource", "test://template/{id}/data", "id", "1", "--json", "-q", ...every).stdout);
+    expect(cli("complete", "prompt", "test_prompt_with_arguments", "arg1", "he", "-q", ...every).stdout).toBe(
+      "hello\nhelp\n",
+    );
+    const json = JSON.parse(
+      cli("complete", "resource", "test://template/{id}/data", "id", "1", "--json", "-q", ...every).stdout,
+    );
     expect(json.completion.values).toEqual(["1", "123"]);
   });
 
   it("ping answers in both eras", () => {
-    expect(cli("ping", "-q", ...demo).stdout).toMatch(/^The server answered (ping|server\/discover) in [\d.]+ ms\n$/);
-    expect(JSON.parse(cli("ping", "--json", "-q", "--era", "legacy", ...every).stdout)).toMatchObject({ ok: true, method: "ping" });
+    expect(cli("ping", "-q", ...demo).stdout).toMatch(
+      /^The server answered (ping|server\/discover) in [\d.]+ ms\n$/,
+    );
+    expect(JSON.parse(cli("ping", "--json", "-q", "--era", "legacy", ...every).stdout)).toMatchObject({
+      ok: true,
+      method: "ping",
+    });
   });
 
   it("--version, --help and usage errors", () => {

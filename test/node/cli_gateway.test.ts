@@ -43,7 +43,8 @@ describe("the HTTP gateway", () => {
     const call = cli("call", "test_tool_with_progress", "--url", url);
     expect(call.code).toBe(0);
     expect(call.stderr).toContain("50% Completed step 50 of 100"); // progress crosses the gateway
-    expect(cli("complete", "prompt", "test_prompt_with_arguments", "arg1", "he", "-q", "--url", url).stdout).toBe("hello\nhelp\n");
+    expect(cli("complete", "prompt", "test_prompt_with_arguments", "arg1", "he", "-q", "--url", url).stdout)
+      .toBe("hello\nhelp\n");
     const logs = cli("call", "test_tool_with_logging", "--url", url);
     expect(logs.stderr).toContain("[server info] Tool processing data"); // a lone request's log messages cross too
     expect(pids()).toHaveLength(1);

@@ -27,7 +27,13 @@ afterAll(async () => {
 });
 
 /** An answer for each field the everything server's forms ask for. */
-const ANSWERS: Record<string, unknown> = { name: "Ada", color: "blue", ok: true, username: "ada", email: "ada@example.com" };
+const ANSWERS: Record<string, unknown> = {
+  name: "Ada",
+  color: "blue",
+  ok: true,
+  username: "ada",
+  email: "ada@example.com",
+};
 
 async function connect(era: "legacy" | "modern", only?: "roots"): Promise<ContextClient> {
   // Handlers before connecting: a legacy session declares its capabilities once, in initialize.
@@ -36,15 +42,30 @@ async function connect(era: "legacy" | "modern", only?: "roots"): Promise<Contex
     inputs
       .onElicit((params) => {
         const fields = "requestedSchema" in params ? Object.keys(params.requestedSchema.properties) : [];
-        return { action: "accept", content: Object.fromEntries(fields.map((field) => [field, ANSWERS[field]])) as Record<string, string> };
+        return {
+          action: "accept",
+          content: Object.fromEntries(fields.map((field) => [field, ANSWERS[field]])) as Record<
+            string,
+            string
+          >,
+        };
       })
-      .onSample((params) => ({ role: "assistant", content: { type: "text", text: `sampled ${(params.messages[0]?.content as { text?: string }).text}` }, model: "test-model" }));
+      .onSample((params) => ({
+        role: "assistant",
+        content: { type: "text", text: `sampled ${(params.messages[0]?.content as { text?: string }).text}` },
+        model: "test-model",
+      }));
   }
   return ContextClient.connect(httpTransport(url), { era, eraCache: null, inputs });
 }
 
 /** The text of a tool's result, called through the gateway by a fresh client. */
-async function callText(era: "legacy" | "modern", tool: string, args: Record<string, unknown> = {}, only?: "roots"): Promise<string> {
+async function callText(
+  era: "legacy" | "modern",
+  tool: string,
+  args: Record<string, unknown> = {},
+  only?: "roots",
+): Promise<string> {
   const client = await connect(era, only);
   try {
     const result = await client.callTool(tool, args);
@@ -56,15 +77,21 @@ async function callText(era: "legacy" | "modern", tool: string, args: Record<str
 
 describe.each(["legacy", "modern"] as const)("the HTTP gateway, %s era", (era) => {
   it("carries an elicitation to the HTTP client and its answer back", async () => {
-    expect(await callText(era, "test_elicitation", { message: "Who?" })).toBe('User response: action=accept, content={"username":"ada","email":"ada@example.com"}');
+    expect(await callText(era, "test_elicitation", { message: "Who?" })).toBe(
+      'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
+    );
   });
 
   it("carries a sampling request", async () => {
-    expect(await callText(era, "test_sampling", { prompt: "Capital?" })).toBe("LLM response: sampled Capital?");
+    expect(await callText(era, "test_sampling", { prompt: "Capital?" })).toBe(
+      "LLM response: sampled Capital?",
+    );
   });
 
   it("carries elicitation, sampling and roots asked at once", async () => {
-    expect(await callText(era, "test_input_required_result_multiple_inputs")).toBe("name=Ada, greeting=sampled Generate a greeting, roots=1");
+    expect(await callText(era, "test_input_required_result_multiple_inputs")).toBe(
+      "name=Ada, greeting=sampled Generate a greeting, roots=1",
+    );
   });
 
   it("carries asks of two rounds, and the server's state between them", async () => {

@@ -16,7 +16,12 @@ export interface CliRun {
 
 /** Runs the CLI to completion. */
 export function cli(...args: string[]): CliRun {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -30,13 +35,20 @@ export class CliChild {
     this.child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.setEncoding("utf8").on("data", (d: string) => (this.stdout += d));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
-    this.exited = new Promise((resolve) => this.child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : null))));
+    this.exited = new Promise((resolve) =>
+      this.child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : null)))
+    );
   }
   /** Resolves once `stream` matches `pattern`; rejects if the CLI exits first. */
   async waitFor(stream: "stdout" | "stderr", pattern: RegExp): Promise<void> {
     while (!pattern.test(this[stream])) {
-      const done = await Promise.race([this.exited.then(() => true), new Promise((r) => setTimeout(r, 25)).then(() => false)]);
-      if (done && !pattern.test(this[stream])) throw new Error(`The CLI exited before ${pattern} on ${stream}:\n${this.stdout}\n${this.stderr}`);
+      const done = await Promise.race([
+        this.exited.then(() => true),
+        new Promise((r) => setTimeout(r, 25)).then(() => false),
+      ]);
+      if (done && !pattern.test(this[stream])) {
+        throw new Error(`The CLI exited before ${pattern} on ${stream}:\n${this.stdout}\n${this.stderr}`);
+      }
     }
   }
 }

@@ -11,7 +11,8 @@ import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 const BIN = join(ROOT, "dist/cli/main.js");
 const SERVER = join(ROOT, "test/node/fixtures/many_tools_server.mjs");
 /** Preloaded into the CLI: its peak RSS (KiB) on stderr as it exits. */
-const REPORT_PEAK_RSS = `data:text/javascript,process.on("exit",()=>process.stderr.write("peak-rss-kib="+process.resourceUsage().maxRSS+"\\n"))`;
+const REPORT_PEAK_RSS =
+  `data:text/javascript,process.on("exit",()=>process.stderr.write("peak-rss-kib="+process.resourceUsage().maxRSS+"\\n"))`;
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string; peakRssMiB: number } {
   const r = spawnSync(process.execPath, ["--import", REPORT_PEAK_RSS, BIN, ...args], {
@@ -22,7 +23,12 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
     stdio: ["ignore", "pipe", "pipe"],
   });
   const peak = /peak-rss-kib=(\d+)/.exec(r.stderr);
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, peakRssMiB: peak ? Number(peak[1]) / 1024 : Number.NaN };
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    peakRssMiB: peak ? Number(peak[1]) / 1024 : Number.NaN,
+  };
 }
 
 beforeAll(() => ensureDist(), 120_000);
@@ -58,7 +64,9 @@ describe("inspect on a server listing 100,000 tools in pages", () => {
   it("a list that fits on one page keeps its count in the heading and shows no closing count", () => {
     const r = cli("inspect", "--", process.execPath, SERVER, "3", "10", "5");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nTools \(3\)\n {2}tool_0 {2}— Tool 0 x{5}\n {2}tool_1 .*\n {2}tool_2 .*\n\nPrompts \(0\)\n\nResources \(0\)\n\nResource templates \(0\)\n$/);
+    expect(r.stdout).toMatch(
+      /\nTools \(3\)\n {2}tool_0 {2}— Tool 0 x{5}\n {2}tool_1 .*\n {2}tool_2 .*\n\nPrompts \(0\)\n\nResources \(0\)\n\nResource templates \(0\)\n$/,
+    );
   }, 120_000);
 
   it("a list of several pages shorter than the cap closes with its count", () => {

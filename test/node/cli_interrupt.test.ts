@@ -26,7 +26,13 @@ function recordingServer(pidFile: string): string[] {
 describe("Ctrl-C", () => {
   it("during a slow call cancels it, closes the server, exits 130 and leaves no server process", async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "cli-int-")), "server.pid");
-    const run = new CliChild(["call", "count_slowly", "to=1000", "intervalMs=100", ...recordingServer(pidFile)]);
+    const run = new CliChild([
+      "call",
+      "count_slowly",
+      "to=1000",
+      "intervalMs=100",
+      ...recordingServer(pidFile),
+    ]);
     await run.waitFor("stderr", /counted 2 of 1000/); // the call is running and reporting progress
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
@@ -63,6 +69,8 @@ describe("Ctrl-C", () => {
     await run.waitFor("stdout", /\n/);
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(0);
-    expect(run.stdout.trim().split("\n").map((line) => JSON.parse(line))).toEqual([{ type: "promptsListChanged" }]);
+    expect(run.stdout.trim().split("\n").map((line) => JSON.parse(line))).toEqual([{
+      type: "promptsListChanged",
+    }]);
   });
 });

@@ -27,8 +27,18 @@ async function protectedSetup(asOptions: Omit<AuthServerOptions, "origin"> = {})
   closers.push(asServer.close);
   const as = (routes.as = new AuthServerFixture({ origin: asServer.origin, ...asOptions }));
   const mcp = new ContextServer({ name: "protected", version: "1.0.0", capabilities: { tools: {} } });
-  mcp.handle("tools/list", () => ({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }));
-  mcp.handle("tools/call", (params: { name: string; arguments?: { text?: string } }) => ({ content: [{ type: "text", text: `echo: ${params.arguments?.text ?? ""}` }] }));
+  mcp.handle(
+    "tools/list",
+    () => ({
+      tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+    }),
+  );
+  mcp.handle(
+    "tools/call",
+    (params: { name: string; arguments?: { text?: string } }) => ({
+      content: [{ type: "text", text: `echo: ${params.arguments?.text ?? ""}` }],
+    }),
+  );
   const http = createHttpHandler(mcp, { keepAliveInterval: 0 });
   const mcpServer = await serveHandler((request) => routes.mcp!(request));
   closers.push(mcpServer.close);
@@ -73,7 +83,19 @@ describe("CLI OAuth on a 401", () => {
 
   it("uses a pre-registered client given by --client-id and --client-secret, with --scope", async () => {
     const { as, url } = await protectedSetup({ clients: { "cli-app": "s3cret" }, registration: false });
-    const run = new CliChild(["call", "echo", "text=pre", "--client-id", "cli-app", "--client-secret", "s3cret", "--scope", "mcp:basic extra", "--", url]);
+    const run = new CliChild([
+      "call",
+      "echo",
+      "text=pre",
+      "--client-id",
+      "cli-app",
+      "--client-secret",
+      "s3cret",
+      "--scope",
+      "mcp:basic extra",
+      "--",
+      url,
+    ]);
     closers.push(() => Promise.resolve(void run.child.kill()));
     await run.waitFor("stderr", AUTH_URL);
     const printed = AUTH_URL.exec(run.stderr)![1]!;
@@ -85,24 +107,32 @@ describe("CLI OAuth on a 401", () => {
     expect(as.tokenRequests[0]?.authorization).toMatch(/^Basic /);
   }, 60_000);
 
-  it("exits 3 with a clear error when the authorization fails (the redirect carries a wrong iss)", async () => {
-    const { url } = await protectedSetup({ issInRedirect: "wrong" });
-    const run = new CliChild(["call", "echo", "text=no", "--", url]);
-    closers.push(() => Promise.resolve(void run.child.kill()));
-    await run.waitFor("stderr", AUTH_URL);
-    await approve(AUTH_URL.exec(run.stderr)![1]!);
-    expect(await run.exited).toBe(3);
-    expect(run.stderr).toMatch(/Connection failed: .*iss/i);
-    expect(run.stdout).toBe("");
-  }, 60_000);
+  it(
+    "exits 3 with a clear error when the authorization fails (the redirect carries a wrong iss)",
+    async () => {
+      const { url } = await protectedSetup({ issInRedirect: "wrong" });
+      const run = new CliChild(["call", "echo", "text=no", "--", url]);
+      closers.push(() => Promise.resolve(void run.child.kill()));
+      await run.waitFor("stderr", AUTH_URL);
+      await approve(AUTH_URL.exec(run.stderr)![1]!);
+      expect(await run.exited).toBe(3);
+      expect(run.stderr).toMatch(/Connection failed: .*iss/i);
+      expect(run.stdout).toBe("");
+    },
+    60_000,
+  );
 
-  it("exits 3 without printing a URL when the authorization server does not advertise PKCE S256", async () => {
-    const { url } = await protectedSetup({ pkceMethods: null });
-    const run = new CliChild(["call", "echo", "text=no", "--", url]);
-    expect(await run.exited).toBe(3);
-    expect(run.stderr).toMatch(/Connection failed: .*(PKCE|S256)/);
-    expect(run.stderr).not.toMatch(AUTH_URL);
-  }, 60_000);
+  it(
+    "exits 3 without printing a URL when the authorization server does not advertise PKCE S256",
+    async () => {
+      const { url } = await protectedSetup({ pkceMethods: null });
+      const run = new CliChild(["call", "echo", "text=no", "--", url]);
+      expect(await run.exited).toBe(3);
+      expect(run.stderr).toMatch(/Connection failed: .*(PKCE|S256)/);
+      expect(run.stderr).not.toMatch(AUTH_URL);
+    },
+    60_000,
+  );
 
   it("--no-oauth leaves the 401 as a connection failure", async () => {
     const { as, url } = await protectedSetup();

@@ -17,7 +17,8 @@ afterAll(async () => {
 
 describe("CLI targets", () => {
   it("-e passes environment variables to the stdio server", () => {
-    const script = 'test "$CLI_SERVER_OK" = yes || { echo "CLI_SERVER_OK is not set" >&2; exit 9; }; exec node "$0"';
+    const script =
+      'test "$CLI_SERVER_OK" = yes || { echo "CLI_SERVER_OK is not set" >&2; exit 9; }; exec node "$0"';
     const withEnv = cli("ping", "-q", "-e", "CLI_SERVER_OK=yes", "--", "sh", "-c", script, DEMO);
     expect(withEnv.stdout).toMatch(/The server answered (ping|server\/discover) in/);
     expect(withEnv.code).toBe(0);
@@ -36,7 +37,17 @@ describe("CLI targets", () => {
     const modern = JSON.parse(cli("inspect", "--json", "-q", "--", http.url).stdout);
     expect(modern.era).toBe("modern");
     expect(modern.tools.length).toBeGreaterThan(20);
-    const legacy = cli("call", "test_simple_text", "-q", "--era", "legacy", "--url", http.url, "--header", "X-Anything: yes");
+    const legacy = cli(
+      "call",
+      "test_simple_text",
+      "-q",
+      "--era",
+      "legacy",
+      "--url",
+      http.url,
+      "--header",
+      "X-Anything: yes",
+    );
     expect(legacy.code).toBe(0);
     expect(legacy.stdout.trim()).toBe("This is a simple text response for testing.");
   });
@@ -45,7 +56,18 @@ describe("CLI targets", () => {
     const keyed = await startHttpServer([join(FIXTURES, "keyed_http_server.mjs")]);
     try {
       for (const era of ["modern", "legacy"]) {
-        const ok = cli("call", "echo", "text=in", "-q", "--era", era, "--url", keyed.url, "--header", "X-Api-Key: secret");
+        const ok = cli(
+          "call",
+          "echo",
+          "text=in",
+          "-q",
+          "--era",
+          era,
+          "--url",
+          keyed.url,
+          "--header",
+          "X-Api-Key: secret",
+        );
         expect(ok.stdout.trim()).toBe("in");
         expect(ok.code).toBe(0);
       }
@@ -83,13 +105,16 @@ describe("CLI targets", () => {
     const file = join(dir, "mcp.json");
     const keyed = await startHttpServer([join(FIXTURES, "keyed_http_server.mjs")]);
     try {
-      writeFileSync(file, JSON.stringify({
-        mcpServers: {
-          web: { type: "streamable-http", url: keyed.url, headers: { "X-Api-Key": "secret" } },
-          plain: { type: "http", url: http.url },
-          nokey: { url: keyed.url },
-        },
-      }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            web: { type: "streamable-http", url: keyed.url, headers: { "X-Api-Key": "secret" } },
+            plain: { type: "http", url: http.url },
+            nokey: { url: keyed.url },
+          },
+        }),
+      );
       const web = cli("call", "echo", "text=via config", "-q", "--config", file, "--server", "web");
       expect(web.stdout.trim()).toBe("via config");
       expect(cli("ping", "-q", "--config", file, "--server", "plain").code).toBe(0);

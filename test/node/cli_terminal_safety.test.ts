@@ -12,27 +12,41 @@ import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 const BIN = join(ROOT, "dist/cli/main.js");
 const HOSTILE_SERVER = join(ROOT, "test/node/fixtures/hostile_terminal_server.mjs");
 /** What the fixture puts in every string it controls. */
-const HOSTILE = "\x1b[2J\x1b[H\x1b]0;pwned title\x07\x07\x1b]52;c;cHduZWQ=\x07\u009b31m\u009d0;c1 title\u009c\x7f\b\rEVIL\u202egnp.exe\u2066\u200f";
+const HOSTILE =
+  "\x1b[2J\x1b[H\x1b]0;pwned title\x07\x07\x1b]52;c;cHduZWQ=\x07\u009b31m\u009d0;c1 title\u009c\x7f\b\rEVIL\u202egnp.exe\u2066\u200f";
 
 /** Any character that can drive a terminal: C0 but tab and LF, DEL, C1, bidi controls. */
 // deno-lint-ignore no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const RAW_CONTROL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function expectInert(output: string): void {
   const raw = RAW_CONTROL.exec(output);
-  expect(raw && `U+${raw[0].charCodeAt(0).toString(16).padStart(4, "0")} at ${raw.index}: ${JSON.stringify(output.slice(Math.max(0, raw.index - 40), raw.index + 10))}`).toBeNull();
+  expect(
+    raw &&
+      `U+${raw[0].charCodeAt(0).toString(16).padStart(4, "0")} at ${raw.index}: ${
+        JSON.stringify(output.slice(Math.max(0, raw.index - 40), raw.index + 10))
+      }`,
+  ).toBeNull();
 }
 
 beforeAll(() => ensureDist(), 120_000);
 
 describe("terminalText", () => {
   it("escapes ESC, BEL, C1, DEL, CR and bidi controls as visible text", () => {
-    expect(terminalText("a\x1b[2Jb\x07c\u009bd\x7fe\rf\u202eg")).toBe("a\\x1B[2Jb\\x07c\\x9Bd\\x7Fe\\x0Df\\u202Eg");
+    expect(terminalText("a\x1b[2Jb\x07c\u009bd\x7fe\rf\u202eg")).toBe(
+      "a\\x1B[2Jb\\x07c\\x9Bd\\x7Fe\\x0Df\\u202Eg",
+    );
   });
 
   it("keeps LF and tab in multi-line text only, and turns CR LF into LF there", () => {

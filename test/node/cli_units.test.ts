@@ -10,22 +10,52 @@ import { wrapText } from "../../cli/content_output.ts";
 
 describe("parseArgs", () => {
   it("reads a stdio target with -e and --cwd, keeping the server's own flags after --", () => {
-    const a = parseArgs(["call", "t", "x=1", "-e", "A=b=c", "--cwd", "/srv", "--", "node", "s.js", "--json", "-e"]);
-    expect(a.target).toEqual({ kind: "stdio", command: "node", args: ["s.js", "--json", "-e"], env: { A: "b=c" }, cwd: "/srv" });
+    const a = parseArgs([
+      "call",
+      "t",
+      "x=1",
+      "-e",
+      "A=b=c",
+      "--cwd",
+      "/srv",
+      "--",
+      "node",
+      "s.js",
+      "--json",
+      "-e",
+    ]);
+    expect(a.target).toEqual({
+      kind: "stdio",
+      command: "node",
+      args: ["s.js", "--json", "-e"],
+      env: { A: "b=c" },
+      cwd: "/srv",
+    });
     expect(a.json).toBe(false);
     expect(a.pairs).toEqual([["x", "1"]]);
   });
 
   it("reads a URL with headers, --option=value forms, and seconds for --timeout", () => {
     const a = parseArgs(["ping", "--url=https://h/mcp", "-H", "Authorization: Bearer a:b", "--timeout=2.5"]);
-    expect(a.target).toEqual({ kind: "http", url: "https://h/mcp", headers: { Authorization: "Bearer a:b" } });
+    expect(a.target).toEqual({
+      kind: "http",
+      url: "https://h/mcp",
+      headers: { Authorization: "Bearer a:b" },
+    });
     expect(a.timeout).toBe(2500);
   });
 
   it("bounds the gateway's options", () => {
-    expect(parseArgs(["serve", "--http", "0", "--", "x"]).http).toEqual({ port: 0, host: "127.0.0.1", maxSessions: 32, idleSeconds: 300 });
+    expect(parseArgs(["serve", "--http", "0", "--", "x"]).http).toEqual({
+      port: 0,
+      host: "127.0.0.1",
+      maxSessions: 32,
+      idleSeconds: 300,
+    });
     expect(() => parseArgs(["serve", "--http", "65536", "--", "x"])).toThrow(UsageError);
-    expect(() => parseArgs(["serve", "--http", "1", "--max-sessions", "0", "--", "x"])).toThrow(/--max-sessions/);
+    expect(() => parseArgs(["serve", "--http", "1", "--max-sessions", "0", "--", "x"])).toThrow(
+      /--max-sessions/,
+    );
     expect(() => parseArgs(["serve", "--http", "1", "--url", "http://x/mcp"])).toThrow(/stdio server/);
     expect(() => parseArgs(["serve", "--", "x"])).toThrow(/--http PORT/);
   });
@@ -45,18 +75,29 @@ describe("coerceValue", () => {
   });
 
   it("names the key and the wanted type when the text does not fit", () => {
-    expect(() => coerceValue("n", "3.5", { type: "integer" })).toThrow("Argument n=3.5: the tool wants integer");
-    expect(() => coerceValue("b", "yes", { type: "boolean" })).toThrow("Argument b=yes: the tool wants boolean");
+    expect(() => coerceValue("n", "3.5", { type: "integer" })).toThrow(
+      "Argument n=3.5: the tool wants integer",
+    );
+    expect(() => coerceValue("b", "yes", { type: "boolean" })).toThrow(
+      "Argument b=yes: the tool wants boolean",
+    );
     expect(() => coerceValue("o", "[1]", { type: "object" })).toThrow("the tool wants object (as JSON)");
     expect(() => coerceValue("n", "", { type: "number" })).toThrow(UsageError);
   });
 
   it("without a schema keeps strings, but takes JSON objects and arrays", () => {
-    expect(coerceArgs([["a", "1"], ["b", '{"c":2}'], ["d", "{not json"]], undefined)).toEqual({ a: "1", b: { c: 2 }, d: "{not json" });
+    expect(coerceArgs([["a", "1"], ["b", '{"c":2}'], ["d", "{not json"]], undefined)).toEqual({
+      a: "1",
+      b: { c: 2 },
+      d: "{not json",
+    });
   });
 
   it("puts key=value pairs over --args", () => {
-    expect(coerceArgs([["a", "2"]], { properties: { a: { type: "number" } } }, { a: 1, b: 1 })).toEqual({ a: 2, b: 1 });
+    expect(coerceArgs([["a", "2"]], { properties: { a: { type: "number" } } }, { a: 1, b: 1 })).toEqual({
+      a: 2,
+      b: 1,
+    });
   });
 });
 
@@ -68,15 +109,29 @@ describe("readConfigTarget", () => {
   };
 
   it("reads VS Code's settings form (mcp.servers) and a url entry without a type", () => {
-    expect(readConfigTarget(file({ mcp: { servers: { a: { url: "http://h/mcp" } } } }), undefined)).toEqual({ kind: "http", url: "http://h/mcp", headers: {} });
+    expect(readConfigTarget(file({ mcp: { servers: { a: { url: "http://h/mcp" } } } }), undefined)).toEqual({
+      kind: "http",
+      url: "http://h/mcp",
+      headers: {},
+    });
   });
 
   it("refuses entries that are neither a command nor a url, and bad field types", () => {
-    expect(() => readConfigTarget(file({ mcpServers: { a: { type: "http" } } }), "a")).toThrow('has type "http" but no "url"');
-    expect(() => readConfigTarget(file({ mcpServers: { a: {} } }), "a")).toThrow('has neither "command" nor "url"');
-    expect(() => readConfigTarget(file({ mcpServers: { a: { command: "x", args: [1] } } }), "a")).toThrow('"args" must be an array of strings');
-    expect(() => readConfigTarget(file({ mcpServers: { a: { command: "x", env: { K: 1 } } } }), "a")).toThrow("env.K must be a string");
-    expect(() => readConfigTarget(file({ other: {} }), undefined)).toThrow('no "mcpServers" or "servers" object');
+    expect(() => readConfigTarget(file({ mcpServers: { a: { type: "http" } } }), "a")).toThrow(
+      'has type "http" but no "url"',
+    );
+    expect(() => readConfigTarget(file({ mcpServers: { a: {} } }), "a")).toThrow(
+      'has neither "command" nor "url"',
+    );
+    expect(() => readConfigTarget(file({ mcpServers: { a: { command: "x", args: [1] } } }), "a")).toThrow(
+      '"args" must be an array of strings',
+    );
+    expect(() => readConfigTarget(file({ mcpServers: { a: { command: "x", env: { K: 1 } } } }), "a")).toThrow(
+      "env.K must be a string",
+    );
+    expect(() => readConfigTarget(file({ other: {} }), undefined)).toThrow(
+      'no "mcpServers" or "servers" object',
+    );
   });
 });
 

@@ -5,13 +5,25 @@
  * `npm ci` filled (`--prefer-offline`).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../fixtures/ours/build_dist.ts";
 
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown>; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
+};
 const SUBPATHS = Object.keys(pkg.exports);
 /** Entry points each runtime can load: the Deno and Bun adapters need their runtime's globals. */
 const ENTRIES = {
@@ -19,7 +31,9 @@ const ENTRIES = {
   deno: SUBPATHS.filter((s) => s !== "./bun"),
   bun: SUBPATHS.filter((s) => s !== "./deno"),
 };
-const specifier = (subpath: string): string => (subpath === "." ? "onemodelcontext" : `onemodelcontext/${subpath.slice(2)}`);
+const specifier = (
+  subpath: string,
+): string => (subpath === "." ? "onemodelcontext" : `onemodelcontext/${subpath.slice(2)}`);
 
 /** The README's `// server.ts` and `// client.ts` blocks, each with the runtime its imports name. */
 function readmeExamples(): { runtime: string; file: string; code: string }[] {
@@ -27,7 +41,13 @@ function readmeExamples(): { runtime: string; file: string; code: string }[] {
   const found: { runtime: string; file: string; code: string }[] = [];
   for (const m of readme.matchAll(/```ts\n(\/\/ (server|client)\.ts\b[^\n]*\n[\s\S]*?)```/g)) {
     const code = m[1]!;
-    const runtime = /onemodelcontext\/deno/.test(code) ? "deno" : /onemodelcontext\/bun/.test(code) ? "bun" : /onemodelcontext\/node/.test(code) ? "node" : "other";
+    const runtime = /onemodelcontext\/deno/.test(code)
+      ? "deno"
+      : /onemodelcontext\/bun/.test(code)
+      ? "bun"
+      : /onemodelcontext\/node/.test(code)
+      ? "node"
+      : "other";
     found.push({ runtime, file: `${m[2]}.ts`, code });
   }
   return found;
@@ -46,10 +66,20 @@ function npmEnv(): NodeJS.ProcessEnv {
 
 function run(command: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(command, args, { cwd, env: npmEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 240_000 });
+    return execFileSync(command, args, {
+      cwd,
+      env: npmEnv(),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 240_000,
+    });
   } catch (error) {
     const e = error as { status?: number; stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed (exit ${e.status}): ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+    throw new Error(
+      `${command} ${args.join(" ")} failed (exit ${e.status}): ${e.message}\n${e.stdout ?? ""}\n${
+        e.stderr ?? ""
+      }`,
+    );
   }
 }
 
@@ -58,22 +88,54 @@ beforeAll(() => {
   // A copy of what a clone has (minus tests), so that prepack's clean build never touches this tree's dist/.
   const copy = join(work, "package");
   mkdirSync(copy);
-  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", "adapters", "testing", "cli", "examples", "scripts"]) {
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true, filter: (p) => !p.includes("/.cache") });
+  for (
+    const entry of [
+      "package.json",
+      "README.md",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "src",
+      "adapters",
+      "testing",
+      "cli",
+      "examples",
+      "scripts",
+    ]
+  ) {
+    if (existsSync(join(ROOT, entry))) {
+      cpSync(join(ROOT, entry), join(copy, entry), {
+        recursive: true,
+        filter: (p) => !p.includes("/.cache"),
+      });
+    }
   }
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
-  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], copy)) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], copy)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   packedFiles = packed[0]!.files.map((f) => f.path);
   const tarball = join(work, packed[0]!.filename);
   project = join(work, "project");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }),
+  );
   // jose is an optional peer dependency: a user of onemodelcontext/auth/jwt installs it beside the package.
   const jose = `jose@${JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).devDependencies.jose}`;
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, jose], project);
+  run(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, jose],
+    project,
+  );
   for (const [runtime, subpaths] of Object.entries(ENTRIES)) {
     const lines = subpaths.map((s, i) => `import * as m${i} from ${JSON.stringify(specifier(s))};`);
-    lines.push(`console.log(JSON.stringify({ ${subpaths.map((s, i) => `${JSON.stringify(s)}: Object.keys(m${i}).length`).join(", ")} }));`);
+    lines.push(
+      `console.log(JSON.stringify({ ${
+        subpaths.map((s, i) => `${JSON.stringify(s)}: Object.keys(m${i}).length`).join(", ")
+      } }));`,
+    );
     writeFileSync(join(project, `imports_${runtime}.mjs`), `${lines.join("\n")}\n`);
   }
 }, 300_000);
@@ -90,12 +152,15 @@ describe("the packed package", () => {
     expect(packedFiles).toContain("examples/demo_server.mjs");
     expect(packedFiles).toContain("examples/demo_tools.mjs");
     expect(packedFiles).toContain("README.md");
-    expect(packedFiles.filter((f) => /^(test|src|adapters|cli|testing)\/|\.test\.|^dist\/test\//.test(f))).toEqual([]);
+    expect(packedFiles.filter((f) => /^(test|src|adapters|cli|testing)\/|\.test\.|^dist\/test\//.test(f)))
+      .toEqual([]);
     expect(packedFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
   });
 
   it("installs into an empty project with its runtime dependencies", () => {
-    for (const dependency of Object.keys(pkg.dependencies)) expect(existsSync(join(project, "node_modules", dependency, "package.json"))).toBe(true);
+    for (const dependency of Object.keys(pkg.dependencies)) {
+      expect(existsSync(join(project, "node_modules", dependency, "package.json"))).toBe(true);
+    }
     expect(existsSync(join(project, "node_modules/onemodelcontext/dist/src/mod.js"))).toBe(true);
   });
 
@@ -106,13 +171,23 @@ describe("the packed package", () => {
   });
 
   it("imports every entry point on Deno", () => {
-    const counts = JSON.parse(run(join(ROOT, "node_modules/.bin/deno"), ["run", "-A", "--no-config", "--node-modules-dir=manual", "imports_deno.mjs"], project)) as Record<string, number>;
+    const counts = JSON.parse(
+      run(join(ROOT, "node_modules/.bin/deno"), [
+        "run",
+        "-A",
+        "--no-config",
+        "--node-modules-dir=manual",
+        "imports_deno.mjs",
+      ], project),
+    ) as Record<string, number>;
     expect(Object.keys(counts)).toEqual(ENTRIES.deno);
     for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
   });
 
   it("imports every entry point on Bun", () => {
-    const counts = JSON.parse(run(join(ROOT, "node_modules/.bin/bun"), ["imports_bun.mjs"], project)) as Record<string, number>;
+    const counts = JSON.parse(
+      run(join(ROOT, "node_modules/.bin/bun"), ["imports_bun.mjs"], project),
+    ) as Record<string, number>;
     expect(Object.keys(counts)).toEqual(ENTRIES.bun);
     for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
   });
@@ -122,7 +197,11 @@ describe("the packed package", () => {
     const path = `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`;
     const runtimes = [
       { name: "node", dir: "readme-node", client: [process.execPath, "client.js"] },
-      { name: "deno", dir: "readme-deno", client: [join(ROOT, "node_modules/.bin/deno"), "run", "-A", "client.ts"] },
+      {
+        name: "deno",
+        dir: "readme-deno",
+        client: [join(ROOT, "node_modules/.bin/deno"), "run", "-A", "client.ts"],
+      },
       { name: "bun", dir: "readme-bun", client: [join(ROOT, "node_modules/.bin/bun"), "client.ts"] },
     ];
     for (const runtime of runtimes) {
@@ -131,24 +210,48 @@ describe("the packed package", () => {
       const dir = join(project, runtime.dir);
       mkdirSync(dir);
       symlinkSync(join(project, "node_modules"), join(dir, "node_modules"), "dir");
-      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `readme-${runtime.name}`, private: true, type: "module" }));
+      writeFileSync(
+        join(dir, "package.json"),
+        JSON.stringify({ name: `readme-${runtime.name}`, private: true, type: "module" }),
+      );
       for (const block of pair) writeFileSync(join(dir, block.file), block.code);
       if (runtime.name === "node") {
         symlinkSync(join(ROOT, "node_modules/@types"), join(dir, "types"), "dir");
-        writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-          compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022"], types: ["node"], typeRoots: ["./types"], outDir: "." },
-          files: ["server.ts", "client.ts"],
-        }));
+        writeFileSync(
+          join(dir, "tsconfig.json"),
+          JSON.stringify({
+            compilerOptions: {
+              strict: true,
+              target: "ES2022",
+              module: "NodeNext",
+              moduleResolution: "NodeNext",
+              lib: ["ES2022"],
+              types: ["node"],
+              typeRoots: ["./types"],
+              outDir: ".",
+            },
+            files: ["server.ts", "client.ts"],
+          }),
+        );
         run(join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], dir);
       }
-      const r = spawnSync(runtime.client[0]!, runtime.client.slice(1), { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, PATH: path } });
+      const r = spawnSync(runtime.client[0]!, runtime.client.slice(1), {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 120_000,
+        env: { ...process.env, PATH: path },
+      });
       expect(`${runtime.name} exit ${r.status}: ${r.stderr}`).toBe(`${runtime.name} exit 0: ${r.stderr}`);
       expect(r.stdout, runtime.name).toMatch(/text: ['"]hi['"]/);
     }
   });
 
   it("runs its bin: the CLI calls the bundled demo server's echo tool", () => {
-    const r = spawnSync(join(project, "node_modules/.bin/onemodelcontext"), ["call", "echo", '{"text":"installed"}'], { cwd: project, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(join(project, "node_modules/.bin/onemodelcontext"), [
+      "call",
+      "echo",
+      '{"text":"installed"}',
+    ], { cwd: project, encoding: "utf8", timeout: 60_000 });
     expect(r.stderr).toMatch(/connected: modern era/);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe("installed");

@@ -6,9 +6,28 @@ const fence = "```";
 
 describe("README example extraction", () => {
   it("takes every ts and typescript block with the line of its first code line, and nothing else", () => {
-    const md = ["# T", `${fence}sh`, "npm test", fence, `${fence}ts`, "const a = 1;", fence, "", `${fence}typescript`, "const b = 2;", "const c = 3;", fence, `${fence}js`, "x", fence].join("\n");
+    const md = [
+      "# T",
+      `${fence}sh`,
+      "npm test",
+      fence,
+      `${fence}ts`,
+      "const a = 1;",
+      fence,
+      "",
+      `${fence}typescript`,
+      "const b = 2;",
+      "const c = 3;",
+      fence,
+      `${fence}js`,
+      "x",
+      fence,
+    ].join("\n");
     const blocks = extractBlocks(md);
-    expect(blocks.map((b) => [b.line, b.code])).toEqual([[6, "const a = 1;"], [10, "const b = 2;\nconst c = 3;"]]);
+    expect(blocks.map((b) => [b.line, b.code])).toEqual([[6, "const a = 1;"], [
+      10,
+      "const b = 2;\nconst c = 3;",
+    ]]);
   });
 
   it("chooses targets from the imports: deno, bun, node, else node and browser", () => {
@@ -20,7 +39,10 @@ describe("README example extraction", () => {
       block("process.exit(0);"),
       block('import { ContextClient } from "onemodelcontext";'),
     ].join("\n\n");
-    expect(extractBlocks(md).map((b) => b.targets)).toEqual([["deno"], ["bun"], ["node"], ["node"], ["node", "browser"]]);
+    expect(extractBlocks(md).map((b) => b.targets)).toEqual([["deno"], ["bun"], ["node"], ["node"], [
+      "node",
+      "browser",
+    ]]);
   });
 
   it("a marker on the line before the fence overrides the choice; skip and `ts ignore` leave a fragment out", () => {
@@ -46,6 +68,8 @@ describe("README example extraction", () => {
   });
 
   it("an unknown target in a marker is an error naming it and its line", () => {
-    expect(() => extractBlocks(["<!-- typecheck: firefox -->", `${fence}ts`, "x", fence].join("\n"))).toThrow(/line 1: unknown typecheck target firefox/);
+    expect(() => extractBlocks(["<!-- typecheck: firefox -->", `${fence}ts`, "x", fence].join("\n"))).toThrow(
+      /line 1: unknown typecheck target firefox/,
+    );
   });
 });

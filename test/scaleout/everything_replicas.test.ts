@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import { HttpStatusError, StreamBrokenError } from "../../src/http/http_client_errors.ts";
@@ -26,11 +26,24 @@ async function callTool(url: string, name: string, args: Record<string, unknown>
     jsonrpc: "2.0",
     id: nextId++,
     method: "tools/call",
-    params: { name, arguments: args, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } },
+    params: {
+      name,
+      arguments: args,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   };
   return fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": name,
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
@@ -39,12 +52,18 @@ async function callTool(url: string, name: string, args: Record<string, unknown>
 /** The replica port of each access-log line, in order. */
 function upstreamPorts(): string[] {
   const log = readFileSync(join(deployment.nginx.prefix, "access.log"), "utf8");
-  return [...log.matchAll(/upstream=(\S+)/g)].map((m) => m[1]!.split(",").map((a) => a.trim().split(":").at(-1)).join(">"));
+  return [...log.matchAll(/upstream=(\S+)/g)].map((m) =>
+    m[1]!.split(",").map((a) => a.trim().split(":").at(-1)).join(">")
+  );
 }
 
 beforeAll(async () => {
   ensureDist(); // the everything server imports the package's dist/
-  deployment = await deploy({ replicas: 3, upstreamKeepaliveTimeoutSeconds: 1, log: (text) => (logs += text) });
+  deployment = await deploy({
+    replicas: 3,
+    upstreamKeepaliveTimeoutSeconds: 1,
+    log: (text) => (logs += text),
+  });
 });
 
 afterAll(async () => {
@@ -56,10 +75,13 @@ describe("three everything replicas behind nginx", () => {
     for (let i = 0; i < 6; i++) {
       const reply = await callTool(`${deployment.url}/mcp`, "test_simple_text");
       expect(reply.status).toBe(200);
-      expect(((await reply.json()) as { result: { content: { text: string }[] } }).result.content[0]!.text).toContain("simple text");
+      expect(((await reply.json()) as { result: { content: { text: string }[] } }).result.content[0]!.text)
+        .toContain("simple text");
     }
     const ports = upstreamPorts().slice(-6);
-    const counts = Object.fromEntries(deployment.replicas.map((r) => [r.name, ports.filter((p) => p === String(r.port)).length]));
+    const counts = Object.fromEntries(
+      deployment.replicas.map((r) => [r.name, ports.filter((p) => p === String(r.port)).length]),
+    );
     expect(counts, logs).toEqual({ r1: 2, r2: 2, r3: 2 });
   });
 
@@ -89,16 +111,20 @@ describe("three everything replicas behind nginx", () => {
   // One retry: on a CPU-starved 2-core machine (load average above 10) one run in about ten lost calls
   // to connection resets around the SIGTERM; a real regression fails both runs (with the old shutdown
   // it failed every run). The failures are printed with nginx's log either way.
-  it("fails no tool call when a replica is SIGTERMed under load, and the replica exits 0", { retry: 1 }, async () => {
-    let terminated: Promise<unknown> | undefined;
-    const r2 = deployment.replicas.find((r) => r.name === "r2")!;
-    const { ok, failures } = await load(600, 16, (n) => {
-      if (n === 60) terminated = r2.stop("SIGTERM");
-    });
-    expect(failures, logs).toEqual([]);
-    expect(ok).toBe(600);
-    expect(await terminated).toEqual({ code: 0, signal: null });
-  });
+  it(
+    "fails no tool call when a replica is SIGTERMed under load, and the replica exits 0",
+    { retry: 1 },
+    async () => {
+      let terminated: Promise<unknown> | undefined;
+      const r2 = deployment.replicas.find((r) => r.name === "r2")!;
+      const { ok, failures } = await load(600, 16, (n) => {
+        if (n === 60) terminated = r2.stop("SIGTERM");
+      });
+      expect(failures, logs).toEqual([]);
+      expect(ok).toBe(600);
+      expect(await terminated).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it("fails at most the calls in flight on a replica SIGKILLed under load, each with nginx's 502, and serves the rest", async () => {
     let killed: Promise<unknown> | undefined;
@@ -119,7 +145,10 @@ describe("our HTTP client through nginx while replicas are SIGKILLed", () => {
   let client: ContextClient;
   beforeAll(async () => {
     killed = await deploy({ replicas: 3, upstreamKeepaliveTimeoutSeconds: 1, log: (text) => (logs += text) });
-    client = await ContextClient.connect(httpTransport(`${killed.url}/mcp`), { eraCache: new EraCache(), onReport: () => {} });
+    client = await ContextClient.connect(httpTransport(`${killed.url}/mcp`), {
+      eraCache: new EraCache(),
+      onReport: () => {},
+    });
   });
   afterAll(async () => {
     await client?.close();
@@ -127,7 +156,12 @@ describe("our HTTP client through nginx while replicas are SIGKILLed", () => {
   });
 
   /** `total` callTool calls from `workers` concurrent callers; `onCall(n)` runs after call n. */
-  async function clientLoad(total: number, workers: number, idempotent: boolean, onCall: (n: number) => void) {
+  async function clientLoad(
+    total: number,
+    workers: number,
+    idempotent: boolean,
+    onCall: (n: number) => void,
+  ) {
     let started = 0;
     let ok = 0;
     const failures: { error: unknown; ms: number }[] = [];
@@ -136,7 +170,9 @@ describe("our HTTP client through nginx while replicas are SIGKILLed", () => {
         const n = started++;
         const t0 = performance.now();
         try {
-          const result = await client.request("tools/call", { name: "test_simple_text", arguments: {} }, { idempotent });
+          const result = await client.request("tools/call", { name: "test_simple_text", arguments: {} }, {
+            idempotent,
+          });
           if (JSON.stringify(result).includes("simple text")) ok++;
         } catch (error) {
           failures.push({ error, ms: performance.now() - t0 });
@@ -157,11 +193,21 @@ describe("our HTTP client through nginx while replicas are SIGKILLed", () => {
     expect(await stopped).toEqual({ code: null, signal: "SIGKILL" });
     expect(failures.length).toBeLessThanOrEqual(workers);
     for (const { error } of failures) {
-      expect(error instanceof StreamBrokenError || (error instanceof HttpStatusError && (error as HttpStatusError).status === 502), String(error)).toBe(true);
+      expect(
+        error instanceof StreamBrokenError ||
+          (error instanceof HttpStatusError && (error as HttpStatusError).status === 502),
+        String(error),
+      ).toBe(true);
     }
     expect(ok + failures.length).toBe(240);
     // Not asserted (no wall-clock windows in tests): how long a failed call took, for the report.
-    if (failures.length > 0) console.error(`SIGKILL: ${failures.length} failed, slowest after ${Math.round(Math.max(...failures.map((f) => f.ms)))} ms`);
+    if (failures.length > 0) {
+      console.error(
+        `SIGKILL: ${failures.length} failed, slowest after ${
+          Math.round(Math.max(...failures.map((f) => f.ms)))
+        } ms`,
+      );
+    }
   });
 
   it("fails no call marked idempotent: a call lost with the killed replica is re-issued once on another", async () => {

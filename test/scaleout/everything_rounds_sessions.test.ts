@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
 
@@ -20,45 +20,89 @@ let logs = "";
 const log = (text: string) => void (logs += text);
 let nextId = 1;
 
-type Reply = { id?: number; result?: Record<string, unknown>; error?: { code: number; message: string }; method?: string };
+type Reply = {
+  id?: number;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+  method?: string;
+};
 
 /** The JSON-RPC reply in a JSON or SSE body. */
 function replyOf(body: string): Reply {
   if (body.startsWith("{")) return JSON.parse(body) as Reply;
-  const lines = body.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6)) as Reply);
+  const lines = body.split("\n").filter((l) => l.startsWith("data: {")).map((l) =>
+    JSON.parse(l.slice(6)) as Reply
+  );
   return lines.find((m) => m.id !== undefined)!;
 }
 
 async function modernCall(url: string, name: string, extra: Record<string, unknown> = {}): Promise<Reply> {
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
   const response = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name },
-    body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name, arguments: {}, _meta: meta, ...extra } }),
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: nextId++,
+      method: "tools/call",
+      params: { name, arguments: {}, _meta: meta, ...extra },
+    }),
     signal: AbortSignal.timeout(10_000),
   });
   expect(response.status, logs).toBe(200);
   return replyOf(await response.text());
 }
 
-async function legacyPost(url: string, message: Record<string, unknown>, session?: string): Promise<{ status: number; session: string | null; reply: Reply | undefined }> {
-  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": LEGACY };
+async function legacyPost(
+  url: string,
+  message: Record<string, unknown>,
+  session?: string,
+): Promise<{ status: number; session: string | null; reply: Reply | undefined }> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": LEGACY,
+  };
   if (session) headers["Mcp-Session-Id"] = session;
-  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }), signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+    signal: AbortSignal.timeout(10_000),
+  });
   const body = await response.text();
-  return { status: response.status, session: response.headers.get("mcp-session-id"), reply: body ? replyOf(body) : undefined };
+  return {
+    status: response.status,
+    session: response.headers.get("mcp-session-id"),
+    reply: body ? replyOf(body) : undefined,
+  };
 }
 
-const initialize = { id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+const initialize = {
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
 
 /**
  * The replica port of each access-log line of `deployment`, in order, once there are `count` lines
  * (nginx writes a line after the response went out, so the last one may lag the client's read).
  */
 async function upstreamPorts(deployment: Deployment, count: number): Promise<string[]> {
-  for (let i = 0; ; i++) {
+  for (let i = 0;; i++) {
     const text = readFileSync(join(deployment.nginx.prefix, "access.log"), "utf8");
-    const ports = [...text.matchAll(/upstream=(\S+)/g)].map((m) => m[1]!.split(",").at(-1)!.trim().split(":").at(-1)!);
+    const ports = [...text.matchAll(/upstream=(\S+)/g)].map((m) =>
+      m[1]!.split(",").at(-1)!.trim().split(":").at(-1)!
+    );
     if (ports.length >= count || i === 200) return ports;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -85,7 +129,10 @@ describe("everything replicas behind nginx, round robin, one state key", () => {
       requestState: first.result!.requestState,
       inputResponses: { user_name: { action: "accept", content: { name: "Bo" } } },
     });
-    expect(done.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Hello, Bo!" }] });
+    expect(done.result).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: "Hello, Bo!" }],
+    });
     const [a, b] = (await upstreamPorts(deployment, 2)).slice(-2);
     expect(a).not.toBe(b); // round robin: the retry went to the next replica
   });
@@ -96,7 +143,11 @@ describe("everything replicas behind nginx, round robin, one state key", () => {
     const init = await legacyPost(url, initialize);
     expect(init.session).toMatch(/^r[123]\./);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await legacyPost(url, { id: nextId++, method: "tools/list", params: {} }, init.session!)).status);
+    for (let i = 0; i < 3; i++) {
+      statuses.push(
+        (await legacyPost(url, { id: nextId++, method: "tools/list", params: {} }, init.session!)).status,
+      );
+    }
     expect(statuses.filter((s) => s === 404).length).toBeGreaterThan(0);
   });
 });
@@ -111,12 +162,18 @@ describe("legacy sessions behind nginx", () => {
         const init = await legacyPost(url, initialize);
         expect(init.status, logs).toBe(200);
         sessions.push(init.session!);
-        expect((await legacyPost(url, { method: "notifications/initialized" }, init.session!)).status).toBe(202);
+        expect((await legacyPost(url, { method: "notifications/initialized" }, init.session!)).status).toBe(
+          202,
+        );
       }
       expect(new Set(sessions.map((id) => id.split(".")[0])).size).toBe(3); // initialize went round robin
       for (let i = 0; i < 30; i++) {
         const session = sessions[i % 3]!;
-        const call = await legacyPost(url, { id: nextId++, method: "tools/call", params: { name: "test_simple_text", arguments: {} } }, session);
+        const call = await legacyPost(url, {
+          id: nextId++,
+          method: "tools/call",
+          params: { name: "test_simple_text", arguments: {} },
+        }, session);
         expect(call.status, `${session}: ${JSON.stringify(call.reply)}`).toBe(200);
         expect(JSON.stringify(call.reply?.result)).toContain("simple text");
       }
@@ -129,14 +186,23 @@ describe("legacy sessions behind nginx", () => {
   });
 
   it("needs no pin on the stateless legacy leg: calls without a session go round robin and all succeed", async () => {
-    const deployment = await deploy({ replicas: 3, command: [process.execPath, SERVER, "--stateless"], upstreamKeepaliveTimeoutSeconds: 1, log });
+    const deployment = await deploy({
+      replicas: 3,
+      command: [process.execPath, SERVER, "--stateless"],
+      upstreamKeepaliveTimeoutSeconds: 1,
+      log,
+    });
     try {
       const url = `${deployment.url}/mcp`;
       const init = await legacyPost(url, initialize);
       expect(init.status, logs).toBe(200);
       expect(init.session).toBeNull();
       for (let i = 0; i < 6; i++) {
-        const call = await legacyPost(url, { id: nextId++, method: "tools/call", params: { name: "test_simple_text", arguments: {} } });
+        const call = await legacyPost(url, {
+          id: nextId++,
+          method: "tools/call",
+          params: { name: "test_simple_text", arguments: {} },
+        });
         expect(call.status).toBe(200);
         expect(JSON.stringify(call.reply?.result)).toContain("simple text");
       }
@@ -152,7 +218,12 @@ describe("list changes across replicas over Redis", () => {
   let deployment: Deployment;
   beforeAll(async () => {
     redis = await startRedisServer();
-    deployment = await deploy({ replicas: 2, command: [process.execPath, SERVER, "--redis", `redis://127.0.0.1:${redis.port}`], upstreamKeepaliveTimeoutSeconds: 1, log });
+    deployment = await deploy({
+      replicas: 2,
+      command: [process.execPath, SERVER, "--redis", `redis://127.0.0.1:${redis.port}`],
+      upstreamKeepaliveTimeoutSeconds: 1,
+      log,
+    });
   });
   afterAll(async () => {
     await deployment?.stop();
@@ -163,12 +234,23 @@ describe("list changes across replicas over Redis", () => {
     const [r1, r2] = deployment.replicas;
     const listen = await fetch(`http://127.0.0.1:${r1!.port}/mcp`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen" },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "subscriptions/listen",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: nextId++,
         method: "subscriptions/listen",
-        params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } },
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
       }),
     });
     expect(listen.status, logs).toBe(200);

@@ -9,7 +9,7 @@
  * again, and its listen stream yields `resync` and later changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import type { RunningReplica } from "../../examples/deploy/deploy_kit.mjs";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
@@ -30,7 +30,10 @@ const log = (text: string) => void (logs += text);
 function noHang<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${NO_HANG_MS} ms\n${logs.slice(-2_000)}`)), NO_HANG_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not happen within ${NO_HANG_MS} ms\n${logs.slice(-2_000)}`)),
+      NO_HANG_MS,
+    );
   });
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }
@@ -62,11 +65,16 @@ describe("listen() through nginx reopens on another replica when its replica goe
     const spy = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const response = await fetch(input, init);
       if (new Headers(init?.headers).get("mcp-method") === "subscriptions/listen" && response.ok) {
-        listenPorts.push(response.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1) ?? "?");
+        listenPorts.push(
+          response.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1) ?? "?",
+        );
       }
       return response;
     };
-    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { eraCache: new EraCache(), onReport: (e) => reports.push(e) });
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), {
+      eraCache: new EraCache(),
+      onReport: (e) => reports.push(e),
+    });
     expect(client.era).toBe("modern");
   });
   afterAll(async () => {
@@ -83,9 +91,14 @@ describe("listen() through nginx reopens on another replica when its replica goe
 
   /** Makes a tool-list change on `replica` directly (not through nginx). */
   async function changeToolsOn(replica: RunningReplica): Promise<void> {
-    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${replica.port}/mcp`), { eraCache: new EraCache(), onReport: () => {} });
+    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${replica.port}/mcp`), {
+      eraCache: new EraCache(),
+      onReport: () => {},
+    });
     try {
-      expect(JSON.stringify(await direct.callTool("test_trigger_tool_change"))).toContain("Mutation triggered");
+      expect(JSON.stringify(await direct.callTool("test_trigger_tool_change"))).toContain(
+        "Mutation triggered",
+      );
     } finally {
       await direct.close();
     }
@@ -93,14 +106,19 @@ describe("listen() through nginx reopens on another replica when its replica goe
 
   it("SIGKILL of the replica holding the stream: it reopens on another replica, says resync, and a later change made on a third reaches it over Redis", async () => {
     const changes = client.listen({ tools: true });
-    expect(await noHang(changes.ready, "the first acknowledgement")).toMatchObject({ toolsListChanged: true });
+    expect(await noHang(changes.ready, "the first acknowledgement")).toMatchObject({
+      toolsListChanged: true,
+    });
     const holder = replicaOnPort(listenPorts.at(-1));
     expect(await holder.stop("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
 
     expect(await nextEvent(changes, "resync after the SIGKILL")).toEqual({ type: "resync" });
     const next = replicaOnPort(listenPorts.at(-1));
     expect(next.name).not.toBe(holder.name);
-    expect(reports.some((e) => /Listen stream .* broke off .*reopening it/.test(e.message)), reports.map(String).join("\n")).toBe(true);
+    expect(
+      reports.some((e) => /Listen stream .* broke off .*reopening it/.test(e.message)),
+      reports.map(String).join("\n"),
+    ).toBe(true);
 
     const third = deployment.replicas.find((r) => r !== holder && r !== next)!;
     await changeToolsOn(third);
@@ -151,7 +169,11 @@ describe("a legacy listen behind the session pin survives its replica's SIGKILL"
       if (init?.method === "GET" && response.ok) getOpened();
       return response;
     };
-    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), { era: "legacy", eraCache: new EraCache(), onReport: (e) => log(`report: ${e.message}\n`) });
+    client = await ContextClient.connect(httpTransport(`${deployment.url}/mcp`, { fetch: spy }), {
+      era: "legacy",
+      eraCache: new EraCache(),
+      onReport: (e) => log(`report: ${e.message}\n`),
+    });
   });
   afterAll(async () => {
     await client?.close();
@@ -170,7 +192,10 @@ describe("a legacy listen behind the session pin survives its replica's SIGKILL"
     expect(sessions.length).toBe(2);
     expect(sessions[1]!.split(".")[0]).not.toBe(holder.name);
     const other = deployment.replicas.find((r) => r !== holder && !sessions[1]!.startsWith(`${r.name}.`))!;
-    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${other.port}/mcp`), { eraCache: new EraCache(), onReport: () => {} });
+    const direct = await ContextClient.connect(httpTransport(`http://127.0.0.1:${other.port}/mcp`), {
+      eraCache: new EraCache(),
+      onReport: () => {},
+    });
     try {
       await direct.callTool("test_trigger_tool_change");
     } finally {

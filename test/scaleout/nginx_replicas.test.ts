@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningNginx, startNginx } from "../../examples/deploy/deploy_kit.mjs";
-import { type Deployment, deploy } from "../../examples/deploy/run.mjs";
+import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
 
@@ -28,7 +28,9 @@ function get(url: string, init: RequestInit = {}): Promise<Response> {
 }
 
 /** Reads SSE `data:` payloads from a response body, one JSON value per call. */
-function sseReader(response: Response): { read: () => Promise<Record<string, unknown>>; cancel: () => Promise<void> } {
+function sseReader(
+  response: Response,
+): { read: () => Promise<Record<string, unknown>>; cancel: () => Promise<void> } {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   const read = async () => {
@@ -37,7 +39,9 @@ function sseReader(response: Response): { read: () => Promise<Record<string, unk
       if (end !== -1) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join(
+          "\n",
+        );
         if (data) return JSON.parse(data) as Record<string, unknown>;
         continue;
       }
@@ -79,7 +83,9 @@ describe("three replicas behind nginx", () => {
   it("answers requests round robin, over upstream connections kept alive", async () => {
     const answers: { replica: string; connectionRequests: number }[] = [];
     for (let i = 0; i < 9; i++) answers.push(await (await get(`${deployment.url}/id`)).json());
-    const counts = Object.fromEntries(NAMES.map((name) => [name, answers.filter((a) => a.replica === name).length]));
+    const counts = Object.fromEntries(
+      NAMES.map((name) => [name, answers.filter((a) => a.replica === name).length]),
+    );
     expect(counts).toEqual({ r1: 3, r2: 3, r3: 3 });
     expect(Math.max(...answers.map((a) => a.connectionRequests))).toBeGreaterThan(1);
   });
@@ -91,7 +97,9 @@ describe("three replicas behind nginx", () => {
     const { read } = sseReader(response);
     const first = await read(); // arrives while the replica still holds the rest of the stream
     expect(first.part).toBe("first");
-    const released = await get(`${replicaUrl(first.replica as string)}/release?gate=${gate}`, { method: "POST" });
+    const released = await get(`${replicaUrl(first.replica as string)}/release?gate=${gate}`, {
+      method: "POST",
+    });
     expect(released.status).toBe(200);
     expect(await read()).toEqual({ replica: first.replica, part: "second" });
   });
@@ -129,10 +137,20 @@ describe("three replicas behind nginx", () => {
     expect((await check(deployment.url)).misses).toBeGreaterThan(0);
     // hash $http_mcp_session_id: initialize carries no id (an empty key: nginx falls back to round robin),
     // and the id minted there hashes to whichever replica its hash picks, the owner or not.
-    pinned = await startNginx({ prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-hash-")), replicas: deployment.replicas, sessions: "hash", upstreamKeepaliveTimeoutSeconds: 1 });
+    pinned = await startNginx({
+      prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-hash-")),
+      replicas: deployment.replicas,
+      sessions: "hash",
+      upstreamKeepaliveTimeoutSeconds: 1,
+    });
     expect((await check(pinned.url, 6)).misses).toBeGreaterThan(0);
     await pinned.stop();
-    pinned = await startNginx({ prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-pin-")), replicas: deployment.replicas, sessions: true, upstreamKeepaliveTimeoutSeconds: 1 });
+    pinned = await startNginx({
+      prefix: mkdtempSync(join(tmpdir(), "onemodelcontext-nginx-pin-")),
+      replicas: deployment.replicas,
+      sessions: true,
+      upstreamKeepaliveTimeoutSeconds: 1,
+    });
     expect(await check(pinned.url)).toEqual({ misses: 0, owners: 3 });
     await pinned.stop();
   });
@@ -150,7 +168,10 @@ describe("three replicas behind nginx", () => {
       while (started < total) {
         const n = started++;
         try {
-          const reply = await get(`${deployment.url}/id?delay=10`, { method: n % 2 ? "POST" : "GET", body: n % 2 ? "{}" : undefined });
+          const reply = await get(`${deployment.url}/id?delay=10`, {
+            method: n % 2 ? "POST" : "GET",
+            body: n % 2 ? "{}" : undefined,
+          });
           const text = await reply.text();
           if (reply.status !== 200) {
             failures.push(`${n}: HTTP ${reply.status} ${text.slice(0, 80)}`);
@@ -174,7 +195,14 @@ describe("three replicas behind nginx", () => {
 
 describe("node examples/deploy/run.mjs", () => {
   it("serves through nginx until SIGTERM, then stops nginx and every replica and exits 0", async () => {
-    const child = spawn(process.execPath, [join(ROOT, "examples/deploy/run.mjs"), "--replicas", "2", "--", process.execPath, STAND_IN], {
+    const child = spawn(process.execPath, [
+      join(ROOT, "examples/deploy/run.mjs"),
+      "--replicas",
+      "2",
+      "--",
+      process.execPath,
+      STAND_IN,
+    ], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, DRAIN_IDLE_MS: "1500" },
     });
@@ -188,10 +216,17 @@ describe("node examples/deploy/run.mjs", () => {
         const match = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stdout);
         if (match) resolve(match[1]!);
       });
-      void exited.then((code) => reject(new Error(`run.mjs exited (${code}) before serving: ${stdout}${output}`)));
+      void exited.then((code) =>
+        reject(new Error(`run.mjs exited (${code}) before serving: ${stdout}${output}`))
+      );
     });
     const replicas = new Set<string>();
-    for (let i = 0; i < 4; i++) replicas.add(((await (await get(`${url}/id`, { headers: { Connection: "close" } })).json()) as { replica: string }).replica);
+    for (let i = 0; i < 4; i++) {
+      replicas.add(
+        ((await (await get(`${url}/id`, { headers: { Connection: "close" } })).json()) as { replica: string })
+          .replica,
+      );
+    }
     expect([...replicas].sort()).toEqual(["r1", "r2"]);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
@@ -199,7 +234,9 @@ describe("node examples/deploy/run.mjs", () => {
   });
 
   it("refuses an unknown option with exit code 2, naming it", () => {
-    const result = spawnSync(process.execPath, [join(ROOT, "examples/deploy/run.mjs"), "--replica", "2"], { encoding: "utf8" });
+    const result = spawnSync(process.execPath, [join(ROOT, "examples/deploy/run.mjs"), "--replica", "2"], {
+      encoding: "utf8",
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('Unknown option "--replica"');
   });

@@ -24,7 +24,10 @@ async function client(port = redis.port): Promise<MiniRedis> {
 }
 
 /** Resolves with the first event `predicate` accepts. */
-function next(bus: RedisListenBus, predicate: (event: ListenBusEvent) => boolean = () => true): Promise<ListenBusEvent> {
+function next(
+  bus: RedisListenBus,
+  predicate: (event: ListenBusEvent) => boolean = () => true,
+): Promise<ListenBusEvent> {
   return new Promise((resolve) => {
     const stop = bus.subscribe((event) => {
       if (!predicate(event)) return;
@@ -47,8 +50,18 @@ afterAll(async () => {
 describe("RedisListenBus on a real redis-server", () => {
   it("carries events both ways between a node-redis-shaped and an ioredis-shaped bus, each delivered once", async () => {
     const channel = "test:both-ways";
-    const a = await RedisListenBus.open({ publisher: nodeRedisShape(await client()), subscriber: nodeRedisShape(await client()), channel, replicaId: "a" });
-    const b = await RedisListenBus.open({ publisher: ioredisShape(await client()), subscriber: ioredisShape(await client()), channel, replicaId: "b" });
+    const a = await RedisListenBus.open({
+      publisher: nodeRedisShape(await client()),
+      subscriber: nodeRedisShape(await client()),
+      channel,
+      replicaId: "a",
+    });
+    const b = await RedisListenBus.open({
+      publisher: ioredisShape(await client()),
+      subscriber: ioredisShape(await client()),
+      channel,
+      replicaId: "b",
+    });
     buses.push(a, b);
     const seenA: string[] = [];
     const seenB: string[] = [];
@@ -87,12 +100,25 @@ describe("RedisListenBus on a real redis-server", () => {
     bus.subscribe((e) => seen.push(e));
     const good = next(bus, (e) => e.origin === "other");
     await raw.publish(channel, "{not json");
-    await raw.publish(channel, JSON.stringify({ v: 9, origin: "other", event: { type: "list_changed", list: "tools" } }));
-    await raw.publish(channel, JSON.stringify({ v: 1, origin: "other", event: { type: "resource_updated", uri: "x".repeat(300) } }));
-    await raw.publish(channel, JSON.stringify({ v: 1, origin: "other", event: { type: "list_changed", list: "tools" } }));
+    await raw.publish(
+      channel,
+      JSON.stringify({ v: 9, origin: "other", event: { type: "list_changed", list: "tools" } }),
+    );
+    await raw.publish(
+      channel,
+      JSON.stringify({ v: 1, origin: "other", event: { type: "resource_updated", uri: "x".repeat(300) } }),
+    );
+    await raw.publish(
+      channel,
+      JSON.stringify({ v: 1, origin: "other", event: { type: "list_changed", list: "tools" } }),
+    );
     await good;
     expect(seen).toEqual([{ type: "list_changed", list: "tools", origin: "other" }]);
-    expect(reports.map((e) => e.constructor.name)).toEqual(["ProtocolError", "ProtocolError", "ListenMessageTooLargeError"]);
+    expect(reports.map((e) => e.constructor.name)).toEqual([
+      "ProtocolError",
+      "ProtocolError",
+      "ListenMessageTooLargeError",
+    ]);
     expect(reports[0]).toBeInstanceOf(ProtocolError);
     expect(reports[1]!.message).toContain("version 9");
   });
@@ -101,8 +127,18 @@ describe("RedisListenBus on a real redis-server", () => {
     const own = await startRedisServer();
     try {
       const channel = "test:restart";
-      const a = await RedisListenBus.open({ publisher: nodeRedisShape(await client(own.port)), subscriber: nodeRedisShape(await client(own.port)), channel, replicaId: "a" });
-      const b = await RedisListenBus.open({ publisher: ioredisShape(await client(own.port)), subscriber: ioredisShape(await client(own.port)), channel, replicaId: "b" });
+      const a = await RedisListenBus.open({
+        publisher: nodeRedisShape(await client(own.port)),
+        subscriber: nodeRedisShape(await client(own.port)),
+        channel,
+        replicaId: "a",
+      });
+      const b = await RedisListenBus.open({
+        publisher: ioredisShape(await client(own.port)),
+        subscriber: ioredisShape(await client(own.port)),
+        channel,
+        replicaId: "b",
+      });
       buses.push(a, b);
       const resyncA = next(a, (e) => e.type === "resync");
       const resyncB = next(b, (e) => e.type === "resync");
@@ -131,11 +167,20 @@ describe("RedisListenBus on a real redis-server", () => {
     const channel = "test:close";
     const publisher = await client();
     const subscriber = await client();
-    const bus = await RedisListenBus.open({ publisher: nodeRedisShape(publisher), subscriber: nodeRedisShape(subscriber), channel });
+    const bus = await RedisListenBus.open({
+      publisher: nodeRedisShape(publisher),
+      subscriber: nodeRedisShape(subscriber),
+      channel,
+    });
     const seen: ListenBusEvent[] = [];
     bus.subscribe((e) => seen.push(e));
     await bus.close();
-    expect(await publisher.publish(channel, JSON.stringify({ v: 1, origin: "x", event: { type: "list_changed", list: "tools" } }))).toBe(0); // nobody subscribed any more
+    expect(
+      await publisher.publish(
+        channel,
+        JSON.stringify({ v: 1, origin: "x", event: { type: "list_changed", list: "tools" } }),
+      ),
+    ).toBe(0); // nobody subscribed any more
     expect(subscriber.isOpen).toBe(true);
     expect(seen).toEqual([]);
   });
@@ -143,7 +188,12 @@ describe("RedisListenBus on a real redis-server", () => {
   it("carries a tool registered on one server to a listen stream held by another server", async () => {
     const channel = "test:features";
     const server = async (replicaId: string) => {
-      const bus = await RedisListenBus.open({ publisher: nodeRedisShape(await client()), subscriber: ioredisShape(await client()), channel, replicaId });
+      const bus = await RedisListenBus.open({
+        publisher: nodeRedisShape(await client()),
+        subscriber: ioredisShape(await client()),
+        channel,
+        replicaId,
+      });
       buses.push(bus);
       const host = new FakeHost();
       const features = new ServerFeatures(host, { listenBus: bus });
@@ -159,7 +209,10 @@ describe("RedisListenBus on a real redis-server", () => {
     await arrived;
     expect(stream.sent.map((m) => m.method)).toContain("notifications/subscriptions/acknowledged");
     await new Promise((resolve) => setTimeout(resolve, 0)); // the notifier sends in a microtask
-    expect(stream.sent.at(-1)).toEqual({ method: "notifications/tools/list_changed", params: { _meta: { [MetaKeys.subscriptionId]: "listen-1" } } });
+    expect(stream.sent.at(-1)).toEqual({
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [MetaKeys.subscriptionId]: "listen-1" } },
+    });
     expect(a.host.reports).toEqual([]);
     expect(b.host.reports).toEqual([]);
   });

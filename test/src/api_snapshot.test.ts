@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { anyCounts, type EntrySnapshot, entrySnapshot, generateSurface, ROOT, topLevelStatements } from "../../api/surface.mjs";
+import {
+  anyCounts,
+  type EntrySnapshot,
+  entrySnapshot,
+  generateSurface,
+  ROOT,
+  topLevelStatements,
+} from "../../api/surface.mjs";
 
 /**
  * Files whose emitted declarations still have `any`, owned by other work in progress (method-map
@@ -41,11 +48,16 @@ function diff(expected: string, actual: string): string {
 
 describe("the API snapshot", () => {
   it("matches what tsc emits for every entry (run `npm run api:update` after a deliberate change)", () => {
-    const committed = readdirSync(join(ROOT, "api")).filter((f) => f.endsWith(".d.ts")).map((f) => `api/${f}`).sort();
+    const committed = readdirSync(join(ROOT, "api")).filter((f) => f.endsWith(".d.ts")).map((f) => `api/${f}`)
+      .sort();
     expect(committed).toEqual(surface.entries.map((e) => e.file).sort());
     for (const e of surface.entries) {
       const onDisk = readFileSync(join(ROOT, e.file), "utf8");
-      if (onDisk !== e.text) expect.fail(`${e.file} is out of date; npm run api:update rewrites it. Changes:\n${diff(onDisk, e.text)}`);
+      if (onDisk !== e.text) {
+        expect.fail(
+          `${e.file} is out of date; npm run api:update rewrites it. Changes:\n${diff(onDisk, e.text)}`,
+        );
+      }
     }
   });
 
@@ -53,12 +65,21 @@ describe("the API snapshot", () => {
     const out = mkdtempSync(join(tmpdir(), "api-snapshot-"));
     try {
       mkdirSync(join(out, "src"));
-      writeFileSync(join(out, "src/mod.d.ts"), 'export { A } from "./a.js";\nexport type { B } from "./a.js";\n');
-      writeFileSync(join(out, "src/a.d.ts"), "export declare class A {\n    x: number;\n}\nexport interface B {\n    y: string;\n}\nexport declare function internal(): void;\n");
+      writeFileSync(
+        join(out, "src/mod.d.ts"),
+        'export { A } from "./a.js";\nexport type { B } from "./a.js";\n',
+      );
+      writeFileSync(
+        join(out, "src/a.d.ts"),
+        "export declare class A {\n    x: number;\n}\nexport interface B {\n    y: string;\n}\nexport declare function internal(): void;\n",
+      );
       const before = entrySnapshot(out, ".", join(out, "src/mod.d.ts"));
       expect([before.values, before.types]).toEqual([1, 1]);
       expect(before.names).toEqual([{ name: "A", kind: "value" }, { name: "B", kind: "type" }]);
-      writeFileSync(join(out, "src/a.d.ts"), "export declare class A {\n    x: string;\n}\nexport interface B {\n    y: string;\n}\n");
+      writeFileSync(
+        join(out, "src/a.d.ts"),
+        "export declare class A {\n    x: string;\n}\nexport interface B {\n    y: string;\n}\n",
+      );
       const after = entrySnapshot(out, ".", join(out, "src/mod.d.ts"));
       expect(diff(before.text, after.text)).toBe("-     x: number;\n+     x: string;");
     } finally {
@@ -67,7 +88,8 @@ describe("the API snapshot", () => {
   });
 
   it("splits emitted declarations into top-level statements, multi-line unions and bodies included", () => {
-    const text = 'export type R = \n{\n    kind: "a";\n}\n | {\n    kind: "b";\n};\nexport declare class C {\n    m(): void;\n}\nexport {};';
+    const text =
+      'export type R = \n{\n    kind: "a";\n}\n | {\n    kind: "b";\n};\nexport declare class C {\n    m(): void;\n}\nexport {};';
     expect(topLevelStatements(text)).toHaveLength(3);
   });
 });
@@ -81,7 +103,9 @@ describe("the package root", () => {
 
   it("documents every value it exports in the README", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const undocumented = entry(".").names.filter((n) => n.kind === "value" && !readme.includes(`\`${n.name}\``)).map((n) => n.name);
+    const undocumented = entry(".").names.filter((n) =>
+      n.kind === "value" && !readme.includes(`\`${n.name}\``)
+    ).map((n) => n.name);
     expect(undocumented).toEqual([]);
   });
 
@@ -96,7 +120,16 @@ describe("the package root", () => {
   it("leaves the wire helpers to onemodelcontext/protocol", () => {
     const root = new Set(entry(".").names.map((n) => n.name));
     const protocol = new Set(entry("./protocol").names.map((n) => n.name));
-    for (const name of ["MetaKeys", "buildRequestMeta", "buildDiscoverResult", "parseDiscoverResult", "LATEST_MODERN_VERSION", "ServerVersions"]) {
+    for (
+      const name of [
+        "MetaKeys",
+        "buildRequestMeta",
+        "buildDiscoverResult",
+        "parseDiscoverResult",
+        "LATEST_MODERN_VERSION",
+        "ServerVersions",
+      ]
+    ) {
       expect(root.has(name), name).toBe(false);
       expect(protocol.has(name), name).toBe(true);
     }
@@ -115,8 +148,15 @@ describe("any in the emitted declarations of src/", () => {
     const out = mkdtempSync(join(tmpdir(), "api-any-"));
     try {
       mkdirSync(join(out, "src"));
-      writeFileSync(join(out, "src/x.d.ts"), '/** any any */\nexport declare const company: "any";\nexport type A<T = any> = (x: any[]) => Promise<any>;\n');
-      expect(anyCounts(out)).toEqual([{ file: "src/x.ts", count: 3, lines: ["export type A<T = any> = (x: any[]) => Promise<any>;"] }]);
+      writeFileSync(
+        join(out, "src/x.d.ts"),
+        '/** any any */\nexport declare const company: "any";\nexport type A<T = any> = (x: any[]) => Promise<any>;\n',
+      );
+      expect(anyCounts(out)).toEqual([{
+        file: "src/x.ts",
+        count: 3,
+        lines: ["export type A<T = any> = (x: any[]) => Promise<any>;"],
+      }]);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -126,7 +166,7 @@ describe("any in the emitted declarations of src/", () => {
 describe("cli/ and examples/", () => {
   const files = (dir: string): string[] =>
     readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) =>
-      d.isDirectory() ? files(join(dir, d.name)) : /\.(m?[jt]s)$/.test(d.name) ? [join(dir, d.name)] : [],
+      d.isDirectory() ? files(join(dir, d.name)) : /\.(m?[jt]s)$/.test(d.name) ? [join(dir, d.name)] : []
     );
 
   it("import the package by name only, never through ../src or ../dist", () => {
@@ -135,7 +175,9 @@ describe("cli/ and examples/", () => {
       const text = readFileSync(join(ROOT, file), "utf8");
       for (const m of text.matchAll(/(?:from\s*|import\s*\(\s*|\bimport\s+)(["'])([^"']+)\1/g)) {
         const specifier = m[2]!;
-        if (/(^|\/)(src|dist|adapters|testing)(\/|$)/.test(specifier) && specifier.startsWith(".")) offenders.push(`${relative(ROOT, join(ROOT, file))}: ${specifier}`);
+        if (/(^|\/)(src|dist|adapters|testing)(\/|$)/.test(specifier) && specifier.startsWith(".")) {
+          offenders.push(`${relative(ROOT, join(ROOT, file))}: ${specifier}`);
+        }
       }
       const dynamic = /(["'])\.\.\/(?:\.\.\/)*(src|dist|adapters|testing)\//.exec(text);
       if (dynamic) offenders.push(`${file}: ${dynamic[0]}`);
@@ -143,4 +185,3 @@ describe("cli/ and examples/", () => {
     expect(offenders).toEqual([]);
   });
 });
-

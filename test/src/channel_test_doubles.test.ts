@@ -56,7 +56,11 @@ describe("createPipe ends as an OS pipe does", () => {
     const server = new NewlineChannel(a);
     const client = new NewlineChannel(b);
     await server.send({ jsonrpc: "2.0", id: 1, result: {} });
-    expect(await client.read()).toEqual({ kind: "line", text: '{"jsonrpc":"2.0","id":1,"result":{}}', bytes: 36 });
+    expect(await client.read()).toEqual({
+      kind: "line",
+      text: '{"jsonrpc":"2.0","id":1,"result":{}}',
+      bytes: 36,
+    });
     expect(await client.close()).toBe("drained"); // the client goes away first: its input is cancelled
     expect(await server.closeOutput()).toBe("drained");
     expect(server.failure).toBeUndefined();

@@ -6,7 +6,11 @@ import { exportMismatches } from "../../api/check_exports.mjs";
 import { ROOT } from "../fixtures/ours/build_dist.ts";
 
 const read = (file: string) => JSON.parse(readFileSync(join(ROOT, file), "utf8"));
-const entry = (source: string) => ({ "onemodelcontext-source": `./${source}.ts`, types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` });
+const entry = (source: string) => ({
+  "onemodelcontext-source": `./${source}.ts`,
+  types: `./dist/${source}.d.ts`,
+  default: `./dist/${source}.js`,
+});
 const always = () => true;
 
 describe("package.json and deno.json exports", () => {

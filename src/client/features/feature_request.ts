@@ -74,7 +74,9 @@ export async function sendFeatureRequest(
     if (!Number.isFinite(ms)) return;
     timer = host.time.setTimer(() => {
       const message = total
-        ? `Request ${JSON.stringify(method)} ran past maxTimeout (${maxTimeout} ms) despite progress: cancelled`
+        ? `Request ${
+          JSON.stringify(method)
+        } ran past maxTimeout (${maxTimeout} ms) despite progress: cancelled`
         : `Request ${JSON.stringify(method)} got no reply within ${timeout} ms: cancelled`;
       controller.abort(new TimeoutError(message, total ? maxTimeout : timeout));
     }, ms);
@@ -94,9 +96,14 @@ export async function sendFeatureRequest(
     : undefined;
   try {
     const extra = context.meta(options.logLevel);
-    const meta = { ...(isPlainObject(params._meta) ? params._meta : {}), ...extra, ...(route ? { progressToken: route.token } : {}) };
+    const meta = {
+      ...(isPlainObject(params._meta) ? params._meta : {}),
+      ...extra,
+      ...(route ? { progressToken: route.token } : {}),
+    };
     const base = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
-    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) => host.request(m, p, { signal: o.signal, onNotification: context.related });
+    const send = (m: string, p: Record<string, unknown>, o: { signal?: AbortSignal }) =>
+      host.request(m, p, { signal: o.signal, onNotification: context.related });
     const result = INPUT_METHODS.has(method)
       ? await runInputRounds(send, method, base, {
         maxRounds: context.maxInputRounds,
@@ -107,14 +114,25 @@ export async function sendFeatureRequest(
         fail: (failure) =>
           failure.reason === "malformed"
             ? new ClientFeatureError("invalid_result", failure.message)
-            : new InputRequiredError(method, failure.result, failure.request
-              ? `no handler for input request ${JSON.stringify(failure.request.key)} (${JSON.stringify(failure.request.method)})`
-              : `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`),
+            : new InputRequiredError(
+              method,
+              failure.result,
+              failure.request
+                ? `no handler for input request ${JSON.stringify(failure.request.key)} (${
+                  JSON.stringify(failure.request.method)
+                })`
+                : `still asking after ${context.maxInputRounds} rounds (maxInputRounds)`,
+            ),
       })
       : await send(method, base, { signal: controller.signal });
     const kind = isPlainObject(result) ? result.resultType : undefined;
     if (kind === undefined || kind === "complete") return result;
-    throw new ClientFeatureError("invalid_result", `Request ${JSON.stringify(method)} answered with resultType ${JSON.stringify(kind)}, which this client does not know`);
+    throw new ClientFeatureError(
+      "invalid_result",
+      `Request ${JSON.stringify(method)} answered with resultType ${
+        JSON.stringify(kind)
+      }, which this client does not know`,
+    );
   } finally {
     timer?.cancel();
     route?.release();

@@ -12,7 +12,9 @@ export type ListedTool = ClientRequestResult<"tools/list">["tools"][number];
 /** One resource of `resources/list`, of either era. */
 export type ListedResource = ClientRequestResult<"resources/list">["resources"][number];
 /** One resource template of `resources/templates/list`, of either era. */
-export type ListedResourceTemplate = ClientRequestResult<"resources/templates/list">["resourceTemplates"][number];
+export type ListedResourceTemplate = ClientRequestResult<
+  "resources/templates/list"
+>["resourceTemplates"][number];
 /** One prompt of `prompts/list`, of either era. */
 export type ListedPrompt = ClientRequestResult<"prompts/list">["prompts"][number];
 

@@ -50,7 +50,13 @@ export class ListCache {
    * Keeps `items` for `ttlMs` from `startedAt`, unless `ttlMs` is not positive or `method` was
    * invalidated since `generation` (the listing may predate the change).
    */
-  store(method: string, items: readonly unknown[], ttlMs: number | undefined, startedAt: number, generation: number): void {
+  store(
+    method: string,
+    items: readonly unknown[],
+    ttlMs: number | undefined,
+    startedAt: number,
+    generation: number,
+  ): void {
     if (ttlMs === undefined || !(ttlMs > 0) || generation !== this.begin(method)) return;
     this.#entries.set(method, { items: items.slice(), expires: startedAt + ttlMs });
   }

@@ -4,7 +4,11 @@
  * @module
  */
 import { integerOption, numberOption } from "../../stream/options.ts";
-import { type FeatureRequestContext, type FeatureRequestOptions, sendFeatureRequest } from "./feature_request.ts";
+import {
+  type FeatureRequestContext,
+  type FeatureRequestOptions,
+  sendFeatureRequest,
+} from "./feature_request.ts";
 import type { ListCache } from "./list_cache.ts";
 import type { OutputSchemas } from "./output_schemas.ts";
 import { iteratePages, type ListBounds } from "./paginated_list.ts";
@@ -54,7 +58,12 @@ export class ListReader {
   readonly #bounds: ListBounds;
 
   /** @param cache `undefined` turns caching off. */
-  constructor(context: FeatureRequestContext, cache: ListCache | undefined, schemas: OutputSchemas, bounds: ListBounds) {
+  constructor(
+    context: FeatureRequestContext,
+    cache: ListCache | undefined,
+    schemas: OutputSchemas,
+    bounds: ListBounds,
+  ) {
     this.#context = context;
     this.#cache = cache;
     this.#schemas = schemas;
@@ -63,8 +72,12 @@ export class ListReader {
 
   #pages<T>(method: ListMethod, options: ListOptions, bounds: ListBounds) {
     const { cache: _cache, maxPages: _pages, maxItems: _items, ...request } = options;
-    return iteratePages<T>(method, LIST_KEYS[method], (cursor) =>
-      sendFeatureRequest(this.#context, method, cursor === undefined ? {} : { cursor }, request), bounds);
+    return iteratePages<T>(
+      method,
+      LIST_KEYS[method],
+      (cursor) => sendFeatureRequest(this.#context, method, cursor === undefined ? {} : { cursor }, request),
+      bounds,
+    );
   }
 
   /** Every item of `method`, following every cursor within the bounds; served from and stored in the cache. */

@@ -29,10 +29,14 @@ export interface ListenReconnectOptions {
 export type ListenReconnectPolicy = Required<ListenReconnectOptions>;
 
 /** Checks `options` (`false`: no reconnection) and fills in the defaults. */
-export function listenReconnectPolicy(options: ListenReconnectOptions | false | undefined): ListenReconnectPolicy | undefined {
+export function listenReconnectPolicy(
+  options: ListenReconnectOptions | false | undefined,
+): ListenReconnectPolicy | undefined {
   if (options === false) return undefined;
   if (options !== undefined && !isPlainObject(options)) {
-    throw new InvalidOptionError(`Option listenReconnect must be an object or false, got ${JSON.stringify(options)}`);
+    throw new InvalidOptionError(
+      `Option listenReconnect must be an object or false, got ${JSON.stringify(options)}`,
+    );
   }
   const o = options ?? {};
   const policy = {
@@ -41,12 +45,20 @@ export function listenReconnectPolicy(options: ListenReconnectOptions | false | 
     factor: numberOption("listenReconnect.factor", o.factor, 2, 1),
     maxAttempts: integerOption("listenReconnect.maxAttempts", o.maxAttempts, 8, 1),
   };
-  if (!Number.isFinite(policy.maxAttempts)) throw new InvalidOptionError("Option listenReconnect.maxAttempts must be finite (the bound), got Infinity");
+  if (!Number.isFinite(policy.maxAttempts)) {
+    throw new InvalidOptionError(
+      "Option listenReconnect.maxAttempts must be finite (the bound), got Infinity",
+    );
+  }
   return policy;
 }
 
 /** The wait before attempt `attempt` (1-based) in a row: equal jitter over the capped exponential delay. */
-export function listenReconnectDelay(policy: ListenReconnectPolicy, attempt: number, random: () => number = Math.random): number {
+export function listenReconnectDelay(
+  policy: ListenReconnectPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const capped = Math.min(policy.initialDelay * policy.factor ** (attempt - 1), policy.maxDelay);
   return capped / 2 + (capped / 2) * random();
 }

@@ -3,9 +3,20 @@
  * @module
  */
 export { ChangeStream } from "./change_stream.ts";
-export { type CallToolOptions, type ClientFeatureOptions, ClientFeatures, type CompleteOptions } from "./client_features.ts";
+export {
+  type CallToolOptions,
+  type ClientFeatureOptions,
+  ClientFeatures,
+  type CompleteOptions,
+} from "./client_features.ts";
 export { type IterateOptions, type ListMethod, type ListOptions, ListReader } from "./list_reader.ts";
-export { type AnyClientFeatureError, ClientFeatureError, type ClientFeatureErrorCode, InputRequiredError, StructuredContentError } from "./feature_errors.ts";
+export {
+  type AnyClientFeatureError,
+  ClientFeatureError,
+  type ClientFeatureErrorCode,
+  InputRequiredError,
+  StructuredContentError,
+} from "./feature_errors.ts";
 export type { FeatureHost, HostRequestOptions } from "./feature_host.ts";
 export type { FeatureRequestOptions } from "./feature_request.ts";
 export type {
@@ -16,13 +27,13 @@ export type {
   CompletionArgument,
   CompletionReference,
   GetPromptResult,
-  LogEntry,
-  ProgressUpdate,
   ListedPrompt,
-  ReadResourceResult,
   ListedResource,
   ListedResourceTemplate,
   ListedTool,
+  LogEntry,
+  ProgressUpdate,
+  ReadResourceResult,
 } from "./feature_types.ts";
 export type { ListenOptions } from "./open_listen.ts";
 export type { ListenReconnectOptions } from "./listen_reconnect.ts";

@@ -29,7 +29,7 @@ export class NotificationFanout {
   /** Adds `listener` for `method`; returns the function that removes it again. */
   on(method: string, listener: NotificationListener): () => void {
     let set = this.#listeners.get(method);
-    if (!set) this.#listeners.set(method, (set = new Set()));
+    if (!set) this.#listeners.set(method, set = new Set());
     const entry: NotificationListener = (params) => listener(params);
     set.add(entry);
     return () => {

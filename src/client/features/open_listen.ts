@@ -14,7 +14,7 @@ import { ChangeStream } from "./change_stream.ts";
 import { ClientFeatureError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ChangeEvent, ChangeFilter } from "./feature_types.ts";
-import { isReopenable, type ListenReconnectPolicy, listenReconnectDelay } from "./listen_reconnect.ts";
+import { isReopenable, listenReconnectDelay, type ListenReconnectPolicy } from "./listen_reconnect.ts";
 import type { NotificationFanout } from "./notification_fanout.ts";
 import type { ResourceSubscriptions } from "./resource_subscriptions.ts";
 
@@ -106,7 +106,9 @@ function forward(
 }
 
 function subscriptionIdOf(params: unknown): unknown {
-  return isPlainObject(params) && isPlainObject(params._meta) ? params._meta[MetaKeys.subscriptionId] : undefined;
+  return isPlainObject(params) && isPlainObject(params._meta)
+    ? params._meta[MetaKeys.subscriptionId]
+    : undefined;
 }
 
 function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream {
@@ -138,7 +140,9 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
     acknowledgedAt = host.time.now();
     if (!everAcknowledged) {
       everAcknowledged = true;
-      const granted = isPlainObject(params) && isPlainObject(params.notifications) ? params.notifications : {};
+      const granted = isPlainObject(params) && isPlainObject(params.notifications)
+        ? params.notifications
+        : {};
       stream.acknowledge(granted as ChangeFilter);
     } else if (gap) {
       gap = false;
@@ -148,7 +152,10 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
   }));
   offs.push(fanout.on("notifications/cancelled", (params) => {
     if (!isPlainObject(params) || params.requestId !== id || over) return;
-    finish(undefined, typeof params.reason === "string" ? `cancelled: ${params.reason.slice(0, 200)}` : "cancelled");
+    finish(
+      undefined,
+      typeof params.reason === "string" ? `cancelled: ${params.reason.slice(0, 200)}` : "cancelled",
+    );
     attempt.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
@@ -172,7 +179,11 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
       acknowledged = false;
       let failure: { error: unknown } | undefined;
       try {
-        await host.request("subscriptions/listen", { notifications: filter }, { signal: current.signal, id, onNotification: related });
+        await host.request("subscriptions/listen", { notifications: filter }, {
+          signal: current.signal,
+          id,
+          onNotification: related,
+        });
       } catch (error) {
         failure = { error };
       } finally {
@@ -190,13 +201,29 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
       // acknowledged and ended at once, again and again, still runs into maxAttempts.
       if (acknowledged && host.time.now() - acknowledgedAt >= reconnect.maxDelay) attempts = 0;
       attempts++;
-      const why = failure ? `broke off (${asError(failure.error).message})` : "was ended by the server (its graceful result)";
+      const why = failure
+        ? `broke off (${asError(failure.error).message})`
+        : "was ended by the server (its graceful result)";
       if (attempts > reconnect.maxAttempts) {
         const cause = failure?.error;
-        return finish(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; gave up after ${reconnect.maxAttempts} reopenings in a row (none stayed open ${reconnect.maxDelay} ms)`, { cause }));
+        return finish(
+          new ClientFeatureError(
+            "listen_ended",
+            `Listen stream ${id} ${why}; gave up after ${reconnect.maxAttempts} reopenings in a row (none stayed open ${reconnect.maxDelay} ms)`,
+            { cause },
+          ),
+        );
       }
       const wait = listenReconnectDelay(reconnect, attempts);
-      host.report(new ClientFeatureError("listen_ended", `Listen stream ${id} ${why}; reopening it in ${Math.round(wait)} ms (attempt ${attempts} of ${reconnect.maxAttempts})`, { cause: failure?.error }));
+      host.report(
+        new ClientFeatureError(
+          "listen_ended",
+          `Listen stream ${id} ${why}; reopening it in ${
+            Math.round(wait)
+          } ms (attempt ${attempts} of ${reconnect.maxAttempts})`,
+          { cause: failure?.error },
+        ),
+      );
       const waited = (waiting = new AbortController());
       const cutWait = (): void => waited.abort();
       closer.signal.addEventListener("abort", cutWait, { once: true });
@@ -209,7 +236,11 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
         waiting = undefined;
       }
       if (over) return;
-      if (connectionClosed) return finish(new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"));
+      if (connectionClosed) {
+        return finish(
+          new ClientFeatureError("listen_ended", "The connection closed, so the listen stream ended"),
+        );
+      }
       id = context.nextListenId();
     }
   })();
@@ -239,7 +270,11 @@ function openLegacy(context: ListenContext, filter: ChangeFilter): ChangeStream 
     const capabilities = host.serverCapabilities();
     const granted: ChangeFilter = {};
     for (const type of Object.keys(LIST_METHODS) as ListType[]) {
-      const area = type === "toolsListChanged" ? "tools" : type === "promptsListChanged" ? "prompts" : "resources";
+      const area = type === "toolsListChanged"
+        ? "tools"
+        : type === "promptsListChanged"
+        ? "prompts"
+        : "resources";
       const declared = capabilities[area];
       if (filter[type] && isPlainObject(declared) && declared.listChanged === true) granted[type] = true;
     }

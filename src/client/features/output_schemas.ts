@@ -63,13 +63,22 @@ export class OutputSchemas {
     const entry = this.#entries.get(name);
     if (!entry || !isPlainObject(result) || result.isError === true) return;
     if (!("structuredContent" in result) || result.structuredContent === undefined) {
-      throw new StructuredContentError(name, [{ path: "", message: "structuredContent is missing, but the tool declares an output schema" }], result);
+      throw new StructuredContentError(name, [{
+        path: "",
+        message: "structuredContent is missing, but the tool declares an output schema",
+      }], result);
     }
     if (!entry.compiled) {
       try {
         entry.compiled = this.#validator.compile(entry.schema);
       } catch (error) {
-        throw new ClientFeatureError("output_schema_invalid", `Tool ${JSON.stringify(name)} has an output schema that cannot be compiled: ${(error as Error).message}`, { cause: error });
+        throw new ClientFeatureError(
+          "output_schema_invalid",
+          `Tool ${JSON.stringify(name)} has an output schema that cannot be compiled: ${
+            (error as Error).message
+          }`,
+          { cause: error },
+        );
       }
     }
     const check = entry.compiled.validate(result.structuredContent);

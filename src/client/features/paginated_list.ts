@@ -41,7 +41,12 @@ export async function* iteratePages<T>(
   let items = 0;
   for (;;) {
     if (pages >= bounds.maxPages) {
-      throw new ClientFeatureError("list_too_long", `Listing ${method} has more than ${bounds.maxPages} pages (maxPages): stopped before page ${pages + 1}`);
+      throw new ClientFeatureError(
+        "list_too_long",
+        `Listing ${method} has more than ${bounds.maxPages} pages (maxPages): stopped before page ${
+          pages + 1
+        }`,
+      );
     }
     const result = await fetchPage(cursor);
     pages++;
@@ -51,16 +56,27 @@ export async function* iteratePages<T>(
     const page = result[key] as T[];
     items += page.length;
     if (items > bounds.maxItems) {
-      throw new ClientFeatureError("list_too_long", `Listing ${method} has more than ${bounds.maxItems} items (maxItems): page ${pages} brought the count to ${items}`);
+      throw new ClientFeatureError(
+        "list_too_long",
+        `Listing ${method} has more than ${bounds.maxItems} items (maxItems): page ${pages} brought the count to ${items}`,
+      );
     }
     const next = result.nextCursor;
     if (next !== undefined && next !== null && typeof next !== "string") {
-      throw new ClientFeatureError("invalid_result", `Page ${pages} of ${method} has a nextCursor that is not a string: ${typeof next}`);
+      throw new ClientFeatureError(
+        "invalid_result",
+        `Page ${pages} of ${method} has a nextCursor that is not a string: ${typeof next}`,
+      );
     }
     yield { items: page, result };
     if (next === undefined || next === null) return;
     if (seen.has(next)) {
-      throw new ClientFeatureError("repeated_cursor", `Page ${pages} of ${method} repeats the cursor ${JSON.stringify(next.slice(0, 100))}: the listing loops`);
+      throw new ClientFeatureError(
+        "repeated_cursor",
+        `Page ${pages} of ${method} repeats the cursor ${
+          JSON.stringify(next.slice(0, 100))
+        }: the listing loops`,
+      );
     }
     seen.add(next);
     if (seen.size > REMEMBERED_CURSORS) seen.delete(seen.values().next().value!);

@@ -45,7 +45,13 @@ export class ProgressRouter {
     if (!route) return;
     const { progress, total, message } = params;
     if (typeof progress !== "number" || !Number.isFinite(progress)) {
-      this.#report(new Error(`Progress notification for ${JSON.stringify(params.progressToken)} has a progress that is not a number: ${JSON.stringify(progress)}`));
+      this.#report(
+        new Error(
+          `Progress notification for ${
+            JSON.stringify(params.progressToken)
+          } has a progress that is not a number: ${JSON.stringify(progress)}`,
+        ),
+      );
       return;
     }
     const update: { progress: number; total?: number; message?: string } = { progress };

@@ -69,7 +69,9 @@ export class ResourceSubscriptions {
   async renew(): Promise<void> {
     const held = [...this.#counts].filter(([, entry]) => entry.count > 0);
     const subscribed = await Promise.all(held.map(([, entry]) => entry.ready.then(() => true, () => false)));
-    const results = await Promise.allSettled(held.filter((_, i) => subscribed[i]).map(([uri]) => this.#enqueue(() => this.#send(uri, true))));
+    const results = await Promise.allSettled(
+      held.filter((_, i) => subscribed[i]).map(([uri]) => this.#enqueue(() => this.#send(uri, true))),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
   }

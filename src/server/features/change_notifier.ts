@@ -8,7 +8,7 @@
 import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { FeatureHost, FeatureRequestContext, FeatureSession, ReachableSession } from "./feature_host.ts";
-import type { ListKind, ListenStreams } from "./listen_streams.ts";
+import type { ListenStreams, ListKind } from "./listen_streams.ts";
 
 /** How many URIs one legacy session may subscribe to. */
 const MAX_SESSION_SUBSCRIPTIONS = 1000;
@@ -40,7 +40,9 @@ export class ChangeNotifier {
   /** Sends `notifications/resources/updated` for `uri` to every initialized legacy session and listen stream subscribed to it. */
   resourceUpdated(uri: string): void {
     for (const session of this.#host.sessions()) {
-      if (this.#subscriptions.get(session)?.has(uri)) this.#send(session, "notifications/resources/updated", { uri });
+      if (this.#subscriptions.get(session)?.has(uri)) {
+        this.#send(session, "notifications/resources/updated", { uri });
+      }
     }
     this.#streams.resourceUpdated(uri);
   }
@@ -54,9 +56,12 @@ export class ChangeNotifier {
   subscribe(params: unknown, context: FeatureRequestContext): Record<string, never> {
     const { session, uri } = legacyUri("resources/subscribe", params, context);
     let uris = this.#subscriptions.get(session);
-    if (!uris) this.#subscriptions.set(session, (uris = new Set()));
+    if (!uris) this.#subscriptions.set(session, uris = new Set());
     if (!uris.has(uri) && uris.size >= MAX_SESSION_SUBSCRIPTIONS) {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: this session already subscribed to ${MAX_SESSION_SUBSCRIPTIONS} resources, the limit`);
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: this session already subscribed to ${MAX_SESSION_SUBSCRIPTIONS} resources, the limit`,
+      );
     }
     uris.add(uri);
     return {};
@@ -74,24 +79,43 @@ export class ChangeNotifier {
     const kinds = [...this.#pending];
     this.#pending.clear();
     for (const kind of kinds) {
-      for (const session of this.#host.sessions()) this.#send(session, `notifications/${kind}/list_changed`, undefined);
+      for (const session of this.#host.sessions()) {
+        this.#send(session, `notifications/${kind}/list_changed`, undefined);
+      }
       this.#streams.listChanged(kind);
     }
   }
 
   #send(session: ReachableSession, method: string, params: unknown): void {
-    session.notify(method, params).catch((error: unknown) => this.#host.report(error instanceof Error ? error : new Error(String(error))));
+    session.notify(method, params).catch((error: unknown) =>
+      this.#host.report(error instanceof Error ? error : new Error(String(error)))
+    );
   }
 }
 
-function legacyUri(method: string, params: unknown, context: FeatureRequestContext): { session: FeatureSession; uri: string } {
+function legacyUri(
+  method: string,
+  params: unknown,
+  context: FeatureRequestContext,
+): { session: FeatureSession; uri: string } {
   if (context.era === "modern") {
-    throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${method} (removed in 2026-07-28: use subscriptions/listen with resourceSubscriptions)`);
+    throw new JsonRpcError(
+      ErrorCodes.MethodNotFound,
+      `Method not found: ${method} (removed in 2026-07-28: use subscriptions/listen with resourceSubscriptions)`,
+    );
   }
   if (context.session === undefined) {
-    throw new JsonRpcError(ErrorCodes.InvalidRequest, `Invalid request: ${method} needs a session to remember the subscription in, and this transport keeps none`);
+    throw new JsonRpcError(
+      ErrorCodes.InvalidRequest,
+      `Invalid request: ${method} needs a session to remember the subscription in, and this transport keeps none`,
+    );
   }
   const uri = isPlainObject(params) ? params.uri : undefined;
-  if (typeof uri !== "string" || uri.length === 0) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`);
+  if (typeof uri !== "string" || uri.length === 0) {
+    throw new JsonRpcError(
+      ErrorCodes.InvalidParams,
+      `Invalid params: uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`,
+    );
+  }
   return { session: context.session, uri };
 }

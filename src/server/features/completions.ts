@@ -31,11 +31,17 @@ export class Completions {
    */
   async complete(params: unknown, context: FeatureRequestContext): Promise<Record<string, unknown>> {
     if (!isPlainObject(params) || !isPlainObject(params.ref) || !isPlainObject(params.argument)) {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: completion/complete needs ref and argument objects");
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        "Invalid params: completion/complete needs ref and argument objects",
+      );
     }
     const { ref, argument } = params;
     if (typeof argument.name !== "string" || typeof argument.value !== "string") {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: argument.name and argument.value must be strings");
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        "Invalid params: argument.name and argument.value must be strings",
+      );
     }
     let completer: Completer | undefined | null;
     if (ref.type === "ref/prompt" && typeof ref.name === "string") {
@@ -43,18 +49,37 @@ export class Completions {
       if (completer === null) throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown prompt: ${ref.name}`);
     } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
       completer = this.#resources.completerOf(ref.uri, argument.name);
-      if (completer === null) throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      if (completer === null) {
+        throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      }
     } else {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: ref must be { type: "ref/prompt", name } or { type: "ref/resource", uri }`);
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: ref must be { type: "ref/prompt", name } or { type: "ref/resource", uri }`,
+      );
     }
     if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
-    const given = isPlainObject(params.context) && isPlainObject(params.context.arguments) ? params.context.arguments : {};
+    const given = isPlainObject(params.context) && isPlainObject(params.context.arguments)
+      ? params.context.arguments
+      : {};
     const known: Record<string, string> = {};
     for (const [key, value] of Object.entries(given)) if (typeof value === "string") known[key] = value;
-    const values = await completer(argument.value, { arguments: known, handler: new RequestHandlerContext(context, params, this.#levels) });
+    const values = await completer(argument.value, {
+      arguments: known,
+      handler: new RequestHandlerContext(context, params, this.#levels),
+    });
     if (!Array.isArray(values) || !values.every((value) => typeof value === "string")) {
-      throw new JsonRpcError(ErrorCodes.InternalError, `The completer of ${argument.name} returned something other than an array of strings`);
+      throw new JsonRpcError(
+        ErrorCodes.InternalError,
+        `The completer of ${argument.name} returned something other than an array of strings`,
+      );
     }
-    return { completion: { values: values.slice(0, MAX_COMPLETION_VALUES), total: values.length, hasMore: values.length > MAX_COMPLETION_VALUES } };
+    return {
+      completion: {
+        values: values.slice(0, MAX_COMPLETION_VALUES),
+        total: values.length,
+        hasMore: values.length > MAX_COMPLETION_VALUES,
+      },
+    };
   }
 }

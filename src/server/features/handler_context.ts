@@ -8,7 +8,13 @@ import type { Capabilities, Era, Implementation } from "../../wire/protocol_vers
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import type { InputCallOptions, InputContext } from "../input_rounds.ts";
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult } from "../../wire/protocol/v2026_07_28.ts";
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  ListRootsResult,
+} from "../../wire/protocol/v2026_07_28.ts";
 import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
 
 /**
@@ -155,7 +161,9 @@ export class RequestHandlerContext implements HandlerContext {
    * `logging/setLevel` (every level until it sets one).
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (!isLoggingLevel(level)) throw new InvalidOptionError(`Log level must be one of debug…emergency, got ${JSON.stringify(level)}`);
+    if (!isLoggingLevel(level)) {
+      throw new InvalidOptionError(`Log level must be one of debug…emergency, got ${JSON.stringify(level)}`);
+    }
     const minimum = this.#levels.minimumFor(this.#request);
     if (minimum === undefined || !passesLevel(level, minimum)) return Promise.resolve();
     const params: Record<string, unknown> = { level, data };

@@ -60,7 +60,9 @@ export class InProcessListenBus implements ListenBus {
       try {
         handler(event);
       } catch (error) {
-        this.#report(error instanceof Error ? error : new Error(`A listen bus handler threw ${String(error)}`));
+        this.#report(
+          error instanceof Error ? error : new Error(`A listen bus handler threw ${String(error)}`),
+        );
       }
     }
   }

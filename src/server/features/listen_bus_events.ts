@@ -31,9 +31,16 @@ export interface ListenBusEventsOptions {
  * }
  * ```
  */
-export function listenBusEvents(bus: ListenBus, options: ListenBusEventsOptions = {}): AsyncIterableIterator<ListenBusEvent> {
+export function listenBusEvents(
+  bus: ListenBus,
+  options: ListenBusEventsOptions = {},
+): AsyncIterableIterator<ListenBusEvent> {
   const max = options.maxPendingEvents ?? 256;
-  if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError(`Option maxPendingEvents must be an integer of at least 1, got ${String(max)}`);
+  if (!Number.isInteger(max) || max < 1) {
+    throw new InvalidOptionError(
+      `Option maxPendingEvents must be an integer of at least 1, got ${String(max)}`,
+    );
+  }
   const pending = new Map<string, ListenBusEvent>();
   let wake: (() => void) | undefined;
   let done = false;

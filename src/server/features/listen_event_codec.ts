@@ -26,7 +26,9 @@ export class ListenMessageTooLargeError extends MessageTooLargeError {
   readonly messageBytes: number;
   constructor(limitBytes: number, messageBytes: number, atLeast = false) {
     super(limitBytes);
-    this.message = `A listen bus message of ${atLeast ? "at least " : ""}${messageBytes} bytes exceeds maxMessageBytes (${limitBytes} bytes)`;
+    this.message = `A listen bus message of ${
+      atLeast ? "at least " : ""
+    }${messageBytes} bytes exceeds maxMessageBytes (${limitBytes} bytes)`;
     this.messageBytes = messageBytes;
   }
 }
@@ -34,13 +36,21 @@ export class ListenMessageTooLargeError extends MessageTooLargeError {
 /** Throws `ProtocolError` unless `event` is a {@linkcode ListenEvent} a bus can publish. */
 export function checkListenEvent(event: unknown): asserts event is ListenEvent {
   const problem = listenEventProblem(event);
-  if (problem !== undefined) throw new ProtocolError(`Cannot publish listen event ${preview(event)}: ${problem}`);
+  if (problem !== undefined) {
+    throw new ProtocolError(`Cannot publish listen event ${preview(event)}: ${problem}`);
+  }
 }
 
 /** The message for `event` published by `origin`; throws {@linkcode ListenMessageTooLargeError} over the bound. */
-export function encodeListenMessage(event: ListenEvent, origin: string, maxMessageBytes = DEFAULT_MAX_LISTEN_MESSAGE_BYTES): string {
+export function encodeListenMessage(
+  event: ListenEvent,
+  origin: string,
+  maxMessageBytes = DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
+): string {
   checkListenEvent(event);
-  const wire = event.type === "list_changed" ? { type: event.type, list: event.list } : { type: event.type, uri: event.uri };
+  const wire = event.type === "list_changed"
+    ? { type: event.type, list: event.list }
+    : { type: event.type, uri: event.uri };
   const text = JSON.stringify({ v: LISTEN_MESSAGE_VERSION, origin, event: wire });
   const bytes = encoder.encode(text).length;
   if (bytes > maxMessageBytes) throw new ListenMessageTooLargeError(maxMessageBytes, bytes);
@@ -52,41 +62,77 @@ export function decodeListenMessage(
   text: unknown,
   maxMessageBytes = DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
 ): { ok: true; event: ListenBusEvent } | { ok: false; error: Error } {
-  if (typeof text !== "string") return { ok: false, error: new ProtocolError(`Listen bus message must be a string, got ${typeof text}`) };
+  if (typeof text !== "string") {
+    return { ok: false, error: new ProtocolError(`Listen bus message must be a string, got ${typeof text}`) };
+  }
   // UTF-8 never has fewer bytes than UTF-16 code units: a long string is refused without encoding it.
-  if (text.length > maxMessageBytes) return { ok: false, error: new ListenMessageTooLargeError(maxMessageBytes, text.length, true) };
+  if (text.length > maxMessageBytes) {
+    return { ok: false, error: new ListenMessageTooLargeError(maxMessageBytes, text.length, true) };
+  }
   const bytes = encoder.encode(text).length;
-  if (bytes > maxMessageBytes) return { ok: false, error: new ListenMessageTooLargeError(maxMessageBytes, bytes) };
+  if (bytes > maxMessageBytes) {
+    return { ok: false, error: new ListenMessageTooLargeError(maxMessageBytes, bytes) };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    return { ok: false, error: new ProtocolError(`Listen bus message is not JSON: ${preview(text)}`, { cause }) };
+    return {
+      ok: false,
+      error: new ProtocolError(`Listen bus message is not JSON: ${preview(text)}`, { cause }),
+    };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, error: new ProtocolError(`Listen bus message must be a JSON object, got ${preview(text)}`) };
+    return {
+      ok: false,
+      error: new ProtocolError(`Listen bus message must be a JSON object, got ${preview(text)}`),
+    };
   }
   const { v, origin, event } = value as { v?: unknown; origin?: unknown; event?: unknown };
   if (v !== LISTEN_MESSAGE_VERSION) {
-    return { ok: false, error: new ProtocolError(`Listen bus message has version ${JSON.stringify(v) ?? "none"}, this replica reads version ${LISTEN_MESSAGE_VERSION}: ${preview(text)}`) };
+    return {
+      ok: false,
+      error: new ProtocolError(
+        `Listen bus message has version ${
+          JSON.stringify(v) ?? "none"
+        }, this replica reads version ${LISTEN_MESSAGE_VERSION}: ${preview(text)}`,
+      ),
+    };
   }
   if (typeof origin !== "string" || origin.length === 0) {
-    return { ok: false, error: new ProtocolError(`Listen bus message has no origin replica id: ${preview(text)}`) };
+    return {
+      ok: false,
+      error: new ProtocolError(`Listen bus message has no origin replica id: ${preview(text)}`),
+    };
   }
   const problem = listenEventProblem(event);
-  if (problem !== undefined) return { ok: false, error: new ProtocolError(`Listen bus message carries an invalid event (${problem}): ${preview(text)}`) };
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      error: new ProtocolError(`Listen bus message carries an invalid event (${problem}): ${preview(text)}`),
+    };
+  }
   const e = event as ListenEvent;
-  return { ok: true, event: e.type === "list_changed" ? { type: e.type, list: e.list, origin } : { type: e.type, uri: e.uri, origin } };
+  return {
+    ok: true,
+    event: e.type === "list_changed"
+      ? { type: e.type, list: e.list, origin }
+      : { type: e.type, uri: e.uri, origin },
+  };
 }
 
 function listenEventProblem(event: unknown): string | undefined {
   if (typeof event !== "object" || event === null) return "an event must be an object";
   const { type, list, uri } = event as { type?: unknown; list?: unknown; uri?: unknown };
   if (type === "list_changed") {
-    return typeof list === "string" && LISTS.has(list) ? undefined : `list must be "tools", "prompts" or "resources", got ${JSON.stringify(list) ?? "nothing"}`;
+    return typeof list === "string" && LISTS.has(list)
+      ? undefined
+      : `list must be "tools", "prompts" or "resources", got ${JSON.stringify(list) ?? "nothing"}`;
   }
   if (type === "resource_updated") {
-    return typeof uri === "string" && uri.length > 0 ? undefined : `uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`;
+    return typeof uri === "string" && uri.length > 0
+      ? undefined
+      : `uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`;
   }
   return `type must be "list_changed" or "resource_updated", got ${JSON.stringify(type) ?? "nothing"}`;
 }

@@ -45,7 +45,10 @@ export class ListenStreams {
   readonly #report: (error: Error) => void;
 
   /** `honours` says which types this server can deliver (from what is registered). */
-  constructor(honours: (kind: ListKind | "resourceSubscriptions") => boolean, report: (error: Error) => void) {
+  constructor(
+    honours: (kind: ListKind | "resourceSubscriptions") => boolean,
+    report: (error: Error) => void,
+  ) {
     this.#honours = honours;
     this.#report = report;
   }
@@ -58,36 +61,64 @@ export class ListenStreams {
   /** The `subscriptions/listen` handler: resolves (the graceful end) when the stream's signal aborts. */
   async listen(params: unknown, context: FeatureRequestContext): Promise<Record<string, unknown>> {
     if (context.era !== "modern") {
-      throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: subscriptions/listen is a 2026-07-28 request (legacy sessions use resources/subscribe and list_changed notifications)");
+      throw new JsonRpcError(
+        ErrorCodes.MethodNotFound,
+        "Method not found: subscriptions/listen is a 2026-07-28 request (legacy sessions use resources/subscribe and list_changed notifications)",
+      );
     }
     const requested = isPlainObject(params) ? params.notifications : undefined;
-    if (!isPlainObject(requested)) throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: notifications must be an object (the subscription filter)");
+    if (!isPlainObject(requested)) {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        "Invalid params: notifications must be an object (the subscription filter)",
+      );
+    }
     const filter: ListenFilter = {};
     for (const kind of ["tools", "prompts", "resources"] as const) {
       const key = FILTER_KEY[kind];
       const wanted = requested[key];
-      if (wanted !== undefined && typeof wanted !== "boolean") throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: notifications.${key} must be a boolean`);
+      if (wanted !== undefined && typeof wanted !== "boolean") {
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          `Invalid params: notifications.${key} must be a boolean`,
+        );
+      }
       if (wanted === true && this.#honours(kind)) filter[key] = true;
     }
     const uris = requested.resourceSubscriptions;
     if (uris !== undefined) {
       if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
-        throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of URI strings");
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          "Invalid params: notifications.resourceSubscriptions must be an array of URI strings",
+        );
       }
       if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
-        throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: notifications.resourceSubscriptions holds ${uris.length} URIs, more than ${MAX_RESOURCE_SUBSCRIPTIONS}`);
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          `Invalid params: notifications.resourceSubscriptions holds ${uris.length} URIs, more than ${MAX_RESOURCE_SUBSCRIPTIONS}`,
+        );
       }
-      if (this.#honours("resourceSubscriptions")) filter.resourceSubscriptions = [...new Set(uris as string[])];
+      if (this.#honours("resourceSubscriptions")) {
+        filter.resourceSubscriptions = [...new Set(uris as string[])];
+      }
     }
     const id = context.requestId;
     const stream: Stream = { id, filter, uris: new Set(filter.resourceSubscriptions), context };
     const { signal } = context;
     // Queued before the stream is registered, so it precedes every notification of this subscription.
-    const acknowledged = context.notify("notifications/subscriptions/acknowledged", { _meta: { [MetaKeys.subscriptionId]: id }, notifications: filter });
+    const acknowledged = context.notify("notifications/subscriptions/acknowledged", {
+      _meta: { [MetaKeys.subscriptionId]: id },
+      notifications: filter,
+    });
     if (!signal.aborted) this.#streams.add(stream);
     try {
       await acknowledged;
-      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      if (!signal.aborted) {
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true })
+        );
+      }
     } finally {
       this.#streams.delete(stream);
     }
@@ -111,6 +142,8 @@ export class ListenStreams {
 
   #send(stream: Stream, method: string, params: Record<string, unknown>): void {
     const stamped = { ...params, _meta: { [MetaKeys.subscriptionId]: stream.id } };
-    stream.context.notify(method, stamped).catch((error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+    stream.context.notify(method, stamped).catch((error: unknown) =>
+      this.#report(error instanceof Error ? error : new Error(String(error)))
+    );
   }
 }

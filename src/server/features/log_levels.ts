@@ -8,7 +8,9 @@ import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject, LOGGING_LEVELS, type LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { FeatureHost, FeatureRequestContext } from "./feature_host.ts";
 
-const RANK: Readonly<Record<string, number>> = Object.fromEntries(LOGGING_LEVELS.map((level, index) => [level, index]));
+const RANK: Readonly<Record<string, number>> = Object.fromEntries(
+  LOGGING_LEVELS.map((level, index) => [level, index]),
+);
 
 /** True when `level` is one of the eight MCP logging levels. */
 export function isLoggingLevel(value: unknown): value is LoggingLevel {
@@ -40,11 +42,19 @@ export class LogLevels {
   /** `logging/setLevel` (legacy only; removed in 2026-07-28). */
   setLevel(params: unknown, context: FeatureRequestContext): Record<string, never> {
     if (context.era === "modern") {
-      throw new JsonRpcError(ErrorCodes.MethodNotFound, "Method not found: logging/setLevel (removed in 2026-07-28: set io.modelcontextprotocol/logLevel in each request's _meta)");
+      throw new JsonRpcError(
+        ErrorCodes.MethodNotFound,
+        "Method not found: logging/setLevel (removed in 2026-07-28: set io.modelcontextprotocol/logLevel in each request's _meta)",
+      );
     }
     const level = isPlainObject(params) ? params.level : undefined;
     if (!isLoggingLevel(level)) {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level) ?? "nothing"}`);
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: level must be one of ${LOGGING_LEVELS.join(", ")}, got ${
+          JSON.stringify(level) ?? "nothing"
+        }`,
+      );
     }
     // A request without a session (stateless legacy HTTP) has nothing to remember the level in.
     if (context.session !== undefined) this.#host.setLogLevel(context.session, level);

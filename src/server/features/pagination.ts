@@ -52,5 +52,8 @@ function offsetOf(list: string, cursor: unknown): number {
 
 function invalidCursor(cursor: unknown): JsonRpcError {
   const shown = typeof cursor === "string" ? JSON.stringify(cursor.slice(0, 60)) : typeof cursor;
-  return new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: cursor ${shown} is not a cursor this server gave out`);
+  return new JsonRpcError(
+    ErrorCodes.InvalidParams,
+    `Invalid params: cursor ${shown} is not a cursor this server gave out`,
+  );
 }

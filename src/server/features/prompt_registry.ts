@@ -22,7 +22,15 @@ export interface PromptMessage {
 }
 
 /** What a prompt handler returns: a `GetPromptResult`, its messages, or a string (one user text message). */
-export type PromptResult = { description?: string; messages: PromptMessage[]; _meta?: Record<string, unknown>; [key: string]: unknown } | PromptMessage[] | string;
+export type PromptResult =
+  | {
+    description?: string;
+    messages: PromptMessage[];
+    _meta?: Record<string, unknown>;
+    [key: string]: unknown;
+  }
+  | PromptMessage[]
+  | string;
 
 /** The arguments a prompt handler gets. */
 export type PromptArguments<S> = S extends StandardSchemaV1 ? StandardOutput<S> : Record<string, string>;
@@ -83,19 +91,42 @@ export class PromptRegistry {
   }
 
   /** Registers a prompt. Throws {@linkcode InvalidOptionError} for a taken or empty name, or both `arguments` and `argsSchema`. */
-  add<S extends SchemaLike | undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
-    if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError(`A prompt name must be a non-empty string, got ${JSON.stringify(name)}`);
-    if (this.#prompts.has(name)) throw new InvalidOptionError(`Prompt ${name} is already registered: remove it first`);
-    if (typeof handler !== "function") throw new InvalidOptionError(`Prompt ${name} needs a handler function, got ${typeof handler}`);
+  add<S extends SchemaLike | undefined>(
+    name: string,
+    config: PromptConfig<S>,
+    handler: PromptHandler<PromptArguments<S>>,
+  ): RegisteredPrompt {
+    if (typeof name !== "string" || name.length === 0) {
+      throw new InvalidOptionError(`A prompt name must be a non-empty string, got ${JSON.stringify(name)}`);
+    }
+    if (this.#prompts.has(name)) {
+      throw new InvalidOptionError(`Prompt ${name} is already registered: remove it first`);
+    }
+    if (typeof handler !== "function") {
+      throw new InvalidOptionError(`Prompt ${name} needs a handler function, got ${typeof handler}`);
+    }
     const { title, description, icons, arguments: listed, argsSchema, complete, _meta } = config ?? {};
-    if (listed !== undefined && argsSchema !== undefined) throw new InvalidOptionError(`Prompt ${name}: give arguments or argsSchema, not both`);
-    const schema = argsSchema === undefined ? undefined : toolSchema(argsSchema as JsonSchema, { validator: this.#options.validator }) as ToolSchema<unknown>;
+    if (listed !== undefined && argsSchema !== undefined) {
+      throw new InvalidOptionError(`Prompt ${name}: give arguments or argsSchema, not both`);
+    }
+    const schema = argsSchema === undefined
+      ? undefined
+      : toolSchema(argsSchema as JsonSchema, { validator: this.#options.validator }) as ToolSchema<unknown>;
     const args = schema ? argumentsOf(schema.jsonSchema) : listed;
-    if (args !== undefined && (!Array.isArray(args) || !args.every((a) => isPlainObject(a) && typeof a.name === "string"))) {
-      throw new InvalidOptionError(`Prompt ${name}: arguments must be an array of { name, description?, required? }`);
+    if (
+      args !== undefined &&
+      (!Array.isArray(args) || !args.every((a) => isPlainObject(a) && typeof a.name === "string"))
+    ) {
+      throw new InvalidOptionError(
+        `Prompt ${name}: arguments must be an array of { name, description?, required? }`,
+      );
     }
     for (const argument of Object.keys(complete ?? {})) {
-      if (!args?.some((a) => a.name === argument)) throw new InvalidOptionError(`Prompt ${name} has no argument ${JSON.stringify(argument)} to complete`);
+      if (!args?.some((a) => a.name === argument)) {
+        throw new InvalidOptionError(
+          `Prompt ${name} has no argument ${JSON.stringify(argument)} to complete`,
+        );
+      }
     }
     const wire: Record<string, unknown> = { name };
     if (title !== undefined) wire.title = title;
@@ -126,7 +157,12 @@ export class PromptRegistry {
 
   /** `prompts/list`. */
   list(params: unknown, context: FeatureRequestContext): Record<string, unknown> {
-    const page = paginate("prompts", [...this.#prompts.values()].map((entry) => entry.wire), params, this.#options.pageSize);
+    const page = paginate(
+      "prompts",
+      [...this.#prompts.values()].map((entry) => entry.wire),
+      params,
+      this.#options.pageSize,
+    );
     const result: Record<string, unknown> = { prompts: page.items };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
@@ -135,25 +171,49 @@ export class PromptRegistry {
   /** `prompts/get`: unknown prompt, missing required or invalid arguments answer -32602. */
   async get(params: unknown, context: FeatureRequestContext): Promise<unknown> {
     const name = isPlainObject(params) ? params.name : undefined;
-    if (typeof name !== "string") throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: name must be a string (the prompt to get)");
+    if (typeof name !== "string") {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        "Invalid params: name must be a string (the prompt to get)",
+      );
+    }
     const prompt = this.#prompts.get(name);
     if (!prompt) throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown prompt: ${name}`, { name });
     const given = (params as Record<string, unknown>).arguments ?? {};
     if (!isPlainObject(given) || !Object.values(given).every((v) => typeof v === "string")) {
-      throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: arguments of prompt ${name} must be an object of strings`);
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: arguments of prompt ${name} must be an object of strings`,
+      );
     }
     const missing = prompt.required.filter((argument) => !Object.hasOwn(given, argument));
-    if (missing.length > 0) throw new JsonRpcError(ErrorCodes.InvalidParams, `Missing required arguments of prompt ${name}: ${missing.join(", ")}`);
+    if (missing.length > 0) {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Missing required arguments of prompt ${name}: ${missing.join(", ")}`,
+      );
+    }
     let args: unknown = given;
     if (prompt.schema) {
       const check = await prompt.schema.validate(given);
-      if (!check.valid) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid arguments for prompt ${name}: ${describeIssues(check.errors)}`);
+      if (!check.valid) {
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          `Invalid arguments for prompt ${name}: ${describeIssues(check.errors)}`,
+        );
+      }
       args = check.value;
     }
     const result = await prompt.handler(args, new RequestHandlerContext(context, params, this.#levels));
-    if (typeof result === "string") return { messages: [{ role: "user", content: { type: "text", text: result } }] };
+    if (typeof result === "string") {
+      return { messages: [{ role: "user", content: { type: "text", text: result } }] };
+    }
     if (Array.isArray(result)) return { messages: result };
-    if (!isPlainObject(result) || (!Array.isArray(result.messages) && (result.resultType === undefined || result.resultType === "complete"))) {
+    if (
+      !isPlainObject(result) ||
+      (!Array.isArray(result.messages) &&
+        (result.resultType === undefined || result.resultType === "complete"))
+    ) {
       throw new JsonRpcError(ErrorCodes.InternalError, `Prompt ${name} returned no messages array`);
     }
     return result;
@@ -167,12 +227,16 @@ function argumentsOf(schema: Record<string, unknown>): PromptArgument[] {
   return Object.entries(properties).map(([name, property]) => {
     const argument: PromptArgument = { name };
     if (isPlainObject(property) && typeof property.title === "string") argument.title = property.title;
-    if (isPlainObject(property) && typeof property.description === "string") argument.description = property.description;
+    if (isPlainObject(property) && typeof property.description === "string") {
+      argument.description = property.description;
+    }
     if (required.includes(name)) argument.required = true;
     return argument;
   });
 }
 
 function describeIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; ");
+  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join(
+    "; ",
+  );
 }

@@ -22,7 +22,12 @@ export type ResourceContents =
  * (`{ text }` / `{ blob }`), a string (text) or a `Uint8Array` (sent as base64 `blob`).
  */
 export type ResourceRead =
-  | { contents: ResourceContents[]; ttlMs?: number; cacheScope?: "public" | "private"; _meta?: Record<string, unknown> }
+  | {
+    contents: ResourceContents[];
+    ttlMs?: number;
+    cacheScope?: "public" | "private";
+    _meta?: Record<string, unknown>;
+  }
   | { text: string; mimeType?: string }
   | { blob: string; mimeType?: string }
   | string
@@ -53,8 +58,10 @@ export interface ResourceConfig extends Partial<Omit<ResourceInfo, "uri">> {
 export type ResourceReader = (uri: string, context: HandlerContext) => ResourceRead | Promise<ResourceRead>;
 
 /** Suggests values for one variable or argument (`completion/complete`). */
-export type Completer = (value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly handler: HandlerContext }) =>
-  readonly string[] | Promise<readonly string[]>;
+export type Completer = (
+  value: string,
+  context: { readonly arguments: Readonly<Record<string, string>>; readonly handler: HandlerContext },
+) => readonly string[] | Promise<readonly string[]>;
 
 /** Describes a resource template. */
 export interface ResourceTemplateConfig extends Partial<Omit<ResourceInfo, "uri" | "size">> {
@@ -65,7 +72,11 @@ export interface ResourceTemplateConfig extends Partial<Omit<ResourceInfo, "uri"
 }
 
 /** Reads a resource of a template; `variables` are the template's variables in the URI. */
-export type ResourceTemplateReader = (uri: string, variables: UriVariables, context: HandlerContext) => ResourceRead | Promise<ResourceRead>;
+export type ResourceTemplateReader = (
+  uri: string,
+  variables: UriVariables,
+  context: HandlerContext,
+) => ResourceRead | Promise<ResourceRead>;
 
 /** A registered resource or template; `remove()` takes it off the server. */
 export interface RegisteredResource {
@@ -113,17 +124,27 @@ export class ResourceRegistry {
 
   /** Registers a static resource. Throws {@linkcode InvalidOptionError} for a taken URI or when neither content nor a reader is given. */
   addResource(uri: string, config: ResourceConfig, read?: ResourceReader): RegisteredResource {
-    if (typeof uri !== "string" || uri.length === 0) throw new InvalidOptionError(`A resource URI must be a non-empty string, got ${JSON.stringify(uri)}`);
-    if (this.#resources.has(uri)) throw new InvalidOptionError(`Resource ${uri} is already registered: remove it first`);
+    if (typeof uri !== "string" || uri.length === 0) {
+      throw new InvalidOptionError(`A resource URI must be a non-empty string, got ${JSON.stringify(uri)}`);
+    }
+    if (this.#resources.has(uri)) {
+      throw new InvalidOptionError(`Resource ${uri} is already registered: remove it first`);
+    }
     const { text, blob, name, ...rest } = config ?? {};
     const info: ResourceInfo = { uri, name: name ?? uri, ...rest };
     let reader = read;
     if (reader === undefined) {
-      if (text === undefined && blob === undefined) throw new InvalidOptionError(`Resource ${uri} needs text, blob or a read callback`);
-      const fixed: ResourceRead = text !== undefined ? { text } : { blob: typeof blob === "string" ? blob : toBase64(blob!) };
+      if (text === undefined && blob === undefined) {
+        throw new InvalidOptionError(`Resource ${uri} needs text, blob or a read callback`);
+      }
+      const fixed: ResourceRead = text !== undefined
+        ? { text }
+        : { blob: typeof blob === "string" ? blob : toBase64(blob!) };
       reader = () => fixed;
     } else if (typeof reader !== "function") {
-      throw new InvalidOptionError(`Resource ${uri}: the read callback must be a function, got ${typeof reader}`);
+      throw new InvalidOptionError(
+        `Resource ${uri}: the read callback must be a function, got ${typeof reader}`,
+      );
     }
     const entry: StaticEntry = { info, read: reader };
     this.#resources.set(uri, entry);
@@ -132,17 +153,37 @@ export class ResourceRegistry {
   }
 
   /** Registers a resource template (RFC 6570 levels 1–3). */
-  addTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
+  addTemplate(
+    uriTemplate: string,
+    config: ResourceTemplateConfig,
+    read: ResourceTemplateReader,
+  ): RegisteredResource {
     const template = new UriTemplate(uriTemplate);
-    if (this.#templates.has(uriTemplate)) throw new InvalidOptionError(`Resource template ${uriTemplate} is already registered: remove it first`);
-    if (typeof read !== "function") throw new InvalidOptionError(`Resource template ${uriTemplate} needs a read callback, got ${typeof read}`);
+    if (this.#templates.has(uriTemplate)) {
+      throw new InvalidOptionError(`Resource template ${uriTemplate} is already registered: remove it first`);
+    }
+    if (typeof read !== "function") {
+      throw new InvalidOptionError(
+        `Resource template ${uriTemplate} needs a read callback, got ${typeof read}`,
+      );
+    }
     const { list, complete, name, ...rest } = config ?? {};
-    if (list !== undefined && typeof list !== "function") throw new InvalidOptionError(`Resource template ${uriTemplate}: list must be a function`);
+    if (list !== undefined && typeof list !== "function") {
+      throw new InvalidOptionError(`Resource template ${uriTemplate}: list must be a function`);
+    }
     for (const [variable, completer] of Object.entries(complete ?? {})) {
       if (!template.variables.includes(variable)) {
-        throw new InvalidOptionError(`Resource template ${uriTemplate} has no variable ${JSON.stringify(variable)} to complete (variables: ${template.variables.join(", ") || "none"})`);
+        throw new InvalidOptionError(
+          `Resource template ${uriTemplate} has no variable ${
+            JSON.stringify(variable)
+          } to complete (variables: ${template.variables.join(", ") || "none"})`,
+        );
       }
-      if (typeof completer !== "function") throw new InvalidOptionError(`Resource template ${uriTemplate}: the completer of ${variable} must be a function`);
+      if (typeof completer !== "function") {
+        throw new InvalidOptionError(
+          `Resource template ${uriTemplate}: the completer of ${variable} must be a function`,
+        );
+      }
     }
     const wire: Record<string, unknown> = { uriTemplate, name: name ?? uriTemplate, ...rest };
     const entry: TemplateEntry = { template, wire, config: config ?? {}, read };
@@ -184,19 +225,31 @@ export class ResourceRegistry {
    */
   async read(params: unknown, context: FeatureRequestContext): Promise<unknown> {
     const uri = isPlainObject(params) ? params.uri : undefined;
-    if (typeof uri !== "string") throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: uri must be a string");
+    if (typeof uri !== "string") {
+      throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: uri must be a string");
+    }
     const handler = new RequestHandlerContext(context, params, this.#levels);
     const resource = this.#resources.get(uri);
     if (resource) return contentsOf(await resource.read(uri, handler), uri, resource.info.mimeType);
     for (const entry of this.#templates.values()) {
       const variables = entry.template.match(uri);
-      if (variables) return contentsOf(await entry.read(uri, variables, handler), uri, entry.wire.mimeType as string | undefined);
+      if (variables) {
+        return contentsOf(
+          await entry.read(uri, variables, handler),
+          uri,
+          entry.wire.mimeType as string | undefined,
+        );
+      }
     }
     const code = context.era === "modern" ? ErrorCodes.InvalidParams : RESOURCE_NOT_FOUND;
     throw new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
   }
 
-  #listResult(result: Record<string, unknown>, nextCursor: string | undefined, context: FeatureRequestContext): Record<string, unknown> {
+  #listResult(
+    result: Record<string, unknown>,
+    nextCursor: string | undefined,
+    context: FeatureRequestContext,
+  ): Record<string, unknown> {
     if (nextCursor !== undefined) result.nextCursor = nextCursor;
     return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
   }
@@ -214,7 +267,12 @@ export const RESOURCE_NOT_FOUND = -32002;
 function contentsOf(read: ResourceRead, uri: string, mimeType: string | undefined): unknown {
   if (typeof read === "string") return { contents: [withMime({ uri, text: read }, mimeType)] };
   if (read instanceof Uint8Array) return { contents: [withMime({ uri, blob: toBase64(read) }, mimeType)] };
-  if (!isPlainObject(read)) throw new JsonRpcError(ErrorCodes.InternalError, `The reader of ${uri} returned ${read === null ? "null" : typeof read}, not resource contents`);
+  if (!isPlainObject(read)) {
+    throw new JsonRpcError(
+      ErrorCodes.InternalError,
+      `The reader of ${uri} returned ${read === null ? "null" : typeof read}, not resource contents`,
+    );
+  }
   if ("contents" in read) {
     if (!Array.isArray(read.contents) || read.contents.length === 0) {
       // An empty array would read as "exists but empty" or "does not exist": the spec forbids it for a missing resource.
@@ -233,6 +291,8 @@ function withMime<T extends Record<string, unknown>>(item: T, mimeType: string |
 /** Base64 of `bytes` (web APIs only). */
 export function toBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
   return btoa(binary);
 }

@@ -15,10 +15,16 @@ import { ChangeNotifier } from "./change_notifier.ts";
 import { Completions } from "./completions.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
-import { type ListKind, ListenStreams } from "./listen_streams.ts";
+import { ListenStreams, type ListKind } from "./listen_streams.ts";
 import { LogLevels } from "./log_levels.ts";
 import { DEFAULT_PAGE_SIZE } from "./pagination.ts";
-import { type PromptArguments, type PromptConfig, type PromptHandler, PromptRegistry, type RegisteredPrompt } from "./prompt_registry.ts";
+import {
+  type PromptArguments,
+  type PromptConfig,
+  type PromptHandler,
+  PromptRegistry,
+  type RegisteredPrompt,
+} from "./prompt_registry.ts";
 import {
   type RegisteredResource,
   type ResourceConfig,
@@ -27,7 +33,14 @@ import {
   type ResourceTemplateConfig,
   type ResourceTemplateReader,
 } from "./resource_registry.ts";
-import { type RegisteredTool, type ToolArguments, type ToolConfig, type ToolHandler, ToolRegistry, type ToolSchemaInput } from "./tool_registry.ts";
+import {
+  type RegisteredTool,
+  type ToolArguments,
+  type ToolConfig,
+  type ToolHandler,
+  ToolRegistry,
+  type ToolSchemaInput,
+} from "./tool_registry.ts";
 
 /** Options of {@linkcode ServerFeatures} (the `features` option of `ContextServer`). */
 export interface ServerFeaturesOptions {
@@ -75,17 +88,36 @@ export class ServerFeatures {
     const cache = options.listCache ?? {};
     const cacheScope = cache.cacheScope ?? "private";
     if (cacheScope !== "public" && cacheScope !== "private") {
-      throw new InvalidOptionError(`Option listCache.cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`);
+      throw new InvalidOptionError(
+        `Option listCache.cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`,
+      );
     }
-    const listExtras = Object.freeze({ ttlMs: Math.floor(numberOption("listCache.ttlMs", cache.ttlMs, 0)), cacheScope });
+    const listExtras = Object.freeze({
+      ttlMs: Math.floor(numberOption("listCache.ttlMs", cache.ttlMs, 0)),
+      cacheScope,
+    });
     const validator = options.validator;
     this.#streams = new ListenStreams((kind) => this.#honours(kind), (error) => host.report(error));
     this.#notifier = new ChangeNotifier(host, this.#streams);
     this.#bus = options.listenBus;
     this.#bus?.subscribe((event) => this.#fromBus(event));
-    this.#tools = new ToolRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("tools") });
-    this.#resources = new ResourceRegistry(this.#levels, { pageSize, listExtras, onChange: () => this.#changed("resources") });
-    this.#prompts = new PromptRegistry(this.#levels, { validator, pageSize, listExtras, onChange: () => this.#changed("prompts") });
+    this.#tools = new ToolRegistry(this.#levels, {
+      validator,
+      pageSize,
+      listExtras,
+      onChange: () => this.#changed("tools"),
+    });
+    this.#resources = new ResourceRegistry(this.#levels, {
+      pageSize,
+      listExtras,
+      onChange: () => this.#changed("resources"),
+    });
+    this.#prompts = new PromptRegistry(this.#levels, {
+      validator,
+      pageSize,
+      listExtras,
+      onChange: () => this.#changed("prompts"),
+    });
     this.#completions = new Completions(this.#prompts, this.#resources, this.#levels);
   }
 
@@ -100,7 +132,11 @@ export class ServerFeatures {
   }
 
   /** Registers a tool; see {@linkcode ToolRegistry.add}. */
-  tool<S extends ToolSchemaInput | undefined = undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+  tool<S extends ToolSchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<S>,
+    handler: ToolHandler<ToolArguments<S>>,
+  ): RegisteredTool {
     this.#install("tools");
     return this.#tools.add(name, config, handler);
   }
@@ -112,13 +148,21 @@ export class ServerFeatures {
   }
 
   /** Registers a resource template; see {@linkcode ResourceRegistry.addTemplate}. */
-  resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource {
+  resourceTemplate(
+    uriTemplate: string,
+    config: ResourceTemplateConfig,
+    read: ResourceTemplateReader,
+  ): RegisteredResource {
     this.#install("resources");
     return this.#resources.addTemplate(uriTemplate, config, read);
   }
 
   /** Registers a prompt; see {@linkcode PromptRegistry.add}. */
-  prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt {
+  prompt<S extends SchemaLike | undefined = undefined>(
+    name: string,
+    config: PromptConfig<S>,
+    handler: PromptHandler<PromptArguments<S>>,
+  ): RegisteredPrompt {
     this.#install("prompts");
     return this.#prompts.add(name, config, handler);
   }
@@ -163,13 +207,17 @@ export class ServerFeatures {
   }
 
   #publish(event: Parameters<ListenBus["publish"]>[0]): void {
-    this.#bus!.publish(event).catch((error: unknown) => this.#host.report(error instanceof Error ? error : new Error(String(error))));
+    this.#bus!.publish(event).catch((error: unknown) =>
+      this.#host.report(error instanceof Error ? error : new Error(String(error)))
+    );
   }
 
   #fromBus(event: ListenBusEvent): void {
     if (event.type === "list_changed") this.#notifier.listChanged(event.list);
     else if (event.type === "resource_updated") this.#notifier.resourceUpdated(event.uri);
-    else for (const kind of ["tools", "prompts", "resources"] as const) if (this.#installed.has(kind)) this.#notifier.listChanged(kind);
+    else {for (const kind of ["tools", "prompts", "resources"] as const) {
+        if (this.#installed.has(kind)) this.#notifier.listChanged(kind);
+      }}
   }
 
   #install(group: Group): void {
@@ -188,10 +236,16 @@ export class ServerFeatures {
         break;
       case "resources":
         host.handle("resources/list", (params, context) => this.#resources.list(params, context));
-        host.handle("resources/templates/list", (params, context) => this.#resources.listTemplates(params, context));
+        host.handle(
+          "resources/templates/list",
+          (params, context) => this.#resources.listTemplates(params, context),
+        );
         host.handle("resources/read", (params, context) => this.#resources.read(params, context));
         host.handle("resources/subscribe", (params, context) => this.#notifier.subscribe(params, context));
-        host.handle("resources/unsubscribe", (params, context) => this.#notifier.unsubscribe(params, context));
+        host.handle(
+          "resources/unsubscribe",
+          (params, context) => this.#notifier.unsubscribe(params, context),
+        );
         this.#install("completions");
         break;
       case "prompts":

@@ -6,7 +6,12 @@
 import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { ContentBlock, Icon, ToolAnnotations } from "../../wire/protocol/v2026_07_28.ts";
-import type { JsonSchema, JsonSchemaObject, SchemaIssue, SchemaValidator } from "../../schema/schema_validator.ts";
+import type {
+  JsonSchema,
+  JsonSchemaObject,
+  SchemaIssue,
+  SchemaValidator,
+} from "../../schema/schema_validator.ts";
 import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
@@ -18,7 +23,9 @@ import { paginate } from "./pagination.ts";
 export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
 
 /** The arguments a handler gets: the schema library's output for a Standard Schema, else a plain object. */
-export type ToolArguments<S> = S extends StandardSchemaV1 ? StandardOutput<S> : S extends ToolSchema<infer T> ? T : Record<string, unknown>;
+export type ToolArguments<S> = S extends StandardSchemaV1 ? StandardOutput<S>
+  : S extends ToolSchema<infer T> ? T
+  : Record<string, unknown>;
 
 /** What a tool handler returns: a `CallToolResult` (with `content` optional), or a string (one text block). */
 export interface ToolResult {
@@ -50,7 +57,10 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
 }
 
 /** Runs one tool call. A thrown error becomes an `isError` result; a thrown `JsonRpcError` stays a protocol error. */
-export type ToolHandler<A> = (args: A, context: HandlerContext) => ToolResult | string | Promise<ToolResult | string>;
+export type ToolHandler<A> = (
+  args: A,
+  context: HandlerContext,
+) => ToolResult | string | Promise<ToolResult | string>;
 
 /** A registered tool; `remove()` takes it off the server (clients are told the list changed). */
 export interface RegisteredTool {
@@ -102,18 +112,43 @@ export class ToolRegistry {
    * Registers a tool. Throws {@linkcode InvalidOptionError} for a name outside `[A-Za-z0-9_.-]{1,128}`
    * (the spec's rule) or already taken, and `SchemaError` for a schema that cannot be used.
    */
-  add<S extends ToolSchemaInput | undefined>(name: string, config: ToolConfig<S>, handler: ToolHandler<ToolArguments<S>>): RegisteredTool {
+  add<S extends ToolSchemaInput | undefined>(
+    name: string,
+    config: ToolConfig<S>,
+    handler: ToolHandler<ToolArguments<S>>,
+  ): RegisteredTool {
     if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-      throw new InvalidOptionError(`Tool name ${JSON.stringify(name)} must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
+      throw new InvalidOptionError(
+        `Tool name ${JSON.stringify(name)} must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."`,
+      );
     }
-    if (this.#tools.has(name)) throw new InvalidOptionError(`Tool ${name} is already registered: remove it first`);
-    if (typeof handler !== "function") throw new InvalidOptionError(`Tool ${name} needs a handler function, got ${typeof handler}`);
-    const { title, description, inputSchema, outputSchema, annotations, icons, _meta, requiredScopes } = config ?? {};
-    if (requiredScopes !== undefined && (!Array.isArray(requiredScopes) || !requiredScopes.every((scope) => typeof scope === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)))) {
-      throw new InvalidOptionError(`Tool ${name} option requiredScopes must be an array of scope tokens, got ${JSON.stringify(requiredScopes)}`);
+    if (this.#tools.has(name)) {
+      throw new InvalidOptionError(`Tool ${name} is already registered: remove it first`);
     }
-    const input = inputSchema === undefined ? undefined : compile(inputSchema, "input", this.#options.validator);
-    const output = outputSchema === undefined ? undefined : compile(outputSchema, "output", this.#options.validator);
+    if (typeof handler !== "function") {
+      throw new InvalidOptionError(`Tool ${name} needs a handler function, got ${typeof handler}`);
+    }
+    const { title, description, inputSchema, outputSchema, annotations, icons, _meta, requiredScopes } =
+      config ?? {};
+    if (
+      requiredScopes !== undefined &&
+      (!Array.isArray(requiredScopes) ||
+        !requiredScopes.every((scope) =>
+          typeof scope === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope)
+        ))
+    ) {
+      throw new InvalidOptionError(
+        `Tool ${name} option requiredScopes must be an array of scope tokens, got ${
+          JSON.stringify(requiredScopes)
+        }`,
+      );
+    }
+    const input = inputSchema === undefined
+      ? undefined
+      : compile(inputSchema, "input", this.#options.validator);
+    const output = outputSchema === undefined
+      ? undefined
+      : compile(outputSchema, "output", this.#options.validator);
     const wire: Record<string, unknown> = { name };
     if (title !== undefined) wire.title = title;
     if (description !== undefined) wire.description = description;
@@ -122,7 +157,13 @@ export class ToolRegistry {
     if (annotations !== undefined) wire.annotations = annotations;
     if (icons !== undefined) wire.icons = icons;
     if (_meta !== undefined) wire._meta = _meta;
-    const entry: Entry = { wire, input, output, handler: handler as ToolHandler<unknown>, requiredScopes: requiredScopes === undefined ? undefined : Object.freeze([...requiredScopes]) };
+    const entry: Entry = {
+      wire,
+      input,
+      output,
+      handler: handler as ToolHandler<unknown>,
+      requiredScopes: requiredScopes === undefined ? undefined : Object.freeze([...requiredScopes]),
+    };
     this.#tools.set(name, entry);
     this.#changed();
     return {
@@ -157,11 +198,21 @@ export class ToolRegistry {
   /** `tools/call`. */
   async call(params: unknown, context: FeatureRequestContext): Promise<unknown> {
     const name = isPlainObject(params) ? params.name : undefined;
-    if (typeof name !== "string") throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: name must be a string (the tool to call)");
+    if (typeof name !== "string") {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        "Invalid params: name must be a string (the tool to call)",
+      );
+    }
     const tool = this.#tools.get(name);
     if (!tool) throw new JsonRpcError(ErrorCodes.InvalidParams, `Unknown tool: ${name}`, { name });
     const given = (params as Record<string, unknown>).arguments;
-    if (given !== undefined && !isPlainObject(given)) throw new JsonRpcError(ErrorCodes.InvalidParams, `Invalid params: arguments of tool ${name} must be an object`);
+    if (given !== undefined && !isPlainObject(given)) {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: arguments of tool ${name} must be an object`,
+      );
+    }
     let args: unknown = given ?? {};
     if (tool.input) {
       const check = await tool.input.validate(args);
@@ -176,7 +227,10 @@ export class ToolRegistry {
       return failure(error instanceof Error ? error.message : String(error));
     }
     const normalized = normalize(result);
-    if (tool.output && normalized.isError !== true && (normalized.resultType === undefined || normalized.resultType === "complete")) {
+    if (
+      tool.output && normalized.isError !== true &&
+      (normalized.resultType === undefined || normalized.resultType === "complete")
+    ) {
       await checkOutput(name, tool.output, normalized);
     }
     return normalized;
@@ -188,13 +242,18 @@ export class ToolRegistry {
   }
 }
 
-function compile(schema: ToolSchemaInput, role: "input" | "output", validator: SchemaValidator | undefined): ToolSchema<unknown> {
+function compile(
+  schema: ToolSchemaInput,
+  role: "input" | "output",
+  validator: SchemaValidator | undefined,
+): ToolSchema<unknown> {
   if (isReadySchema(schema)) return schema;
   return toolSchema(schema as JsonSchema, { role, validator }) as ToolSchema<unknown>;
 }
 
 function isReadySchema(schema: ToolSchemaInput): schema is ToolSchema<unknown> {
-  return typeof schema === "object" && schema !== null && !("~standard" in schema) && typeof (schema as { validate?: unknown }).validate === "function" &&
+  return typeof schema === "object" && schema !== null && !("~standard" in schema) &&
+    typeof (schema as { validate?: unknown }).validate === "function" &&
     isPlainObject((schema as { jsonSchema?: unknown }).jsonSchema);
 }
 
@@ -206,22 +265,36 @@ export function failure(text: string): ToolResult {
 function normalize(result: ToolResult | string): ToolResult {
   if (typeof result === "string") return { content: [{ type: "text", text: result }] };
   if (!isPlainObject(result)) return { content: [] };
-  if (result.content !== undefined || (result.resultType !== undefined && result.resultType !== "complete")) return result;
+  if (result.content !== undefined || (result.resultType !== undefined && result.resultType !== "complete")) {
+    return result;
+  }
   // Structured content also goes out as text, for clients that read only `content` (the spec's SHOULD).
-  const content: ContentBlock[] = result.structuredContent === undefined ? [] : [{ type: "text", text: JSON.stringify(result.structuredContent) }];
+  const content: ContentBlock[] = result.structuredContent === undefined
+    ? []
+    : [{ type: "text", text: JSON.stringify(result.structuredContent) }];
   return { ...result, content };
 }
 
 async function checkOutput(name: string, output: ToolSchema<unknown>, result: ToolResult): Promise<void> {
   if (result.structuredContent === undefined) {
-    throw new JsonRpcError(ErrorCodes.InternalError, `Tool ${name} declares an output schema but returned no structuredContent`);
+    throw new JsonRpcError(
+      ErrorCodes.InternalError,
+      `Tool ${name} declares an output schema but returned no structuredContent`,
+    );
   }
   const check = await output.validate(result.structuredContent);
   if (!check.valid) {
-    throw new JsonRpcError(ErrorCodes.InternalError, `Tool ${name} returned structuredContent that does not match its output schema: ${describeIssues(check.errors)}`);
+    throw new JsonRpcError(
+      ErrorCodes.InternalError,
+      `Tool ${name} returned structuredContent that does not match its output schema: ${
+        describeIssues(check.errors)
+      }`,
+    );
   }
 }
 
 function describeIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; ");
+  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join(
+    "; ",
+  );
 }

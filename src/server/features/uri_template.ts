@@ -65,9 +65,13 @@ export class UriTemplate {
 
   /** Throws {@linkcode InvalidOptionError} for a malformed template or a level 4 expression. */
   constructor(template: string) {
-    if (typeof template !== "string") throw new InvalidOptionError(`A URI template must be a string, got ${typeof template}`);
+    if (typeof template !== "string") {
+      throw new InvalidOptionError(`A URI template must be a string, got ${typeof template}`);
+    }
     if (template.length > MAX_TEMPLATE_LENGTH) {
-      throw new InvalidOptionError(`URI template is ${template.length} characters long, more than ${MAX_TEMPLATE_LENGTH}`);
+      throw new InvalidOptionError(
+        `URI template is ${template.length} characters long, more than ${MAX_TEMPLATE_LENGTH}`,
+      );
     }
     this.template = template;
     this.#parts = parse(template);
@@ -129,14 +133,18 @@ function parse(template: string): Part[] {
     const open = template.indexOf("{", index);
     const close = template.indexOf("}", index);
     if (close !== -1 && (open === -1 || close < open)) {
-      throw new InvalidOptionError(`URI template ${JSON.stringify(template)} has a "}" without "{" at ${close}`);
+      throw new InvalidOptionError(
+        `URI template ${JSON.stringify(template)} has a "}" without "{" at ${close}`,
+      );
     }
     if (open === -1) {
       parts.push(template.slice(index));
       break;
     }
     if (open > index) parts.push(template.slice(index, open));
-    if (close === -1) throw new InvalidOptionError(`URI template ${JSON.stringify(template)} has an unclosed "{" at ${open}`);
+    if (close === -1) {
+      throw new InvalidOptionError(`URI template ${JSON.stringify(template)} has an unclosed "{" at ${open}`);
+    }
     parts.push(expression(template, template.slice(open + 1, close)));
     index = close + 1;
   }
@@ -146,14 +154,24 @@ function parse(template: string): Part[] {
 function expression(template: string, body: string): Expression {
   const symbol = body.length > 0 && Object.hasOwn(OPERATORS, body[0]) ? body[0] : "";
   if (body.length > 0 && "=,!@|".includes(body[0])) {
-    throw new InvalidOptionError(`URI template ${JSON.stringify(template)} uses the reserved operator ${JSON.stringify(body[0])}`);
+    throw new InvalidOptionError(
+      `URI template ${JSON.stringify(template)} uses the reserved operator ${JSON.stringify(body[0])}`,
+    );
   }
   const names = body.slice(symbol.length).split(",");
   for (const name of names) {
     if (name.endsWith("*") || name.includes(":")) {
-      throw new InvalidOptionError(`URI template ${JSON.stringify(template)} uses the level 4 modifier in {${body}}: only levels 1 to 3 are supported`);
+      throw new InvalidOptionError(
+        `URI template ${
+          JSON.stringify(template)
+        } uses the level 4 modifier in {${body}}: only levels 1 to 3 are supported`,
+      );
     }
-    if (!VARIABLE_NAME.test(name)) throw new InvalidOptionError(`URI template ${JSON.stringify(template)} has an invalid variable name ${JSON.stringify(name)}`);
+    if (!VARIABLE_NAME.test(name)) {
+      throw new InvalidOptionError(
+        `URI template ${JSON.stringify(template)} has an invalid variable name ${JSON.stringify(name)}`,
+      );
+    }
   }
   return { operator: OPERATORS[symbol], names };
 }
@@ -213,6 +231,11 @@ function decode(text: string): string | undefined {
 }
 
 function encode(value: string, reserved: boolean): string {
-  if (!reserved) return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  if (!reserved) {
+    return encodeURIComponent(value).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
+  }
   return encodeURI(value).replace(/%25([0-9A-Fa-f]{2})/g, "%$1");
 }

@@ -29,7 +29,10 @@ export interface LegacyClientRequestMap {
   /** {@link L.ListResourcesRequest}. */
   "resources/list": { params: NonNullable<L.ListResourcesRequest["params"]>; result: L.ListResourcesResult };
   /** {@link L.ListResourceTemplatesRequest}. */
-  "resources/templates/list": { params: NonNullable<L.ListResourceTemplatesRequest["params"]>; result: L.ListResourceTemplatesResult };
+  "resources/templates/list": {
+    params: NonNullable<L.ListResourceTemplatesRequest["params"]>;
+    result: L.ListResourceTemplatesResult;
+  };
   /** {@link L.ReadResourceRequest}. */
   "resources/read": { params: L.ReadResourceRequestParams; result: L.ReadResourceResult };
   /** {@link L.SubscribeRequest}. */
@@ -123,19 +126,34 @@ export interface ModernClientRequestMap {
   /** {@link M.GetPromptRequest}. */
   "prompts/get": { params: M.GetPromptRequestParams; result: M.GetPromptResultResponse["result"] };
   /** {@link M.ListPromptsRequest}. */
-  "prompts/list": { params: NonNullable<M.ListPromptsRequest["params"]>; result: M.ListPromptsResultResponse["result"] };
+  "prompts/list": {
+    params: NonNullable<M.ListPromptsRequest["params"]>;
+    result: M.ListPromptsResultResponse["result"];
+  };
   /** {@link M.ListResourcesRequest}. */
-  "resources/list": { params: NonNullable<M.ListResourcesRequest["params"]>; result: M.ListResourcesResultResponse["result"] };
+  "resources/list": {
+    params: NonNullable<M.ListResourcesRequest["params"]>;
+    result: M.ListResourcesResultResponse["result"];
+  };
   /** {@link M.ListResourceTemplatesRequest}. */
-  "resources/templates/list": { params: NonNullable<M.ListResourceTemplatesRequest["params"]>; result: M.ListResourceTemplatesResultResponse["result"] };
+  "resources/templates/list": {
+    params: NonNullable<M.ListResourceTemplatesRequest["params"]>;
+    result: M.ListResourceTemplatesResultResponse["result"];
+  };
   /** {@link M.ReadResourceRequest}. */
   "resources/read": { params: M.ReadResourceRequestParams; result: M.ReadResourceResultResponse["result"] };
   /** {@link M.SubscriptionsListenRequest}. */
-  "subscriptions/listen": { params: M.SubscriptionsListenRequestParams; result: M.SubscriptionsListenResultResponse["result"] };
+  "subscriptions/listen": {
+    params: M.SubscriptionsListenRequestParams;
+    result: M.SubscriptionsListenResultResponse["result"];
+  };
   /** {@link M.CallToolRequest}. */
   "tools/call": { params: M.CallToolRequestParams; result: M.CallToolResultResponse["result"] };
   /** {@link M.ListToolsRequest}. */
-  "tools/list": { params: NonNullable<M.ListToolsRequest["params"]>; result: M.ListToolsResultResponse["result"] };
+  "tools/list": {
+    params: NonNullable<M.ListToolsRequest["params"]>;
+    result: M.ListToolsResultResponse["result"];
+  };
 }
 
 /**

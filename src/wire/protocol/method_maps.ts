@@ -62,20 +62,34 @@ type FieldOf<T, K> = K extends KnownKeys<T> & keyof T ? T[K] : never;
 /** Whether `T` may lack property `K`: declared optional, or not declared at all. */
 type IsOptional<T, K> = K extends KnownKeys<T> & keyof T ? ({} extends Pick<T, K> ? true : false) : true;
 type HasIndex<T> = string extends keyof T ? true : false;
-type IsUnion<T, U = T> = [T] extends [never] ? false : T extends unknown ? ([U] extends [T] ? false : true) : never;
+type IsUnion<T, U = T> = [T] extends [never] ? false
+  : T extends unknown ? ([U] extends [T] ? false : true)
+  : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** Every property of `A` or `B`; required when required in both; typed as the union of both. */
 type MergeObjects<A, B> = Simplify<
-  {
-    [K in KnownKeys<A> | KnownKeys<B> as IsOptional<A, K> extends true ? never : IsOptional<B, K> extends true ? never : K]:
+  & {
+    [
+      K in KnownKeys<A> | KnownKeys<B> as IsOptional<A, K> extends true ? never
+        : IsOptional<B, K> extends true ? never
+        : K
+    ]:
       | FieldOf<A, K>
       | FieldOf<B, K>;
-  } & {
-    [K in KnownKeys<A> | KnownKeys<B> as IsOptional<A, K> extends true ? K : IsOptional<B, K> extends true ? K : never]?:
+  }
+  & {
+    [
+      K in KnownKeys<A> | KnownKeys<B> as IsOptional<A, K> extends true ? K
+        : IsOptional<B, K> extends true ? K
+        : never
+    ]?:
       | FieldOf<A, K>
       | FieldOf<B, K>;
-  } & (HasIndex<A> extends true ? { [key: string]: unknown } : HasIndex<B> extends true ? { [key: string]: unknown } : {})
+  }
+  & (HasIndex<A> extends true ? { [key: string]: unknown }
+    : HasIndex<B> extends true ? { [key: string]: unknown }
+    : {})
 >;
 
 /** `A` and `B` merged; one of them when the other is `never` (a method of one era); their union when either is a union. */
@@ -89,18 +103,21 @@ type MergeEras<A, B> = [A] extends [never] ? B
 type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
 
 /** Request params with `_meta` optional and typed {@link RequestMeta}. */
-type CallerParams<P> = [P] extends [never] ? never : P extends unknown ? Simplify<Without<P, "_meta"> & { _meta?: RequestMeta }> : never;
+type CallerParams<P> = [P] extends [never] ? never
+  : P extends unknown ? Simplify<Without<P, "_meta"> & { _meta?: RequestMeta }>
+  : never;
 
 type LibraryFilledKeys = "resultType" | "ttlMs" | "cacheScope";
 type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** A result with the fields the library fills made optional; `InputRequiredResult` stays as declared. */
 type HandlerResult<R> = [R] extends [never] ? never
-  : R extends unknown
-    ? SameType<R, M.InputRequiredResult> extends true ? R
+  : R extends unknown ? SameType<R, M.InputRequiredResult> extends true ? R
     : Simplify<Without<R, LibraryFilledKeys> & { [K in LibraryFilledKeys & KnownKeys<R>]?: R[K] }>
   : never;
-type CompleteOf<R> = R extends unknown ? (SameType<R, M.InputRequiredResult> extends true ? never : R) : never;
-type InputRequiredOf<R> = R extends unknown ? (SameType<R, M.InputRequiredResult> extends true ? R : never) : never;
+type CompleteOf<R> = R extends unknown ? (SameType<R, M.InputRequiredResult> extends true ? never : R)
+  : never;
+type InputRequiredOf<R> = R extends unknown ? (SameType<R, M.InputRequiredResult> extends true ? R : never)
+  : never;
 
 type ParamsIn<Map, K> = K extends keyof Map ? (Map[K] extends { params: infer P } ? P : never) : never;
 type ResultIn<Map, K> = K extends keyof Map ? (Map[K] extends { result: infer R } ? R : never) : never;
@@ -120,9 +137,15 @@ type NotificationIn<Map, K> = K extends keyof Map ? Map[K] : never;
  */
 export type ClientRequestMap = {
   [K in keyof LegacyClientRequestMap | keyof ModernClientRequestMap]: {
-    params: MergeEras<CallerParams<ParamsIn<LegacyClientRequestMap, K>>, CallerParams<ParamsIn<ModernClientRequestMap, K>>>;
+    params: MergeEras<
+      CallerParams<ParamsIn<LegacyClientRequestMap, K>>,
+      CallerParams<ParamsIn<ModernClientRequestMap, K>>
+    >;
     result:
-      | MergeEras<HandlerResult<ResultIn<LegacyClientRequestMap, K>>, HandlerResult<CompleteOf<ResultIn<ModernClientRequestMap, K>>>>
+      | MergeEras<
+        HandlerResult<ResultIn<LegacyClientRequestMap, K>>,
+        HandlerResult<CompleteOf<ResultIn<ModernClientRequestMap, K>>>
+      >
       | InputRequiredOf<ResultIn<ModernClientRequestMap, K>>;
   };
 };
@@ -185,14 +208,23 @@ export type ParamsAreOptional<P> = {} extends P ? true : false;
 
 // --- the method names at run time ------------------------------------------------------------------
 
-function union<const A extends readonly string[], const B extends readonly string[]>(a: A, b: B): readonly (A[number] | B[number])[] {
+function union<const A extends readonly string[], const B extends readonly string[]>(
+  a: A,
+  b: B,
+): readonly (A[number] | B[number])[] {
   return Object.freeze([...new Set<A[number] | B[number]>([...a, ...b])]);
 }
 
 /** The keys of {@link ClientRequestMap}: 2025-11-25's methods in schema order, then 2026-07-28's new ones. */
-export const CLIENT_REQUEST_METHODS: readonly (keyof ClientRequestMap)[] = union(LEGACY_CLIENT_REQUEST_METHODS, MODERN_CLIENT_REQUEST_METHODS);
+export const CLIENT_REQUEST_METHODS: readonly (keyof ClientRequestMap)[] = union(
+  LEGACY_CLIENT_REQUEST_METHODS,
+  MODERN_CLIENT_REQUEST_METHODS,
+);
 /** The keys of {@link ServerRequestMap}. */
-export const SERVER_REQUEST_METHODS: readonly (keyof ServerRequestMap)[] = union(LEGACY_SERVER_REQUEST_METHODS, MODERN_INPUT_REQUEST_METHODS);
+export const SERVER_REQUEST_METHODS: readonly (keyof ServerRequestMap)[] = union(
+  LEGACY_SERVER_REQUEST_METHODS,
+  MODERN_INPUT_REQUEST_METHODS,
+);
 /** The keys of {@link ClientNotificationMap}. */
 export const CLIENT_NOTIFICATION_METHODS: readonly (keyof ClientNotificationMap)[] = union(
   LEGACY_CLIENT_NOTIFICATION_METHODS,

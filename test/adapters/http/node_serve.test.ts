@@ -13,7 +13,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function start(handler: Parameters<typeof serve>[0], options: Parameters<typeof serve>[1] = {}): Promise<HttpServer> {
+async function start(
+  handler: Parameters<typeof serve>[0],
+  options: Parameters<typeof serve>[1] = {},
+): Promise<HttpServer> {
   const server = await serve(handler, { idleCloseDelay: 0, ...options }); // no proxy in front: idle connections end at once on close
   servers.push(server);
   return server;
@@ -36,13 +39,25 @@ describe("serve (node:http)", () => {
   it("listens on 127.0.0.1 by default and serves request and response, body included", async () => {
     const server = await start(async (request) => {
       const body = await request.text();
-      return new Response(JSON.stringify({ method: request.method, path: new URL(request.url).pathname, body, header: request.headers.get("x-test") }), {
-        status: 201,
-        headers: { "Content-Type": "application/json", "X-Reply": "yes" },
-      });
+      return new Response(
+        JSON.stringify({
+          method: request.method,
+          path: new URL(request.url).pathname,
+          body,
+          header: request.headers.get("x-test"),
+        }),
+        {
+          status: 201,
+          headers: { "Content-Type": "application/json", "X-Reply": "yes" },
+        },
+      );
     });
     expect(server.url.hostname).toBe("127.0.0.1");
-    const response = await fetch(new URL("/echo", server.url), { method: "POST", body: "hello", headers: { "X-Test": "t" } });
+    const response = await fetch(new URL("/echo", server.url), {
+      method: "POST",
+      body: "hello",
+      headers: { "X-Test": "t" },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get("x-reply")).toBe("yes");
     expect(await response.json()).toEqual({ method: "POST", path: "/echo", body: "hello", header: "t" });
@@ -79,7 +94,9 @@ describe("serve (node:http)", () => {
       return new Response("late");
     });
     const client = new AbortController();
-    const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch((error: unknown) => error);
+    const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch((
+      error: unknown,
+    ) => error);
     await started.promise;
     client.abort();
     await pending;
@@ -107,41 +124,45 @@ describe("serve (node:http)", () => {
     await cancelled.promise;
   });
 
-  it("holds a producer whose client never reads: memory stays bounded by the stream bound and the socket buffers", async () => {
-    const frame = "x".repeat(1024);
-    let written = 0;
-    let finished = false;
-    const server = await start(() => {
-      const stream = new SseStream({ maxBufferedBytes: 64 * 1024, keepAliveInterval: 0 });
-      void (async () => {
-        for (let i = 0; i < 100_000; i++) {
-          await stream.writeEvent({ data: frame });
-          written += frame.length + 8;
-        }
-        finished = true;
-        await stream.close();
-      })().catch(() => {});
-      return stream.response();
-    });
-    // A raw client that sends the request and then stops reading.
-    const socket = connect(Number(server.url.port), "127.0.0.1");
-    await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.url.port}\r\n\r\n`);
-    socket.pause();
-    const held = await settled(() => written);
-    expect(finished).toBe(false);
-    // 100 MiB wanted out; what left the producer is the 64 KiB bound plus kernel and socket buffers (about 4 MiB here).
-    expect(held).toBeLessThan(16 * 1024 * 1024);
-    expect(held).toBeGreaterThan(64 * 1024);
-    // Not hit early: once the client reads, everything goes through.
-    let received = 0;
-    socket.on("data", (chunk: Buffer) => (received += chunk.length));
-    socket.resume();
-    await settled(() => (finished ? 1 : 0) + written);
-    expect(finished).toBe(true);
-    expect(received).toBeGreaterThan(100_000 * 1024);
-    socket.destroy();
-  }, 60_000);
+  it(
+    "holds a producer whose client never reads: memory stays bounded by the stream bound and the socket buffers",
+    async () => {
+      const frame = "x".repeat(1024);
+      let written = 0;
+      let finished = false;
+      const server = await start(() => {
+        const stream = new SseStream({ maxBufferedBytes: 64 * 1024, keepAliveInterval: 0 });
+        void (async () => {
+          for (let i = 0; i < 100_000; i++) {
+            await stream.writeEvent({ data: frame });
+            written += frame.length + 8;
+          }
+          finished = true;
+          await stream.close();
+        })().catch(() => {});
+        return stream.response();
+      });
+      // A raw client that sends the request and then stops reading.
+      const socket = connect(Number(server.url.port), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.url.port}\r\n\r\n`);
+      socket.pause();
+      const held = await settled(() => written);
+      expect(finished).toBe(false);
+      // 100 MiB wanted out; what left the producer is the 64 KiB bound plus kernel and socket buffers (about 4 MiB here).
+      expect(held).toBeLessThan(16 * 1024 * 1024);
+      expect(held).toBeGreaterThan(64 * 1024);
+      // Not hit early: once the client reads, everything goes through.
+      let received = 0;
+      socket.on("data", (chunk: Buffer) => (received += chunk.length));
+      socket.resume();
+      await settled(() => (finished ? 1 : 0) + written);
+      expect(finished).toBe(true);
+      expect(received).toBeGreaterThan(100_000 * 1024);
+      socket.destroy();
+    },
+    60_000,
+  );
 
   it("closes gracefully: refuses new connections, lets a request in flight finish, then resolves", async () => {
     const release = gate();
@@ -200,7 +221,10 @@ describe("serve (node:http)", () => {
     const { socketClosed } = await new Promise<{ socketClosed: Promise<void> }>((resolve, reject) => {
       const req = httpRequest(server.url, { agent }, (res) => {
         res.resume();
-        res.on("end", () => resolve({ socketClosed: new Promise((done) => req.socket!.once("close", () => done())) }));
+        res.on(
+          "end",
+          () => resolve({ socketClosed: new Promise((done) => req.socket!.once("close", () => done())) }),
+        );
       });
       req.on("error", reject);
       req.end();
@@ -211,15 +235,25 @@ describe("serve (node:http)", () => {
   });
 
   it("rejects a keepAliveTimeout that is not a positive number and a negative idleCloseDelay", async () => {
-    await expect(serve(() => new Response("ok"), { keepAliveTimeout: 0 })).rejects.toThrow(/keepAliveTimeout must be a positive number.*got 0/);
-    await expect(serve(() => new Response("ok"), { idleCloseDelay: -1 })).rejects.toThrow(/idleCloseDelay must be a non-negative number.*got -1/);
+    await expect(serve(() => new Response("ok"), { keepAliveTimeout: 0 })).rejects.toThrow(
+      /keepAliveTimeout must be a positive number.*got 0/,
+    );
+    await expect(serve(() => new Response("ok"), { idleCloseDelay: -1 })).rejects.toThrow(
+      /idleCloseDelay must be a non-negative number.*got -1/,
+    );
   });
 
   it("ends a response still streaming after shutdownTimeout", async () => {
-    const server = await serve(() => new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), { headers: { "Content-Type": "text/event-stream" } }), {
-      idleCloseDelay: 0,
-      shutdownTimeout: 50,
-    });
+    const server = await serve(
+      () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), {
+          headers: { "Content-Type": "text/event-stream" },
+        }),
+      {
+        idleCloseDelay: 0,
+        shutdownTimeout: 50,
+      },
+    );
     const response = await fetch(server.url);
     const reading = response.body!.getReader().read().then(
       (r) => (r.done ? "ended" : "data"),
@@ -231,7 +265,9 @@ describe("serve (node:http)", () => {
 
   it("closes when its signal aborts, and calls the handler's own close", async () => {
     let handlerClosed = false;
-    const handler = Object.assign(() => new Response("ok"), { close: async () => void (handlerClosed = true) });
+    const handler = Object.assign(() => new Response("ok"), {
+      close: async () => void (handlerClosed = true),
+    });
     const controller = new AbortController();
     const server = await serve(handler, { signal: controller.signal, idleCloseDelay: 0 });
     controller.abort();
@@ -248,7 +284,16 @@ describe("serve (node:http)", () => {
     });
     const server = await start(createHttpHandler(mcp, { maxBodyBytes: 10_000, keepAliveInterval: 0 }));
     const endpoint = new URL("/mcp", server.url);
-    const via = (request: Request) => fetch(endpoint, { method: request.method, headers: request.headers, body: request.body, duplex: "half" } as RequestInit);
+    const via = (request: Request) =>
+      fetch(
+        endpoint,
+        {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          duplex: "half",
+        } as RequestInit,
+      );
     const list = await via(modernRequest(1, "tools/list"));
     expect(await list.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
     const call = await via(modernRequest(2, "tools/call", { name: "p" }));
@@ -266,11 +311,18 @@ describe("serve (node:http)", () => {
     const headers = Object.fromEntries(request.headers);
     const body = await request.text();
     const reply = await new Promise<{ headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-      const req = httpRequest(new URL("/mcp", server.url), { method: "POST", headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-      });
+      const req = httpRequest(
+        new URL("/mcp", server.url),
+        { method: "POST", headers, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on(
+            "end",
+            () => resolve({ headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+          );
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
@@ -291,7 +343,12 @@ describe("serve (node:http)", () => {
     const server = await start(createHttpHandler(mcp));
     const request = modernRequest(1, "tools/call", { name: "slow" });
     const client = new AbortController();
-    const pending = fetch(new URL("/mcp", server.url), { method: "POST", headers: request.headers, body: await request.text(), signal: client.signal }).catch((e: unknown) => e);
+    const pending = fetch(new URL("/mcp", server.url), {
+      method: "POST",
+      headers: request.headers,
+      body: await request.text(),
+      signal: client.signal,
+    }).catch((e: unknown) => e);
     await started.promise;
     client.abort();
     await pending;
@@ -303,9 +360,15 @@ describe("serve (node:http)", () => {
   it("adds the CORS headers to a JSON reply when the handler has CORS on", async () => {
     const mcp = new FakeServer();
     mcp.on("tools/list", () => ({ tools: [] }));
-    const server = await start(createHttpHandler(mcp, { cors: true, allowedOrigins: ["https://app.example"] }));
+    const server = await start(
+      createHttpHandler(mcp, { cors: true, allowedOrigins: ["https://app.example"] }),
+    );
     const request = modernRequest(1, "tools/list", {}, { headers: { Origin: "https://app.example" } });
-    const response = await fetch(new URL("/mcp", server.url), { method: "POST", headers: request.headers, body: await request.text() });
+    const response = await fetch(new URL("/mcp", server.url), {
+      method: "POST",
+      headers: request.headers,
+      body: await request.text(),
+    });
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
   });
@@ -320,21 +383,33 @@ describe("serve (node:http)", () => {
       async (request: Request) => {
         const read = (request as unknown as { [READ_BODY]?: ReadBody })[READ_BODY];
         const bytes = await read?.call(request, 100);
-        seen.push(`marked ${request instanceof Request} ${new TextDecoder().decode(bytes)} ${request.method} ${new URL(request.url).pathname} ${request.headers.get("x-test")}`);
+        seen.push(
+          `marked ${request instanceof Request} ${new TextDecoder().decode(bytes)} ${request.method} ${
+            new URL(request.url).pathname
+          } ${request.headers.get("x-test")}`,
+        );
         return new Response("ok");
       },
       { [ACCEPTS_REQUEST_PARTS]: true },
     );
     const lighter = await start(marked);
     for (const server of [plain, lighter]) {
-      const response = await fetch(new URL("/p", server.url), { method: "POST", body: "hello", headers: { "X-Test": "t" } });
+      const response = await fetch(new URL("/p", server.url), {
+        method: "POST",
+        body: "hello",
+        headers: { "X-Test": "t" },
+      });
       expect(await response.text()).toBe("ok");
     }
     expect(seen).toEqual(["plain true hello", "marked false hello POST /p t"]);
   });
 
   /** Sends a chunked POST of `chunks` on a raw socket, leaving the body unfinished; resolves with what came back once the server closed the socket. */
-  async function chunkedPost(server: HttpServer, chunks: string[], { finish }: { finish: boolean }): Promise<string> {
+  async function chunkedPost(
+    server: HttpServer,
+    chunks: string[],
+    { finish }: { finish: boolean },
+  ): Promise<string> {
     const socket = connect(Number(server.url.port), "127.0.0.1");
     let received = "";
     socket.setEncoding("utf8").on("data", (text: string) => (received += text));
@@ -363,7 +438,10 @@ describe("serve (node:http)", () => {
     mcp.on("tools/list", () => ({ tools: [] }));
     const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }));
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
-    const received = await chunkedPost(server, [body.slice(0, 20), body.slice(20) + " ".repeat(1000 - body.length)], { finish: true });
+    const received = await chunkedPost(server, [
+      body.slice(0, 20),
+      body.slice(20) + " ".repeat(1000 - body.length),
+    ], { finish: true });
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
     expect(received).toContain('"result":{"tools":[]}');
   });

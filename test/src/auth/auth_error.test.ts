@@ -6,7 +6,12 @@ describe("AuthError", () => {
     const cause = new Error("inner");
     const error = new AuthError("token", "The token request failed", { cause });
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ code: "token", name: "AuthError", message: "The token request failed", cause });
+    expect(error).toMatchObject({
+      code: "token",
+      name: "AuthError",
+      message: "The token request failed",
+      cause,
+    });
     const foreign = Object.assign(new Error("x"), { code: "token" });
     Object.defineProperty(foreign, Symbol.for("onemodelcontext.authError"), { value: true });
     expect(foreign instanceof AuthError).toBe(true);

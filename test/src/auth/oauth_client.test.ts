@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { AuthError, InMemoryOAuthStore, withOAuth, type OAuthClientOptions } from "../../../src/auth/mod.ts";
+import { AuthError, InMemoryOAuthStore, type OAuthClientOptions, withOAuth } from "../../../src/auth/mod.ts";
 import { FakeTimeProvider } from "../../../testing/mod.ts";
-import { AuthServerFixture, ResourceFixture, autoApprove, routeFetch, type AuthServerOptions, type ResourceFixtureOptions } from "./oauth_fixtures.ts";
+import {
+  AuthServerFixture,
+  type AuthServerOptions,
+  autoApprove,
+  ResourceFixture,
+  type ResourceFixtureOptions,
+  routeFetch,
+} from "./oauth_fixtures.ts";
 
 const AS = "http://127.0.0.1:9001";
 const RS = "http://127.0.0.1:9000";
@@ -24,10 +31,19 @@ function setup(options: SetupOptions = {}) {
   });
   const fetch = routeFetch({ [AS]: as.handler, [RS]: rs.handler });
   const time = new FakeTimeProvider();
-  const authFetch = withOAuth(fetch, { redirectUri: REDIRECT, redirectTo: autoApprove(fetch), time, ...options.client });
+  const authFetch = withOAuth(fetch, {
+    redirectUri: REDIRECT,
+    redirectTo: autoApprove(fetch),
+    time,
+    ...options.client,
+  });
   let id = 0;
   const call = (method = "tools/list", params?: Record<string, unknown>) =>
-    authFetch(rs.serverUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) });
+    authFetch(rs.serverUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
   return { as, rs, fetch, authFetch, call, time };
 }
 
@@ -47,16 +63,28 @@ describe("withOAuth: the full authorization code flow", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ result: { ok: true } });
     expect(as.registrations).toHaveLength(1);
-    expect(as.registrations[0]).toMatchObject({ redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], application_type: "native" });
+    expect(as.registrations[0]).toMatchObject({
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      application_type: "native",
+    });
     const authorization = as.authorizations[0] as URLSearchParams;
     expect(authorization.get("code_challenge_method")).toBe("S256");
     expect(authorization.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(authorization.get("resource")).toBe(rs.serverUrl);
     expect(authorization.get("state")).toBeTruthy();
     const token = as.tokenRequests[0];
-    expect(token?.params).toMatchObject({ grant_type: "authorization_code", resource: rs.serverUrl, redirect_uri: REDIRECT });
+    expect(token?.params).toMatchObject({
+      grant_type: "authorization_code",
+      resource: rs.serverUrl,
+      redirect_uri: REDIRECT,
+    });
     expect(token?.params.code_verifier).toBeTruthy();
-    expect(rs.requests.map((r) => r.path)).toEqual(["POST /mcp", "GET /.well-known/oauth-protected-resource/mcp", "POST /mcp"]);
+    expect(rs.requests.map((r) => r.path)).toEqual([
+      "POST /mcp",
+      "GET /.well-known/oauth-protected-resource/mcp",
+      "POST /mcp",
+    ]);
     expect(rs.requests[2]?.authorization).toMatch(/^Bearer at-/);
   });
 
@@ -81,7 +109,9 @@ describe("withOAuth: the full authorization code flow", () => {
 
 describe("OAuthClient options", () => {
   it("refuses a plain-http redirect URI outside loopback, and accepts https and loopback ones", () => {
-    expect(() => withOAuth(fetch, { redirectUri: "http://app.example.com/callback" })).toThrow(/https or a loopback host/);
+    expect(() => withOAuth(fetch, { redirectUri: "http://app.example.com/callback" })).toThrow(
+      /https or a loopback host/,
+    );
     expect(() => withOAuth(fetch, { redirectUri: "https://app.example.com/callback" })).not.toThrow();
     expect(() => withOAuth(fetch, { redirectUri: "http://localhost:3000/callback" })).not.toThrow();
   });
@@ -89,10 +119,17 @@ describe("OAuthClient options", () => {
   it("refuses plain-http authorization server endpoints outside loopback unless allowed", async () => {
     const asOrigin = "http://auth.test";
     const as = new AuthServerFixture({ origin: asOrigin });
-    const rs: ResourceFixture = new ResourceFixture({ origin: RS, authServers: [asOrigin], verify: (t) => as.verifierFor(rs.serverUrl)(t) });
+    const rs: ResourceFixture = new ResourceFixture({
+      origin: RS,
+      authServers: [asOrigin],
+      verify: (t) => as.verifierFor(rs.serverUrl)(t),
+    });
     const fetch = routeFetch({ [asOrigin]: as.handler, [RS]: rs.handler });
     const post = (allowInsecureRequests: boolean | "loopback") =>
-      withOAuth(fetch, { redirectUri: REDIRECT, redirectTo: autoApprove(fetch), allowInsecureRequests })(rs.serverUrl, { method: "POST", body: "{}" });
+      withOAuth(fetch, { redirectUri: REDIRECT, redirectTo: autoApprove(fetch), allowInsecureRequests })(
+        rs.serverUrl,
+        { method: "POST", body: "{}" },
+      );
     expect((await rejection(post("loopback"))).code).toBe("server_metadata");
     expect(as.authorizations).toHaveLength(0);
     expect((await post(true)).status).toBe(200);
@@ -101,12 +138,28 @@ describe("OAuthClient options", () => {
 
 describe("withOAuth: the authorization response issuer (RFC 9207)", () => {
   const cases: { name: string; as: Partial<AuthServerOptions>; accepted: boolean }[] = [
-    { name: "a correct iss, advertised", as: { issAdvertised: true, issInRedirect: "correct" }, accepted: true },
+    {
+      name: "a correct iss, advertised",
+      as: { issAdvertised: true, issInRedirect: "correct" },
+      accepted: true,
+    },
     { name: "no iss, not advertised", as: { issAdvertised: null, issInRedirect: "omit" }, accepted: true },
     { name: "a wrong iss, advertised", as: { issAdvertised: true, issInRedirect: "wrong" }, accepted: false },
-    { name: "a wrong iss, not advertised", as: { issAdvertised: null, issInRedirect: "wrong" }, accepted: false },
-    { name: "no iss although advertised", as: { issAdvertised: true, issInRedirect: "omit" }, accepted: false },
-    { name: "an iss equal only after URL normalization (trailing slash)", as: { issAdvertised: true, issInRedirect: "normalized" }, accepted: false },
+    {
+      name: "a wrong iss, not advertised",
+      as: { issAdvertised: null, issInRedirect: "wrong" },
+      accepted: false,
+    },
+    {
+      name: "no iss although advertised",
+      as: { issAdvertised: true, issInRedirect: "omit" },
+      accepted: false,
+    },
+    {
+      name: "an iss equal only after URL normalization (trailing slash)",
+      as: { issAdvertised: true, issInRedirect: "normalized" },
+      accepted: false,
+    },
   ];
   for (const c of cases) {
     it(`${c.accepted ? "accepts" : "refuses, before the token request,"} ${c.name}`, async () => {
@@ -139,7 +192,9 @@ describe("withOAuth: discovery order", () => {
   it("uses the challenge's resource_metadata first and never probes the root when the path-based document answers", async () => {
     const { rs, call } = setup({ rs: { prmAt: "path", prmInHeader: true } });
     await call();
-    expect(rs.requests.filter((r) => r.path.startsWith("GET")).map((r) => r.path)).toEqual(["GET /.well-known/oauth-protected-resource/mcp"]);
+    expect(rs.requests.filter((r) => r.path.startsWith("GET")).map((r) => r.path)).toEqual([
+      "GET /.well-known/oauth-protected-resource/mcp",
+    ]);
   });
 
   it("without resource_metadata, tries the path-based well-known URI, then the root one", async () => {
@@ -154,18 +209,34 @@ describe("withOAuth: discovery order", () => {
   it("follows a custom resource_metadata location from the challenge", async () => {
     const { rs, call } = setup({ rs: { prmAt: "custom", prmInHeader: true } });
     expect((await call()).status).toBe(200);
-    expect(rs.requests.filter((r) => r.path.startsWith("GET")).map((r) => r.path)).toEqual(["GET /custom/metadata.json"]);
+    expect(rs.requests.filter((r) => r.path.startsWith("GET")).map((r) => r.path)).toEqual([
+      "GET /custom/metadata.json",
+    ]);
   });
 
   const asCases: { at: AuthServerOptions["metadataAt"]; tenant?: string; expected: string[] }[] = [
     { at: "oauth", expected: ["GET /.well-known/oauth-authorization-server"] },
-    { at: "openid-insert", expected: ["GET /.well-known/oauth-authorization-server", "GET /.well-known/openid-configuration"] },
+    {
+      at: "openid-insert",
+      expected: ["GET /.well-known/oauth-authorization-server", "GET /.well-known/openid-configuration"],
+    },
     { at: "oauth", tenant: "/tenant1", expected: ["GET /.well-known/oauth-authorization-server/tenant1"] },
-    { at: "openid-insert", tenant: "/tenant1", expected: ["GET /.well-known/oauth-authorization-server/tenant1", "GET /.well-known/openid-configuration/tenant1"] },
+    {
+      at: "openid-insert",
+      tenant: "/tenant1",
+      expected: [
+        "GET /.well-known/oauth-authorization-server/tenant1",
+        "GET /.well-known/openid-configuration/tenant1",
+      ],
+    },
     {
       at: "openid-append",
       tenant: "/tenant1",
-      expected: ["GET /.well-known/oauth-authorization-server/tenant1", "GET /.well-known/openid-configuration/tenant1", "GET /tenant1/.well-known/openid-configuration"],
+      expected: [
+        "GET /.well-known/oauth-authorization-server/tenant1",
+        "GET /.well-known/openid-configuration/tenant1",
+        "GET /tenant1/.well-known/openid-configuration",
+      ],
     },
   ];
   for (const c of asCases) {
@@ -174,7 +245,9 @@ describe("withOAuth: discovery order", () => {
       if (c.tenant !== undefined) as.tenant = c.tenant;
       const fixture = setup({ as });
       expect((await fixture.call()).status).toBe(200);
-      expect(fixture.as.requests.filter((r) => r.startsWith("GET /.well-known") || r.includes("/.well-known/"))).toEqual(c.expected);
+      expect(
+        fixture.as.requests.filter((r) => r.startsWith("GET /.well-known") || r.includes("/.well-known/")),
+      ).toEqual(c.expected);
     });
   }
 });
@@ -182,8 +255,16 @@ describe("withOAuth: discovery order", () => {
 describe("withOAuth: client identity", () => {
   it("uses pre-registered credentials first, with the advertised token endpoint authentication", async () => {
     const { as, call } = setup({
-      as: { registration: false, cimd: true, clients: { "pre-client": "pre-secret" }, tokenAuthMethods: ["client_secret_basic"] },
-      client: { client: { clientId: "pre-client", clientSecret: "pre-secret" }, clientMetadataUrl: "https://app.example.com/client.json" },
+      as: {
+        registration: false,
+        cimd: true,
+        clients: { "pre-client": "pre-secret" },
+        tokenAuthMethods: ["client_secret_basic"],
+      },
+      client: {
+        client: { clientId: "pre-client", clientSecret: "pre-secret" },
+        clientMetadataUrl: "https://app.example.com/client.json",
+      },
     });
     expect((await call()).status).toBe(200);
     expect(as.authorizations[0]?.get("client_id")).toBe("pre-client");
@@ -191,7 +272,10 @@ describe("withOAuth: client identity", () => {
   });
 
   it("uses the Client ID Metadata Document URL when the server advertises support, without registering", async () => {
-    const { as, call } = setup({ as: { cimd: true }, client: { clientMetadataUrl: "https://app.example.com/client.json" } });
+    const { as, call } = setup({
+      as: { cimd: true },
+      client: { clientMetadataUrl: "https://app.example.com/client.json" },
+    });
     expect((await call()).status).toBe(200);
     expect(as.registrations).toHaveLength(0);
     expect(as.authorizations[0]?.get("client_id")).toBe("https://app.example.com/client.json");
@@ -199,7 +283,10 @@ describe("withOAuth: client identity", () => {
   });
 
   it("falls back to Dynamic Client Registration when the server does not advertise CIMD", async () => {
-    const { as, call } = setup({ as: { cimd: false }, client: { clientMetadataUrl: "https://app.example.com/client.json" } });
+    const { as, call } = setup({
+      as: { cimd: false },
+      client: { clientMetadataUrl: "https://app.example.com/client.json" },
+    });
     expect((await call()).status).toBe(200);
     expect(as.registrations).toHaveLength(1);
     expect(as.authorizations[0]?.get("client_id")).toMatch(/^dcr-/);
@@ -224,7 +311,9 @@ describe("withOAuth: client identity", () => {
 
   for (const method of ["client_secret_basic", "client_secret_post", "none"] as const) {
     it(`authenticates at the token endpoint with the registered method ${method}`, async () => {
-      const { as, call } = setup({ as: { registerAs: { method, secret: method !== "none" }, tokenAuthMethods: [method] } });
+      const { as, call } = setup({
+        as: { registerAs: { method, secret: method !== "none" }, tokenAuthMethods: [method] },
+      });
       expect((await call()).status).toBe(200);
       const request = as.tokenRequests[0];
       expect(request?.authorization?.startsWith("Basic ") ?? false).toBe(method === "client_secret_basic");
@@ -253,10 +342,16 @@ describe("withOAuth: scopes", () => {
   });
 
   it("adds offline_access only when the authorization server lists it", async () => {
-    const listed = setup({ rs: { scopesSupported: ["mcp:basic"] }, as: { scopesSupported: ["mcp:basic", "offline_access"] } });
+    const listed = setup({
+      rs: { scopesSupported: ["mcp:basic"] },
+      as: { scopesSupported: ["mcp:basic", "offline_access"] },
+    });
     await listed.call();
     expect(listed.as.authorizations[0]?.get("scope")).toBe("mcp:basic offline_access");
-    const unlisted = setup({ rs: { scopesSupported: ["mcp:basic"] }, as: { scopesSupported: ["mcp:basic"] } });
+    const unlisted = setup({
+      rs: { scopesSupported: ["mcp:basic"] },
+      as: { scopesSupported: ["mcp:basic"] },
+    });
     await unlisted.call();
     expect(unlisted.as.authorizations[0]?.get("scope")).toBe("mcp:basic");
   });
@@ -272,7 +367,10 @@ describe("withOAuth: scopes", () => {
 
   it("stops after three authorizations when the server keeps answering 403, and does not start a fourth on the next request", async () => {
     // the authorization server never grants mcp:never: every request with a token is answered 403
-    const { as, call } = setup({ rs: { scopes: ["mcp:basic"], toolScopes: { admin: ["mcp:never"] } }, as: { withhold: ["mcp:never"] } });
+    const { as, call } = setup({
+      rs: { scopes: ["mcp:basic"], toolScopes: { admin: ["mcp:never"] } },
+      as: { withhold: ["mcp:never"] },
+    });
     const fixture = { as };
     const error = await rejection(call("tools/call", { name: "admin" }));
     expect(error.code).toBe("unauthorized");
@@ -282,7 +380,12 @@ describe("withOAuth: scopes", () => {
   });
 
   it("starts counting again after a successful response (the bound is not hit early)", async () => {
-    const { as, call } = setup({ rs: { scopes: ["mcp:basic"], toolScopes: { write: ["mcp:write"], admin: ["mcp:admin"], drop: ["mcp:drop"] } } });
+    const { as, call } = setup({
+      rs: {
+        scopes: ["mcp:basic"],
+        toolScopes: { write: ["mcp:write"], admin: ["mcp:admin"], drop: ["mcp:drop"] },
+      },
+    });
     expect((await call("tools/call", { name: "write" })).status).toBe(200); // 401 → auth, 403 → auth: 2
     expect((await call("tools/call", { name: "admin" })).status).toBe(200); // 403 → auth: 3
     expect((await call("tools/call", { name: "drop" })).status).toBe(200); // 403 → auth: a 4th in a row without the reset
@@ -323,10 +426,18 @@ describe("withOAuth: authorization server migration", () => {
     const as1 = new AuthServerFixture({ origin: AS });
     const as2 = new AuthServerFixture({ origin: AS2 });
     let current = as1;
-    const rs: ResourceFixture = new ResourceFixture({ origin: RS, authServers: [AS], verify: (token) => current.verifierFor(rs.serverUrl)(token) });
+    const rs: ResourceFixture = new ResourceFixture({
+      origin: RS,
+      authServers: [AS],
+      verify: (token) => current.verifierFor(rs.serverUrl)(token),
+    });
     const fetch = routeFetch({ [AS]: as1.handler, [AS2]: as2.handler, [RS]: rs.handler });
     const authFetch = withOAuth(fetch, { redirectUri: REDIRECT, redirectTo: autoApprove(fetch) });
-    const post = () => authFetch(rs.serverUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const post = () =>
+      authFetch(rs.serverUrl, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
     expect((await post()).status).toBe(200);
     current = as2;
     rs.options.authServers = [AS2];
@@ -343,23 +454,40 @@ describe("withOAuth: client credentials", () => {
     const { as, rs, call } = setup({
       as: { clients: { machine: "machine-secret" } },
       rs: { scopes: ["mcp:basic"] },
-      client: { grantType: "client_credentials", client: { clientId: "machine", clientSecret: "machine-secret" }, redirectTo: () => { throw new Error("No browser"); } },
+      client: {
+        grantType: "client_credentials",
+        client: { clientId: "machine", clientSecret: "machine-secret" },
+        redirectTo: () => {
+          throw new Error("No browser");
+        },
+      },
     });
     expect((await call()).status).toBe(200);
     expect(as.authorizations).toHaveLength(0);
-    expect(as.tokenRequests[0]?.params).toMatchObject({ grant_type: "client_credentials", resource: rs.serverUrl, scope: "mcp:basic" });
+    expect(as.tokenRequests[0]?.params).toMatchObject({
+      grant_type: "client_credentials",
+      resource: rs.serverUrl,
+      scope: "mcp:basic",
+    });
   });
 });
 
 describe("withOAuth: client credentials with private_key_jwt", () => {
   it("signs a client assertion for the issuer with the pre-registered key", async () => {
-    const { publicKey, privateKey } = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
+    const { publicKey, privateKey } =
+      (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, [
+        "sign",
+        "verify",
+      ])) as CryptoKeyPair;
     const { as, call } = setup({
       as: { jwtClients: { "jwt-client": publicKey } },
       client: { grantType: "client_credentials", client: { clientId: "jwt-client", privateKey } },
     });
     expect((await call()).status).toBe(200);
-    expect(as.tokenRequests[0]?.params).toMatchObject({ grant_type: "client_credentials", client_id: "jwt-client" });
+    expect(as.tokenRequests[0]?.params).toMatchObject({
+      grant_type: "client_credentials",
+      client_id: "jwt-client",
+    });
     expect(as.tokenRequests[0]?.params.client_assertion).toBeTruthy();
   });
 });
@@ -394,6 +522,7 @@ describe("withOAuth: browser redirect", () => {
 
   it("refuses a callback with an unknown state", async () => {
     const { authFetch } = setup();
-    expect((await rejection(authFetch.oauth.finishAuthorization(`${REDIRECT}?code=x&state=forged`))).code).toBe("authorization_response");
+    expect((await rejection(authFetch.oauth.finishAuthorization(`${REDIRECT}?code=x&state=forged`))).code)
+      .toBe("authorization_response");
   });
 });

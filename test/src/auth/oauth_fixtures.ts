@@ -3,7 +3,12 @@
  * server and a protected MCP resource, both as fetch handlers, and a fetch that routes by origin to
  * them (no sockets). `serve_handler.ts` puts a handler on a real 127.0.0.1 port (Node).
  */
-import { requireBearer, type AccessTokenInfo, type ProtectedResourceMetadata, type RequireBearerOptions } from "../../../src/auth/mod.ts";
+import {
+  type AccessTokenInfo,
+  type ProtectedResourceMetadata,
+  requireBearer,
+  type RequireBearerOptions,
+} from "../../../src/auth/mod.ts";
 
 export type Handler = (request: Request) => Response | Promise<Response>;
 
@@ -60,8 +65,21 @@ export class AuthServerFixture {
   readonly tokenRequests: TokenRequestRecord[] = [];
   readonly registrations: Record<string, unknown>[] = [];
   readonly tokens = new Map<string, IssuedToken>();
-  #clients = new Map<string, { secret: string | undefined; method: string; redirectUris: string[] | undefined }>();
-  #codes = new Map<string, { challenge: string; method: string; scopes: string[]; resource: string | undefined; clientId: string; redirectUri: string }>();
+  #clients = new Map<
+    string,
+    { secret: string | undefined; method: string; redirectUris: string[] | undefined }
+  >();
+  #codes = new Map<
+    string,
+    {
+      challenge: string;
+      method: string;
+      scopes: string[];
+      resource: string | undefined;
+      clientId: string;
+      redirectUri: string;
+    }
+  >();
   #refresh = new Map<string, IssuedToken>();
   #seq = 0;
 
@@ -69,7 +87,11 @@ export class AuthServerFixture {
     this.options = options;
     this.issuer = `${options.origin}${options.tenant ?? ""}`;
     for (const [id, secret] of Object.entries(options.clients ?? {})) {
-      this.#clients.set(id, { secret, method: secret === undefined ? "none" : "client_secret_basic", redirectUris: undefined });
+      this.#clients.set(id, {
+        secret,
+        method: secret === undefined ? "none" : "client_secret_basic",
+        redirectUris: undefined,
+      });
     }
   }
 
@@ -94,11 +116,14 @@ export class AuthServerFixture {
       token_endpoint: `${base}/token`,
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
-      token_endpoint_auth_methods_supported: o.tokenAuthMethods ?? ["client_secret_basic", "client_secret_post", "none"],
+      token_endpoint_auth_methods_supported: o.tokenAuthMethods ??
+        ["client_secret_basic", "client_secret_post", "none"],
     };
     if (o.registration !== false) doc.registration_endpoint = `${base}/register`;
     if (o.pkceMethods !== null) doc.code_challenge_methods_supported = o.pkceMethods ?? ["S256"];
-    if (o.issAdvertised !== null) doc.authorization_response_iss_parameter_supported = o.issAdvertised ?? true;
+    if (o.issAdvertised !== null) {
+      doc.authorization_response_iss_parameter_supported = o.issAdvertised ?? true;
+    }
     if (o.cimd) doc.client_id_metadata_document_supported = true;
     if (o.scopesSupported) doc.scopes_supported = o.scopesSupported;
     return doc;
@@ -108,10 +133,15 @@ export class AuthServerFixture {
     const url = new URL(request.url);
     this.requests.push(`${request.method} ${url.pathname}`);
     const tenant = this.options.tenant ?? "";
-    if (request.method === "GET" && url.pathname === this.metadataPath()) return Response.json(this.metadata());
+    if (request.method === "GET" && url.pathname === this.metadataPath()) {
+      return Response.json(this.metadata());
+    }
     if (request.method === "GET" && url.pathname === `${tenant}/authorize`) return this.#authorize(url);
     if (request.method === "POST" && url.pathname === `${tenant}/token`) return this.#token(request);
-    if (request.method === "POST" && url.pathname === `${tenant}/register` && this.options.registration !== false) return this.#register(request);
+    if (
+      request.method === "POST" && url.pathname === `${tenant}/register` &&
+      this.options.registration !== false
+    ) return this.#register(request);
     return new Response("Not found", { status: 404 });
   };
 
@@ -123,12 +153,16 @@ export class AuthServerFixture {
     const known = this.#clients.get(clientId);
     const cimd = this.options.cimd === true && clientId.startsWith("https://");
     if (known === undefined && !cimd) return Response.json({ error: "invalid_client" }, { status: 400 });
-    if (known?.redirectUris !== undefined && !known.redirectUris.includes(redirectUri)) return Response.json({ error: "invalid_request" }, { status: 400 });
+    if (known?.redirectUris !== undefined && !known.redirectUris.includes(redirectUri)) {
+      return Response.json({ error: "invalid_request" }, { status: 400 });
+    }
     const code = `code-${++this.#seq}`;
     this.#codes.set(code, {
       challenge: q.get("code_challenge") ?? "",
       method: q.get("code_challenge_method") ?? "",
-      scopes: (q.get("scope") ?? "").split(" ").filter((scope) => scope !== "" && !(this.options.withhold ?? []).includes(scope)),
+      scopes: (q.get("scope") ?? "").split(" ").filter((scope) =>
+        scope !== "" && !(this.options.withhold ?? []).includes(scope)
+      ),
       resource: q.get("resource") ?? undefined,
       clientId,
       redirectUri,
@@ -152,7 +186,9 @@ export class AuthServerFixture {
     let clientId = params.client_id;
     let secret = params.client_secret;
     if (authorization?.startsWith("Basic ")) {
-      const [id, pass] = atob(authorization.slice(6)).split(":").map((s) => decodeURIComponent(s.replace(/\+/g, " ")));
+      const [id, pass] = atob(authorization.slice(6)).split(":").map((s) =>
+        decodeURIComponent(s.replace(/\+/g, " "))
+      );
       clientId = id;
       secret = pass;
     }
@@ -160,13 +196,23 @@ export class AuthServerFixture {
     if (jwtKey !== undefined) {
       const valid =
         params.client_assertion_type === "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" &&
-        (await (await import("jose")).jwtVerify(params.client_assertion ?? "", jwtKey, { audience: this.issuer, issuer: clientId, subject: clientId }).then(
+        (await (await import("jose")).jwtVerify(params.client_assertion ?? "", jwtKey, {
+          audience: this.issuer,
+          issuer: clientId,
+          subject: clientId,
+        }).then(
           () => true,
           () => false,
         ));
       if (!valid) return Response.json({ error: "invalid_client" }, { status: 401 });
-      if (params.grant_type !== "client_credentials") return Response.json({ error: "unauthorized_client" }, { status: 400 });
-      return this.#issue({ scopes: (params.scope ?? "").split(" ").filter(Boolean), resource: params.resource, clientId: clientId as string }, false);
+      if (params.grant_type !== "client_credentials") {
+        return Response.json({ error: "unauthorized_client" }, { status: 400 });
+      }
+      return this.#issue({
+        scopes: (params.scope ?? "").split(" ").filter(Boolean),
+        resource: params.resource,
+        clientId: clientId as string,
+      }, false);
     }
     const client = clientId === undefined ? undefined : this.#clients.get(clientId);
     const cimd = this.options.cimd === true && clientId?.startsWith("https://") === true;
@@ -178,22 +224,36 @@ export class AuthServerFixture {
       case "authorization_code": {
         const code = this.#codes.get(params.code ?? "");
         this.#codes.delete(params.code ?? "");
-        if (code === undefined || code.clientId !== id || code.redirectUri !== params.redirect_uri) return Response.json({ error: "invalid_grant" }, { status: 400 });
-        if (code.method !== "S256" || (await s256(params.code_verifier ?? "")) !== code.challenge) {
-          return Response.json({ error: "invalid_grant", error_description: "PKCE verification failed" }, { status: 400 });
+        if (code === undefined || code.clientId !== id || code.redirectUri !== params.redirect_uri) {
+          return Response.json({ error: "invalid_grant" }, { status: 400 });
         }
-        if (params.resource !== code.resource) return Response.json({ error: "invalid_target" }, { status: 400 });
+        if (code.method !== "S256" || (await s256(params.code_verifier ?? "")) !== code.challenge) {
+          return Response.json({ error: "invalid_grant", error_description: "PKCE verification failed" }, {
+            status: 400,
+          });
+        }
+        if (params.resource !== code.resource) {
+          return Response.json({ error: "invalid_target" }, { status: 400 });
+        }
         return this.#issue({ scopes: code.scopes, resource: code.resource, clientId: id });
       }
       case "refresh_token": {
         const grant = this.#refresh.get(params.refresh_token ?? "");
-        if (grant === undefined || grant.clientId !== id) return Response.json({ error: "invalid_grant" }, { status: 400 });
+        if (grant === undefined || grant.clientId !== id) {
+          return Response.json({ error: "invalid_grant" }, { status: 400 });
+        }
         this.#refresh.delete(params.refresh_token ?? "");
         return this.#issue(grant);
       }
       case "client_credentials": {
-        if (client?.secret === undefined) return Response.json({ error: "unauthorized_client" }, { status: 400 });
-        return this.#issue({ scopes: (params.scope ?? "").split(" ").filter(Boolean), resource: params.resource, clientId: id }, false);
+        if (client?.secret === undefined) {
+          return Response.json({ error: "unauthorized_client" }, { status: 400 });
+        }
+        return this.#issue({
+          scopes: (params.scope ?? "").split(" ").filter(Boolean),
+          resource: params.resource,
+          clientId: id,
+        }, false);
       }
       default:
         return Response.json({ error: "unsupported_grant_type" }, { status: 400 });
@@ -203,7 +263,11 @@ export class AuthServerFixture {
   #issue(grant: IssuedToken, withRefresh = true): Response {
     const accessToken = `at-${++this.#seq}`;
     this.tokens.set(accessToken, grant);
-    const body: Record<string, unknown> = { access_token: accessToken, token_type: "Bearer", expires_in: this.options.tokenLifetime ?? 3600 };
+    const body: Record<string, unknown> = {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: this.options.tokenLifetime ?? 3600,
+    };
     if (withRefresh) {
       const refreshToken = `rt-${++this.#seq}`;
       this.#refresh.set(refreshToken, grant);
@@ -221,15 +285,24 @@ export class AuthServerFixture {
     const secret = withSecret ? `secret-${this.#seq}` : undefined;
     const method = this.options.registerAs?.method ?? (withSecret ? "client_secret_basic" : "none");
     this.#clients.set(clientId, { secret, method, redirectUris: body.redirect_uris as string[] | undefined });
-    return Response.json({ ...body, client_id: clientId, ...(secret === undefined ? {} : { client_secret: secret }),
-        ...(secret === undefined || this.options.registerAs?.omitSecretExpiry ? {} : { client_secret_expires_at: 0 }), token_endpoint_auth_method: method }, { status: 201 });
+    return Response.json({
+      ...body,
+      client_id: clientId,
+      ...(secret === undefined ? {} : { client_secret: secret }),
+      ...(secret === undefined || this.options.registerAs?.omitSecretExpiry
+        ? {}
+        : { client_secret_expires_at: 0 }),
+      token_endpoint_auth_method: method,
+    }, { status: 201 });
   }
 
   /** A verifier for {@linkcode requireBearer}: known token, audience = `resource`. */
   verifierFor(resource: string): (token: string) => AccessTokenInfo | undefined {
     return (token) => {
       const issued = this.tokens.get(token);
-      if (issued === undefined || (issued.resource !== undefined && issued.resource !== resource)) return undefined;
+      if (issued === undefined || (issued.resource !== undefined && issued.resource !== resource)) {
+        return undefined;
+      }
       return { scopes: issued.scopes, clientId: issued.clientId };
     };
   }
@@ -276,7 +349,11 @@ export class ResourceFixture {
     const bearer: RequireBearerOptions = { verify: (token) => options.verify(token) };
     if (options.scopes !== undefined) bearer.scopes = options.scopes;
     const tools = options.toolScopes;
-    if (tools !== undefined) bearer.scopesFor = (call) => (call.method === "tools/call" && call.name !== undefined ? tools[call.name] : undefined);
+    if (tools !== undefined) {
+      bearer.scopesFor = (
+        call,
+      ) => (call.method === "tools/call" && call.name !== undefined ? tools[call.name] : undefined);
+    }
     if (options.prmInHeader !== false) bearer.resourceMetadataUrl = `${options.origin}${this.prmPath()}`;
     this.#protected = requireBearer(async (request) => {
       const body = (await request.json()) as { id?: unknown };
@@ -296,7 +373,8 @@ export class ResourceFixture {
   }
 
   prm(): ProtectedResourceMetadata {
-    const resource = this.options.prmResource ?? (this.options.prmAt === "root" ? this.options.origin : this.serverUrl);
+    const resource = this.options.prmResource ??
+      (this.options.prmAt === "root" ? this.options.origin : this.serverUrl);
     const doc: ProtectedResourceMetadata = { resource, authorization_servers: this.options.authServers };
     if (this.options.scopesSupported !== undefined) doc.scopes_supported = this.options.scopesSupported;
     return doc;
@@ -304,7 +382,10 @@ export class ResourceFixture {
 
   readonly handler: Handler = async (request) => {
     const url = new URL(request.url);
-    this.requests.push({ path: `${request.method} ${url.pathname}`, authorization: request.headers.get("authorization") });
+    this.requests.push({
+      path: `${request.method} ${url.pathname}`,
+      authorization: request.headers.get("authorization"),
+    });
     if (request.method === "GET" && url.pathname === this.prmPath()) return Response.json(this.prm());
     if (url.pathname === "/mcp") return this.#protected(request);
     return new Response("Not found", { status: 404 });
@@ -312,7 +393,9 @@ export class ResourceFixture {
 }
 
 /** A fetch that hands each request to the handler of its origin (404 for unknown origins). */
-export function routeFetch(routes: Record<string, Handler>): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function routeFetch(
+  routes: Record<string, Handler>,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const request = new Request(input, init);
     const handler = routes[new URL(request.url).origin];
@@ -322,11 +405,15 @@ export function routeFetch(routes: Record<string, Handler>): (input: string | UR
 }
 
 /** Follows the authorization redirect like a browser that the server approves at once: returns the `Location`. */
-export function autoApprove(fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>): (url: URL) => Promise<string> {
+export function autoApprove(
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+): (url: URL) => Promise<string> {
   return async (url) => {
     const response = await fetch(url, { redirect: "manual" });
     const location = response.headers.get("location");
-    if (response.status !== 302 || location === null) throw new Error(`The authorization endpoint answered ${response.status}`);
+    if (response.status !== 302 || location === null) {
+      throw new Error(`The authorization endpoint answered ${response.status}`);
+    }
     return location;
   };
 }

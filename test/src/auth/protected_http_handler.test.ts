@@ -17,7 +17,10 @@ function protectedServer() {
   const as = new AuthServerFixture({ origin: AS });
   const mcp = new ContextServer({ name: "protected", version: "1.0.0", capabilities: { tools: {} } });
   mcp.handle("tools/list", () => ({ tools: [] }));
-  mcp.handle("tools/call", (params: { name: string }) => ({ content: [{ type: "text", text: `ran ${params.name}` }] }));
+  mcp.handle(
+    "tools/call",
+    (params: { name: string }) => ({ content: [{ type: "text", text: `ran ${params.name}` }] }),
+  );
   const subjects: (string | undefined)[] = [];
   const http = createHttpHandler(mcp, { keepAliveInterval: 0 });
   const handler = requireBearer(
@@ -29,11 +32,16 @@ function protectedServer() {
       verify: (token) => as.verifierFor(URL_)(token),
       metadata: { resource: URL_, authorization_servers: [AS], scopes_supported: ["mcp:basic"] },
       scopes: ["mcp:basic"],
-      scopesFor: (call) => (call.method === "tools/call" && call.name === "write" ? ["mcp:write"] : undefined),
+      scopesFor: (
+        call,
+      ) => (call.method === "tools/call" && call.name === "write" ? ["mcp:write"] : undefined),
     },
   );
   const fetch = routeFetch({ [AS]: as.handler, [new URL(URL_).origin]: handler });
-  const authFetch = withOAuth(fetch, { redirectUri: "http://127.0.0.1:7777/callback", redirectTo: autoApprove(fetch) });
+  const authFetch = withOAuth(fetch, {
+    redirectUri: "http://127.0.0.1:7777/callback",
+    redirectTo: autoApprove(fetch),
+  });
   return { as, authFetch, subjects };
 }
 
@@ -58,7 +66,15 @@ describe("requireBearer over createHttpHandler, with withOAuth", () => {
 
   it("protects the legacy era behind the same check", async () => {
     const { authFetch } = protectedServer();
-    const init = await authFetch(legacyPost(rpc(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } })));
+    const init = await authFetch(
+      legacyPost(
+        rpc(0, "initialize", {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" },
+        }),
+      ),
+    );
     expect(await json(init)).toMatchObject({ result: { protocolVersion: "2025-11-25" } });
   });
 
@@ -72,7 +88,9 @@ describe("requireBearer over createHttpHandler, with withOAuth", () => {
       });
       try {
         expect(client.era).toBe(era);
-        const result = (await client.request("tools/call", { name: "write", arguments: {} })) as { content: { text: string }[] };
+        const result = (await client.request("tools/call", { name: "write", arguments: {} })) as {
+          content: { text: string }[];
+        };
         expect(result.content[0]?.text).toBe("ran write");
         expect(as.authorizations.map((a) => a.get("scope"))).toEqual(["mcp:basic", "mcp:basic mcp:write"]);
       } finally {

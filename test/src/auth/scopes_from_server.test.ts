@@ -17,7 +17,11 @@ function scopedServer() {
   const as = new AuthServerFixture({ origin: AS });
   const server = new ContextServer({ name: "scoped", version: "1.0.0" });
   server.tool("read_file", { description: "Reads" }, () => "read");
-  const write = server.tool("write_file", { description: "Writes", requiredScopes: ["files:write"] }, () => "written");
+  const write = server.tool(
+    "write_file",
+    { description: "Writes", requiredScopes: ["files:write"] },
+    () => "written",
+  );
   const handler = requireBearer(createHttpHandler(server, { keepAliveInterval: 0 }), {
     verify: (token) => as.verifierFor(URL_)(token),
     metadata: { resource: URL_, authorization_servers: [AS], scopes_supported: ["mcp:basic", "files:write"] },
@@ -30,7 +34,11 @@ function scopedServer() {
     return value;
   };
   const call = (name: string, bearer: string, id = 1) =>
-    handler(modernRequest(id, "tools/call", { name, arguments: {} }, { headers: { authorization: `Bearer ${bearer}` } }));
+    handler(
+      modernRequest(id, "tools/call", { name, arguments: {} }, {
+        headers: { authorization: `Bearer ${bearer}` },
+      }),
+    );
   return { as, server, handler, token, call, write };
 }
 
@@ -65,22 +73,39 @@ describe("requiredScopes with scopesFromServer", () => {
 
   it("keeps requiredScopes off tools/list and refuses a value that is not a list of scope tokens", async () => {
     const { call, token, server } = scopedServer();
-    const list = await json(await scopedServer().handler(modernRequest(1, "tools/list", {}, { headers: { authorization: `Bearer ${token(["mcp:basic"])}` } })));
+    const list = await json(
+      await scopedServer().handler(
+        modernRequest(1, "tools/list", {}, { headers: { authorization: `Bearer ${token(["mcp:basic"])}` } }),
+      ),
+    );
     expect(JSON.stringify(list)).not.toContain("files:write");
     expect(() => server.tool("bad", { requiredScopes: ["two words"] }, () => "x")).toThrow(/requiredScopes/);
-    expect(() => server.tool("bad2", { requiredScopes: "files:write" as never }, () => "x")).toThrow(/requiredScopes/);
+    expect(() => server.tool("bad2", { requiredScopes: "files:write" as never }, () => "x")).toThrow(
+      /requiredScopes/,
+    );
     expect((await call("read_file", token(["mcp:basic"]))).status).toBe(200);
   });
 
   it("drives withOAuth's step-up: the client asks for the tool's scopes and the call then runs", async () => {
     const { as, handler } = scopedServer();
     const fetch = routeFetch({ [AS]: as.handler, [new URL(URL_).origin]: handler });
-    const authFetch = withOAuth(fetch, { redirectUri: "http://127.0.0.1:7778/callback", redirectTo: autoApprove(fetch) });
-    const client = await ContextClient.connect(httpTransport(URL_, { fetch: authFetch }), { eraCache: null, clientInfo: { name: "t", version: "1" } });
+    const authFetch = withOAuth(fetch, {
+      redirectUri: "http://127.0.0.1:7778/callback",
+      redirectTo: autoApprove(fetch),
+    });
+    const client = await ContextClient.connect(httpTransport(URL_, { fetch: authFetch }), {
+      eraCache: null,
+      clientInfo: { name: "t", version: "1" },
+    });
     try {
-      const result = (await client.request("tools/call", { name: "write_file", arguments: {} })) as { content: { text: string }[] };
+      const result = (await client.request("tools/call", { name: "write_file", arguments: {} })) as {
+        content: { text: string }[];
+      };
       expect(result.content[0]?.text).toBe("written");
-      expect(as.authorizations.map((a) => a.get("scope")?.split(" ").sort().join(" "))).toEqual(["mcp:basic", "files:write mcp:basic"]);
+      expect(as.authorizations.map((a) => a.get("scope")?.split(" ").sort().join(" "))).toEqual([
+        "mcp:basic",
+        "files:write mcp:basic",
+      ]);
     } finally {
       await client.close();
     }

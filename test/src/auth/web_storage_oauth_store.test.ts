@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WebStorageOAuthStore, withOAuth, type StorageLike } from "../../../src/auth/mod.ts";
-import { AuthServerFixture, ResourceFixture, autoApprove, routeFetch } from "./oauth_fixtures.ts";
+import { type StorageLike, WebStorageOAuthStore, withOAuth } from "../../../src/auth/mod.ts";
+import { AuthServerFixture, autoApprove, ResourceFixture, routeFetch } from "./oauth_fixtures.ts";
 
 class MapStorage implements StorageLike {
   readonly items = new Map<string, string>();
@@ -22,16 +22,28 @@ describe("WebStorageOAuthStore", () => {
   it("lets a browser redirect finish on the next page load: the pending authorization and the registration survive", async () => {
     const storage = new MapStorage();
     const as = new AuthServerFixture({ origin: AS });
-    const rs: ResourceFixture = new ResourceFixture({ origin: RS, authServers: [AS], verify: (t) => as.verifierFor(rs.serverUrl)(t) });
+    const rs: ResourceFixture = new ResourceFixture({
+      origin: RS,
+      authServers: [AS],
+      verify: (t) => as.verifierFor(rs.serverUrl)(t),
+    });
     const fetch = routeFetch({ [AS]: as.handler, [RS]: rs.handler });
     let leftFor: URL | undefined;
-    const firstPage = withOAuth(fetch, { store: new WebStorageOAuthStore(storage), redirectUri: "https://app.example.com/cb", redirectTo: (url) => void (leftFor = url) });
+    const firstPage = withOAuth(fetch, {
+      store: new WebStorageOAuthStore(storage),
+      redirectUri: "https://app.example.com/cb",
+      redirectTo: (url) => void (leftFor = url),
+    });
     const post = (authFetch: typeof firstPage) => authFetch(rs.serverUrl, { method: "POST", body: "{}" });
     await expect(post(firstPage)).rejects.toMatchObject({ code: "authorization_pending" });
     expect([...storage.items.keys()].some((k) => k.startsWith("onemodelcontext.oauth.pending."))).toBe(true);
 
     const callback = await autoApprove(fetch)(leftFor as URL);
-    const secondPage = withOAuth(fetch, { store: new WebStorageOAuthStore(storage), redirectUri: "https://app.example.com/cb", redirectTo: () => {} });
+    const secondPage = withOAuth(fetch, {
+      store: new WebStorageOAuthStore(storage),
+      redirectUri: "https://app.example.com/cb",
+      redirectTo: () => {},
+    });
     await secondPage.oauth.finishAuthorization(callback);
     expect((await post(secondPage)).status).toBe(200);
     expect(as.registrations).toHaveLength(1);

@@ -21,13 +21,19 @@ function exchangeWithPeer() {
   return { exchange, peer: new Peer(theirs, time), unrelated };
 }
 
-const progress = (token: string | number, n: number) => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: n } });
+const progress = (token: string | number, n: number) => ({
+  jsonrpc: "2.0",
+  method: "notifications/progress",
+  params: { progressToken: token, progress: n },
+});
 
 describe("StreamClientExchange", () => {
   it("hands a pending request the progress that carries its token, and everything else to the unrelated sink", async () => {
     const { exchange, peer, unrelated } = exchangeWithPeer();
     const related: Array<[string, unknown]> = [];
-    const reply = exchange.request("tools/call", { _meta: { progressToken: "mine" } }, { onNotification: (m, p) => void related.push([m, p]) });
+    const reply = exchange.request("tools/call", { _meta: { progressToken: "mine" } }, {
+      onNotification: (m, p) => void related.push([m, p]),
+    });
     const sent = await peer.next();
     await peer.send(progress("mine", 1));
     await peer.send(progress("other", 1));
@@ -38,12 +44,13 @@ describe("StreamClientExchange", () => {
     await peer.send({ jsonrpc: "2.0", method: "notifications/flush" });
     await waitFor(() => unrelated.some(([m]) => m === "notifications/flush"));
     expect(related).toEqual([["notifications/progress", { progressToken: "mine", progress: 1 }]]);
-    expect(unrelated.map(([m, p]) => [m, (p as { progressToken?: string } | undefined)?.progressToken])).toEqual([
-      ["notifications/progress", "other"],
-      ["notifications/message", undefined],
-      ["notifications/progress", "mine"],
-      ["notifications/flush", undefined],
-    ]);
+    expect(unrelated.map(([m, p]) => [m, (p as { progressToken?: string } | undefined)?.progressToken]))
+      .toEqual([
+        ["notifications/progress", "other"],
+        ["notifications/message", undefined],
+        ["notifications/progress", "mine"],
+        ["notifications/flush", undefined],
+      ]);
     await exchange.close();
   });
 
@@ -66,7 +73,10 @@ describe("StreamClientExchange", () => {
     const sent = await peer.next();
     controller.abort(new Error("User gave up"));
     await expect(reply).rejects.toThrow("User gave up");
-    expect(await peer.next()).toMatchObject({ method: "notifications/cancelled", params: { requestId: sent.id, reason: "User gave up" } });
+    expect(await peer.next()).toMatchObject({
+      method: "notifications/cancelled",
+      params: { requestId: sent.id, reason: "User gave up" },
+    });
     await exchange.close();
   });
 
@@ -74,7 +84,11 @@ describe("StreamClientExchange", () => {
     const { exchange, peer } = exchangeWithPeer();
     const reply = exchange.request("nope", {});
     const sent = await peer.next();
-    await peer.send({ jsonrpc: "2.0", id: sent.id, error: { code: -32601, message: "Method not found: nope" } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: sent.id,
+      error: { code: -32601, message: "Method not found: nope" },
+    });
     const error = await reply.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error).toMatchObject({ code: -32601 });
@@ -87,7 +101,12 @@ describe("StreamClientExchange", () => {
 describe("ContextClient through its exchange", () => {
   function pair() {
     const time = new FakeTimeProvider();
-    const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    const server = new ContextServer({
+      name: "s",
+      version: "1",
+      capabilities: { tools: {} },
+      timeProvider: time,
+    });
     server.handle("tools/call", async (_p, ctx) => {
       await ctx.sendProgress(1, 2);
       return { roots: ctx.era === "legacy" ? await ctx.request("roots/list", {}) : null };
@@ -105,7 +124,9 @@ describe("ContextClient through its exchange", () => {
       const global: unknown[] = [];
       const mine: unknown[] = [];
       client.onNotification("notifications/progress", (p) => void global.push(p));
-      const result = await client.request("tools/call", { name: "x", _meta: { progressToken: "t" } }, { onNotification: (_m, p) => void mine.push(p) });
+      const result = await client.request("tools/call", { name: "x", _meta: { progressToken: "t" } }, {
+        onNotification: (_m, p) => void mine.push(p),
+      });
       expect(mine).toEqual([{ progressToken: "t", progress: 1, total: 2 }]);
       expect(global).toEqual([]);
       // Legacy: the server's handler asked the client over the same stream; modern has no server-to-client requests.
@@ -116,6 +137,8 @@ describe("ContextClient through its exchange", () => {
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise<void>((resolve) => queueMicrotask(resolve));
+  for (let i = 0; i < 1000 && !condition(); i++) {
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+  }
   if (!condition()) throw new Error("Condition not met after 1000 microtasks");
 }

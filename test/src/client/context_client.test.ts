@@ -31,7 +31,10 @@ function methods(received: Message[]): string[] {
 /** Tracks a promise's state without awaiting it. */
 function track<T>(promise: Promise<T>) {
   const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  promise.then((value) => Object.assign(state, { settled: true, value }), (error) => Object.assign(state, { settled: true, error }));
+  promise.then(
+    (value) => Object.assign(state, { settled: true, value }),
+    (error) => Object.assign(state, { settled: true, error }),
+  );
   return state;
 }
 
@@ -45,7 +48,13 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
     expect(client.serverInfo).toEqual({ name: "fake-modern", version: "2.0.0" });
     expect(client.serverCapabilities).toEqual({ tools: {} });
     expect(client.instructions).toBe("be nice");
-    expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", probes: 1, respawned: false, fromCache: false, learned: "modern" });
+    expect(client.negotiation).toMatchObject({
+      outcome: "discovered_modern",
+      probes: 1,
+      respawned: false,
+      fromCache: false,
+      learned: "modern",
+    });
     expect(eraCache.get(KEY)).toMatchObject({ era: "modern", protocolVersion: "2026-07-28" });
     const probe = transport.peers[0].received[0];
     expect(probe.method).toBe("server/discover");
@@ -59,8 +68,15 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
 
   it("accepts the older DiscoverResult shape (top-level serverInfo, no ttlMs/cacheScope, no resultType)", async () => {
     const { options } = setup();
-    const old = { supportedVersions: ["2026-07-28"], capabilities: { prompts: {} }, serverInfo: { name: "old-draft", version: "0.9" } };
-    const client = await ContextClient.connect(fakeTransport((m, p) => m.id !== undefined && p.reply(m.id, old)), options);
+    const old = {
+      supportedVersions: ["2026-07-28"],
+      capabilities: { prompts: {} },
+      serverInfo: { name: "old-draft", version: "0.9" },
+    };
+    const client = await ContextClient.connect(
+      fakeTransport((m, p) => m.id !== undefined && p.reply(m.id, old)),
+      options,
+    );
     expect(client.era).toBe("modern");
     expect(client.serverInfo).toEqual({ name: "old-draft", version: "0.9" });
     expect(client.serverCapabilities).toEqual({ prompts: {} });
@@ -73,7 +89,12 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
     const script: Script = (m, p) => {
       if (m.method !== "server/discover") return modernScript(m, p);
       probes++;
-      if (probes === 1) return p.error(m.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "x" });
+      if (probes === 1) {
+        return p.error(m.id, -32022, "Unsupported protocol version", {
+          supported: ["2026-07-28"],
+          requested: "x",
+        });
+      }
       p.reply(m.id, discoverResult());
     };
     const transport = fakeTransport(script, { cacheKey: KEY });
@@ -90,20 +111,29 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
 
   it("-32022 re-probe happens once only: a second -32022 falls back to legacy and caches nothing", async () => {
     const { eraCache, options } = setup();
-    const script = legacyScript({ onPreInit: (m, p) => p.error(m.id, -32022, "Unsupported", { supported: ["2026-07-28"] }) });
+    const script = legacyScript({
+      onPreInit: (m, p) => p.error(m.id, -32022, "Unsupported", { supported: ["2026-07-28"] }),
+    });
     const transport = fakeTransport(script, { cacheKey: KEY });
     const client = await ContextClient.connect(transport, options);
     expect(client.era).toBe("legacy");
     expect(client.negotiation).toMatchObject({ outcome: "fallback_rpc_error", probes: 2 });
     expect(client.negotiation.learned).toBeUndefined();
-    expect(methods(transport.peers[0].received)).toEqual(["server/discover", "server/discover", "initialize", "notifications/initialized"]);
+    expect(methods(transport.peers[0].received)).toEqual([
+      "server/discover",
+      "server/discover",
+      "initialize",
+      "notifications/initialized",
+    ]);
     expect(eraCache.get(KEY)).toBeUndefined();
     await client.close();
   });
 
   it("DiscoverResult listing only legacy versions: legacy via initialize at the newest listed, cache learns legacy", async () => {
     const { eraCache, options } = setup();
-    const script = legacyScript({ onPreInit: (m, p) => p.reply(m.id, discoverResult(["2025-03-26", "2025-06-18"])) });
+    const script = legacyScript({
+      onPreInit: (m, p) => p.reply(m.id, discoverResult(["2025-03-26", "2025-06-18"])),
+    });
     const transport = fakeTransport(script, { cacheKey: KEY });
     const client = await ContextClient.connect(transport, options);
     expect(client.era).toBe("legacy");
@@ -116,10 +146,17 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
 
   it("-32022 listing only legacy versions: legacy, cache learns legacy", async () => {
     const { eraCache, options } = setup();
-    const script = legacyScript({ onPreInit: (m, p) => p.error(m.id, -32022, "Unsupported", { supported: ["2025-11-25"], requested: "2026-07-28" }) });
+    const script = legacyScript({
+      onPreInit: (m, p) =>
+        p.error(m.id, -32022, "Unsupported", { supported: ["2025-11-25"], requested: "2026-07-28" }),
+    });
     const client = await ContextClient.connect(fakeTransport(script, { cacheKey: KEY }), options);
     expect(client.era).toBe("legacy");
-    expect(client.negotiation).toMatchObject({ outcome: "legacy_only_versions", probes: 1, learned: "legacy" });
+    expect(client.negotiation).toMatchObject({
+      outcome: "legacy_only_versions",
+      probes: 1,
+      learned: "legacy",
+    });
     expect(eraCache.get(KEY)?.era).toBe("legacy");
     await client.close();
   });
@@ -133,18 +170,30 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
       expect(client.protocolVersion).toBe("2025-11-25");
       expect(client.serverInfo).toEqual({ name: "fake-legacy", version: "1.0.0" });
       expect(client.instructions).toBe("legacy instructions");
-      expect(client.negotiation).toMatchObject({ outcome: "definitive_rejection", probes: 1, learned: "legacy", fromCache: false });
+      expect(client.negotiation).toMatchObject({
+        outcome: "definitive_rejection",
+        probes: 1,
+        learned: "legacy",
+        fromCache: false,
+      });
       expect(eraCache.get(KEY)).toMatchObject({ era: "legacy", learnedAt: time.now() });
       const received = transport.peers[0].received;
       expect(methods(received)).toEqual(["server/discover", "initialize", "notifications/initialized"]);
-      expect(received[1].params).toEqual({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "onemodelcontext", version: "0.1.0" } });
+      expect(received[1].params).toEqual({
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "onemodelcontext", version: "0.1.0" },
+      });
       await client.close();
     });
   }
 
   it("any other JSON-RPC error (-32603): legacy fallback, nothing cached", async () => {
     const { eraCache, options } = setup();
-    const client = await ContextClient.connect(fakeTransport(legacyScript({ preInitCode: -32603 }), { cacheKey: KEY }), options);
+    const client = await ContextClient.connect(
+      fakeTransport(legacyScript({ preInitCode: -32603 }), { cacheKey: KEY }),
+      options,
+    );
     expect(client.era).toBe("legacy");
     expect(client.negotiation.outcome).toBe("fallback_rpc_error");
     expect(client.negotiation.detail).toContain("-32603");
@@ -154,7 +203,9 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
 
   it("a malformed probe response: legacy fallback, nothing cached", async () => {
     const { eraCache, options } = setup();
-    const script = legacyScript({ onPreInit: (m, p) => p.reply(m.id, { supportedVersions: "2026-07-28", capabilities: {} }) });
+    const script = legacyScript({
+      onPreInit: (m, p) => p.reply(m.id, { supportedVersions: "2026-07-28", capabilities: {} }),
+    });
     const client = await ContextClient.connect(fakeTransport(script, { cacheKey: KEY }), options);
     expect(client.era).toBe("legacy");
     expect(client.negotiation.outcome).toBe("fallback_malformed");
@@ -186,7 +237,11 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
     expect(client.negotiation).toMatchObject({ outcome: "fallback_silence", elapsedMs: 5_000, probes: 1 });
     expect(eraCache.get(KEY)).toBeUndefined();
     // The unanswered probe was not cancelled on the wire.
-    expect(methods(transport.peers[0].received)).toEqual(["server/discover", "initialize", "notifications/initialized"]);
+    expect(methods(transport.peers[0].received)).toEqual([
+      "server/discover",
+      "initialize",
+      "notifications/initialized",
+    ]);
     await client.close();
   });
 
@@ -240,7 +295,10 @@ describe("ContextClient era negotiation: the probe-outcome table", () => {
 describe("ContextClient legacy handshake", () => {
   it("accepts a lower counter-offered legacy version", async () => {
     const { options } = setup();
-    const client = await ContextClient.connect(fakeTransport(legacyScript({ version: "2024-11-05" })), options);
+    const client = await ContextClient.connect(
+      fakeTransport(legacyScript({ version: "2024-11-05" })),
+      options,
+    );
     expect(client.era).toBe("legacy");
     expect(client.protocolVersion).toBe("2024-11-05");
     await client.close();
@@ -248,7 +306,8 @@ describe("ContextClient legacy handshake", () => {
 
   it("rejects an unknown counter-offered version clearly", async () => {
     const { options } = setup();
-    const error = await ContextClient.connect(fakeTransport(legacyScript({ version: "1999-01-01" })), options).catch((e) => e);
+    const error = await ContextClient.connect(fakeTransport(legacyScript({ version: "1999-01-01" })), options)
+      .catch((e) => e);
     expect(error.code).toBe("negotiation_failed");
     expect(error.message).toContain('"1999-01-01"');
     expect(error.message).toContain("2025-11-25");
@@ -277,7 +336,9 @@ describe("ContextClient legacy handshake", () => {
     peer.send({ jsonrpc: "2.0", id: "s3", method: "sampling/createMessage" });
     peer.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     for (let i = 0; i < 5; i++) await flushMicrotasks();
-    const replies = Object.fromEntries(peer.received.filter((m) => m.method === undefined).map((m) => [m.id, m]));
+    const replies = Object.fromEntries(
+      peer.received.filter((m) => m.method === undefined).map((m) => [m.id, m]),
+    );
     expect(replies.s1.result).toEqual({});
     expect(replies.s2.result).toEqual({ roots: [{ uri: "file:///x" }] });
     expect(replies.s3.error.code).toBe(-32601);
@@ -288,9 +349,15 @@ describe("ContextClient legacy handshake", () => {
 
 describe("ContextClient modern era", () => {
   it("every request carries the _meta envelope; other _meta keys are kept", async () => {
-    const { options } = setup({ clientInfo: { name: "me", version: "9" }, capabilities: { elicitation: {} } });
+    const { options } = setup({
+      clientInfo: { name: "me", version: "9" },
+      capabilities: { elicitation: {} },
+    });
     const client = await ContextClient.connect(fakeTransport(modernScript), options);
-    const result = await client.request<{ echo: Message }>("tools/list", { cursor: "c", _meta: { progressToken: 7 } });
+    const result = await client.request<{ echo: Message }>("tools/list", {
+      cursor: "c",
+      _meta: { progressToken: 7 },
+    });
     expect(result.echo).toEqual({
       cursor: "c",
       _meta: {
@@ -306,26 +373,42 @@ describe("ContextClient modern era", () => {
   });
 
   it("sends the same envelope (spliced as text) on every request, and a new one after a capability appears", async () => {
-    const { options } = setup({ clientInfo: { name: "me", version: "9" }, capabilities: { experimental: { x: {} } } });
+    const { options } = setup({
+      clientInfo: { name: "me", version: "9" },
+      capabilities: { experimental: { x: {} } },
+    });
     const client = await ContextClient.connect(fakeTransport(modernScript), options);
     const expected = (capabilities: unknown) => ({
       name: "echo",
-      arguments: { text: "a\"b" },
-      _meta: { [MetaKeys.protocolVersion]: "2026-07-28", [MetaKeys.clientCapabilities]: capabilities, [MetaKeys.clientInfo]: { name: "me", version: "9" } },
+      arguments: { text: 'a"b' },
+      _meta: {
+        [MetaKeys.protocolVersion]: "2026-07-28",
+        [MetaKeys.clientCapabilities]: capabilities,
+        [MetaKeys.clientInfo]: { name: "me", version: "9" },
+      },
     });
     for (let i = 0; i < 2; i++) {
-      const result = await client.request<{ echo: Message }>("tools/call", { name: "echo", arguments: { text: 'a"b' } });
+      const result = await client.request<{ echo: Message }>("tools/call", {
+        name: "echo",
+        arguments: { text: 'a"b' },
+      });
       expect(result.echo).toEqual(expected({ experimental: { x: {} } }));
     }
     client.onElicit(() => ({ action: "decline" }));
-    const after = await client.request<{ echo: Message }>("tools/call", { name: "echo", arguments: { text: 'a"b' } });
+    const after = await client.request<{ echo: Message }>("tools/call", {
+      name: "echo",
+      arguments: { text: 'a"b' },
+    });
     expect(after.echo).toEqual(expected({ elicitation: { form: {} }, experimental: { x: {} } }));
     await client.close();
   });
 
   it("a request's AbortSignal sends notifications/cancelled and rejects", async () => {
     const { options } = setup();
-    const transport = fakeTransport((m, p) => (m.method === "server/discover" ? modernScript(m, p) : undefined));
+    const transport = fakeTransport((
+      m,
+      p,
+    ) => (m.method === "server/discover" ? modernScript(m, p) : undefined));
     const client = await ContextClient.connect(transport, options);
     const controller = new AbortController();
     const pending = client.request("tools/call", { name: "slow" }, { signal: controller.signal });
@@ -340,7 +423,8 @@ describe("ContextClient modern era", () => {
 
   it("era: modern against a legacy-only server fails with a clear error", async () => {
     const { options, eraCache } = setup({ era: "modern" });
-    const error = await ContextClient.connect(fakeTransport(legacyScript(), { cacheKey: KEY }), options).catch((e) => e);
+    const error = await ContextClient.connect(fakeTransport(legacyScript(), { cacheKey: KEY }), options)
+      .catch((e) => e);
     expect(error.code).toBe("negotiation_failed");
     expect(error.message).toMatch(/does not speak the modern era.*-32601/);
     expect(eraCache.get(KEY)?.era).toBe("legacy");
@@ -359,7 +443,12 @@ describe("ContextClient modern era", () => {
 
   it("a -32022 reply to a modern request forgets the cached era", async () => {
     const { eraCache, options } = setup();
-    const script: Script = (m, p) => (m.method === "tools/list" ? p.error(m.id, -32022, "Unsupported", { supported: ["2027-01-01"] }) : modernScript(m, p));
+    const script: Script = (
+      m,
+      p,
+    ) => (m.method === "tools/list"
+      ? p.error(m.id, -32022, "Unsupported", { supported: ["2027-01-01"] })
+      : modernScript(m, p));
     const client = await ContextClient.connect(fakeTransport(script, { cacheKey: KEY }), options);
     expect(eraCache.get(KEY)?.era).toBe("modern");
     await expect(client.request("tools/list", {})).rejects.toMatchObject({ code: -32022 });
@@ -383,7 +472,12 @@ describe("ContextClient and the EraCache", () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
     const client = await ContextClient.connect(fakeTransport(modernScript, { cacheKey: KEY }), options);
-    expect(client.negotiation).toMatchObject({ outcome: "cached_modern", fromCache: true, probes: 1, forgotten: false });
+    expect(client.negotiation).toMatchObject({
+      outcome: "cached_modern",
+      fromCache: true,
+      probes: 1,
+      forgotten: false,
+    });
     expect(eraCache.get(KEY)?.era).toBe("modern");
     await client.close();
   });
@@ -392,7 +486,11 @@ describe("ContextClient and the EraCache", () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
     const client = await ContextClient.connect(fakeTransport(legacyScript(), { cacheKey: KEY }), options);
-    expect(client.negotiation).toMatchObject({ outcome: "definitive_rejection", forgotten: true, learned: "legacy" });
+    expect(client.negotiation).toMatchObject({
+      outcome: "definitive_rejection",
+      forgotten: true,
+      learned: "legacy",
+    });
     expect(eraCache.get(KEY)?.era).toBe("legacy");
     await client.close();
   });
@@ -400,7 +498,9 @@ describe("ContextClient and the EraCache", () => {
   it("a stale cached modern entry is forgotten on silence and nothing new is learned", async () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "modern", protocolVersion: "2026-07-28", learnedAt: time.now() });
-    const state = track(ContextClient.connect(fakeTransport(legacyScript({ onPreInit: () => {} }), { cacheKey: KEY }), options));
+    const state = track(
+      ContextClient.connect(fakeTransport(legacyScript({ onPreInit: () => {} }), { cacheKey: KEY }), options),
+    );
     await time.advance(5_000);
     await flushMicrotasks();
     expect(state.value!.negotiation).toMatchObject({ outcome: "fallback_silence", forgotten: true });
@@ -412,11 +512,20 @@ describe("ContextClient and the EraCache", () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "legacy", learnedAt: time.now() });
     const script: Script = (m, p) =>
-      m.method === "initialize" ? p.error(m.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"] }) : modernScript(m, p);
+      m.method === "initialize"
+        ? p.error(m.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"] })
+        : modernScript(m, p);
     const reports: Error[] = [];
-    const client = await ContextClient.connect(fakeTransport(script, { cacheKey: KEY }), { ...options, onReport: (e) => reports.push(e) });
+    const client = await ContextClient.connect(fakeTransport(script, { cacheKey: KEY }), {
+      ...options,
+      onReport: (e) => reports.push(e),
+    });
     expect(client.era).toBe("modern");
-    expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", forgotten: true, learned: "modern" });
+    expect(client.negotiation).toMatchObject({
+      outcome: "discovered_modern",
+      forgotten: true,
+      learned: "modern",
+    });
     expect(eraCache.get(KEY)?.era).toBe("modern");
     expect(reports.some((e) => /Cached legacy era failed/.test(e.message))).toBe(true);
     await client.close();
@@ -425,10 +534,19 @@ describe("ContextClient and the EraCache", () => {
   it("a cached legacy handshake that kills the server: forget, respawn, probe the new process", async () => {
     const { eraCache, time, options } = setup();
     eraCache.set(KEY, { era: "legacy", learnedAt: time.now() });
-    const transport = fakeTransport((spawn: number): Script => (spawn === 0 ? (_m, p) => p.exit() : modernScript), { cacheKey: KEY, perSpawn: true });
+    const transport = fakeTransport(
+      (spawn: number): Script => (spawn === 0 ? (_m, p) => p.exit() : modernScript),
+      { cacheKey: KEY, perSpawn: true },
+    );
     const client = await ContextClient.connect(transport, options);
     expect(client.era).toBe("modern");
-    expect(client.negotiation).toMatchObject({ outcome: "discovered_modern", respawned: true, forgotten: true, learned: "modern", probes: 1 });
+    expect(client.negotiation).toMatchObject({
+      outcome: "discovered_modern",
+      respawned: true,
+      forgotten: true,
+      learned: "modern",
+      probes: 1,
+    });
     expect(methods(transport.peers[0].received)).toEqual(["initialize"]);
     expect(methods(transport.peers[1].received)).toEqual(["server/discover"]);
     await client.close();
@@ -479,7 +597,11 @@ describe("ContextClient and the EraCache", () => {
     await justBefore.close();
     await time.advance(1);
     const atFive = await ContextClient.connect(transport, options);
-    expect(atFive.negotiation).toMatchObject({ outcome: "definitive_rejection", probes: 1, learned: "legacy" });
+    expect(atFive.negotiation).toMatchObject({
+      outcome: "definitive_rejection",
+      probes: 1,
+      learned: "legacy",
+    });
     await atFive.close();
   });
 
@@ -535,7 +657,9 @@ describe("ContextClient timing", () => {
       if (m.method === "server/discover") time.setTimer(() => p.reply(m.id, discoverResult()), 12_000);
       else modernScript(m, p);
     };
-    const state = track(ContextClient.connect(fakeTransport(slow, { newlySpawned: true }), { ...options, eraCache: null }));
+    const state = track(
+      ContextClient.connect(fakeTransport(slow, { newlySpawned: true }), { ...options, eraCache: null }),
+    );
     await time.advance(11_999);
     expect(state.settled).toBe(false);
     await time.advance(1);
@@ -552,7 +676,9 @@ describe("ContextClient timing", () => {
       else legacyScript()(m, p);
     };
     // Not newly spawned: an already running server.
-    const state = track(ContextClient.connect(fakeTransport(slow, { newlySpawned: false }), { ...options, eraCache: null }));
+    const state = track(
+      ContextClient.connect(fakeTransport(slow, { newlySpawned: false }), { ...options, eraCache: null }),
+    );
     await time.advance(5_000);
     await flushMicrotasks();
     expect(state.value!.negotiation).toMatchObject({ outcome: "fallback_silence", elapsedMs: 5_000 });
@@ -567,7 +693,9 @@ describe("ContextClient timing", () => {
       if (n++ === 0) return p.error(m.id, -32022, "Unsupported", { supported: ["2026-07-28"] });
       time.setTimer(() => p.reply(m.id, discoverResult()), 12_000);
     };
-    const state = track(ContextClient.connect(fakeTransport(script, { newlySpawned: true }), { ...options, eraCache: null }));
+    const state = track(
+      ContextClient.connect(fakeTransport(script, { newlySpawned: true }), { ...options, eraCache: null }),
+    );
     await time.advance(4_999);
     expect(state.settled).toBe(false);
     await time.advance(1);
@@ -593,8 +721,12 @@ describe("ContextClient timing", () => {
   });
 
   it("rejects bad options by name", async () => {
-    await expect(ContextClient.connect(fakeTransport(modernScript), { probeTimeout: -1 })).rejects.toThrow(/probeTimeout/);
-    await expect(ContextClient.connect(fakeTransport(modernScript), { era: "new" as never })).rejects.toThrow(/era/);
+    await expect(ContextClient.connect(fakeTransport(modernScript), { probeTimeout: -1 })).rejects.toThrow(
+      /probeTimeout/,
+    );
+    await expect(ContextClient.connect(fakeTransport(modernScript), { era: "new" as never })).rejects.toThrow(
+      /era/,
+    );
   });
 });
 

@@ -8,8 +8,17 @@ import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 function pair(serverOptions: Partial<ContextServerOptions> = {}) {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "pair-server", version: "3.0.0", capabilities: { tools: {} }, timeProvider: time, ...serverOptions });
-  server.handle("tools/list", (_p, ctx) => ({ tools: [], era: ctx.era, client: ctx.clientInfo?.name ?? null }));
+  const server = new ContextServer({
+    name: "pair-server",
+    version: "3.0.0",
+    capabilities: { tools: {} },
+    timeProvider: time,
+    ...serverOptions,
+  });
+  server.handle(
+    "tools/list",
+    (_p, ctx) => ({ tools: [], era: ctx.era, client: ctx.clientInfo?.name ?? null }),
+  );
   server.handle("tools/call", async (_p, ctx) => {
     await ctx.sendProgress(1, 2, "half");
     return { content: [{ type: "text", text: ctx.protocolVersion }] };
@@ -17,7 +26,12 @@ function pair(serverOptions: Partial<ContextServerOptions> = {}) {
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
   const connect = (options: ContextClientOptions) =>
-    ContextClient.connect(clientSide, { timeProvider: time, eraCache: null, clientInfo: { name: "pair-client", version: "1" }, ...options });
+    ContextClient.connect(clientSide, {
+      timeProvider: time,
+      eraCache: null,
+      clientInfo: { name: "pair-client", version: "1" },
+      ...options,
+    });
   return { server, served, connect, time };
 }
 
@@ -29,8 +43,18 @@ describe("ContextClient against ContextServer", () => {
     expect(client.protocolVersion).toBe("2026-07-28");
     expect(client.serverInfo).toEqual({ name: "pair-server", version: "3.0.0" });
     const list = await client.request<Record<string, unknown>>("tools/list", {});
-    expect(list).toMatchObject({ tools: [], era: "modern", client: "pair-client", resultType: "complete", ttlMs: 0, cacheScope: "private" });
-    expect((list._meta as Record<string, unknown>)[MetaKeys.serverInfo]).toEqual({ name: "pair-server", version: "3.0.0" });
+    expect(list).toMatchObject({
+      tools: [],
+      era: "modern",
+      client: "pair-client",
+      resultType: "complete",
+      ttlMs: 0,
+      cacheScope: "private",
+    });
+    expect((list._meta as Record<string, unknown>)[MetaKeys.serverInfo]).toEqual({
+      name: "pair-server",
+      version: "3.0.0",
+    });
     await client.close();
     expect(["eof", "closed"]).toContain((await served).reason);
   });
@@ -40,7 +64,11 @@ describe("ContextClient against ContextServer", () => {
     const client = await connect({ era: "legacy" });
     expect(client.era).toBe("legacy");
     expect(client.protocolVersion).toBe("2025-11-25");
-    expect(await client.request("tools/list", {})).toEqual({ tools: [], era: "legacy", client: "pair-client" });
+    expect(await client.request("tools/list", {})).toEqual({
+      tools: [],
+      era: "legacy",
+      client: "pair-client",
+    });
     await client.close();
   });
 
@@ -65,7 +93,10 @@ describe("ContextClient against ContextServer", () => {
       const client = await connect({ era });
       const progress: unknown[] = [];
       client.onNotification("notifications/progress", (p) => void progress.push(p));
-      const result = await client.request<{ content: { text: string }[] }>("tools/call", { name: "x", _meta: { progressToken: "t" } });
+      const result = await client.request<{ content: { text: string }[] }>("tools/call", {
+        name: "x",
+        _meta: { progressToken: "t" },
+      });
       expect(result.content[0].text).toBe(era === "modern" ? "2026-07-28" : "2025-11-25");
       expect(progress).toEqual([{ progressToken: "t", progress: 1, total: 2, message: "half" }]);
       await client.close();

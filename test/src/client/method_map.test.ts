@@ -3,13 +3,21 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import type { MethodMap, ParamsOf, ResultOf } from "../../../src/wire/method_map.ts";
-import type { ClientNotificationMap, ClientRequestMap, ServerNotificationMap, ServerRequestMap } from "../../../src/wire/protocol/method_maps.ts";
+import type {
+  ClientNotificationMap,
+  ClientRequestMap,
+  ServerNotificationMap,
+  ServerRequestMap,
+} from "../../../src/wire/protocol/method_maps.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 /** A map in the shape the generated protocol maps use: an interface, no index signature. */
 interface Requests {
-  "tools/call": { params: { name: string; arguments?: Record<string, unknown> }; result: { content: Array<{ type: "text"; text: string }> } };
+  "tools/call": {
+    params: { name: string; arguments?: Record<string, unknown> };
+    result: { content: Array<{ type: "text"; text: string }> };
+  };
   "ping": { params?: Record<string, never>; result: Record<string, never> };
 }
 /** Notification maps are method → params, as in onemodelcontext/protocol. */
@@ -19,8 +27,12 @@ interface Notifications {
 
 describe("method maps", () => {
   it("derive params and results, and unknown for methods the map does not name", () => {
-    expectTypeOf<ParamsOf<Requests, "tools/call">>().toEqualTypeOf<{ name: string; arguments?: Record<string, unknown> }>();
-    expectTypeOf<ResultOf<Requests, "tools/call">>().toEqualTypeOf<{ content: Array<{ type: "text"; text: string }> }>();
+    expectTypeOf<ParamsOf<Requests, "tools/call">>().toEqualTypeOf<
+      { name: string; arguments?: Record<string, unknown> }
+    >();
+    expectTypeOf<ResultOf<Requests, "tools/call">>().toEqualTypeOf<
+      { content: Array<{ type: "text"; text: string }> }
+    >();
     expectTypeOf<ParamsOf<Requests, "made/up">>().toBeUnknown();
     expectTypeOf<ResultOf<Requests, "made/up">>().toBeUnknown();
     expectTypeOf<Requests>().toExtend<MethodMap<Requests>>();
@@ -28,7 +40,12 @@ describe("method maps", () => {
 
   it("type a server's handlers and a client's requests end to end over a real pair", async () => {
     const time = new FakeTimeProvider();
-    const server = new ContextServer<Requests, Notifications>({ name: "typed", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    const server = new ContextServer<Requests, Notifications>({
+      name: "typed",
+      version: "1",
+      capabilities: { tools: {} },
+      timeProvider: time,
+    });
     server.handle("tools/call", (params) => {
       expectTypeOf(params).toEqualTypeOf<{ name: string; arguments?: Record<string, unknown> }>();
       return { content: [{ type: "text" as const, text: params.name }] };
@@ -40,11 +57,18 @@ describe("method maps", () => {
       expectTypeOf(params).toBeUnknown();
       return { free: true };
     });
-    server.onNotification("notifications/progress", (params) => void expectTypeOf(params.progress).toBeNumber());
+    server.onNotification(
+      "notifications/progress",
+      (params) => void expectTypeOf(params.progress).toBeNumber(),
+    );
     const [serverSide, clientSide] = createDuplexPair();
     void server.serve(serverSide);
 
-    const client = await ContextClient.connect<Requests>(clientSide, { era: "legacy", timeProvider: time, eraCache: null });
+    const client = await ContextClient.connect<Requests>(clientSide, {
+      era: "legacy",
+      timeProvider: time,
+      eraCache: null,
+    });
     const result = await client.request("tools/call", { name: "hello" });
     expectTypeOf(result).toEqualTypeOf<{ content: Array<{ type: "text"; text: string }> }>();
     expect(result.content[0]!.text).toBe("hello");
@@ -58,7 +82,10 @@ describe("method maps", () => {
     await client.close();
     // Without a map, the caller may assert a result type (the form earlier code uses).
     const [s2, c2] = createDuplexPair();
-    void new ContextServer({ name: "free", version: "1", capabilities: {}, timeProvider: time }).handle("x/y", () => ({ free: true })).serve(s2);
+    void new ContextServer({ name: "free", version: "1", capabilities: {}, timeProvider: time }).handle(
+      "x/y",
+      () => ({ free: true }),
+    ).serve(s2);
     const untyped = await ContextClient.connect(c2, { era: "legacy", timeProvider: time, eraCache: null });
     const asserted = await untyped.request<{ free: boolean }>("x/y", {});
     expect(asserted.free).toBe(true);
@@ -67,7 +94,12 @@ describe("method maps", () => {
 
   it("plug in the generated MCP maps: tools/call is typed end to end, and a wrong shape does not compile", async () => {
     const time = new FakeTimeProvider();
-    const server = new ContextServer<ClientRequestMap, ClientNotificationMap>({ name: "mcp", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    const server = new ContextServer<ClientRequestMap, ClientNotificationMap>({
+      name: "mcp",
+      version: "1",
+      capabilities: { tools: {} },
+      timeProvider: time,
+    });
     server.handle("tools/call", (params) => {
       expectTypeOf(params.name).toBeString();
       return { content: [{ type: "text", text: `called ${params.name}` }] };
@@ -75,16 +107,25 @@ describe("method maps", () => {
     // @ts-expect-error: a tools/list result needs tools
     server.handle("tools/list", () => ({ nope: true }));
     server.handle("tools/list", () => ({ tools: [] }));
-    server.onNotification("notifications/roots/list_changed", (params) => void expectTypeOf(params).not.toBeUnknown());
+    server.onNotification(
+      "notifications/roots/list_changed",
+      (params) => void expectTypeOf(params).not.toBeUnknown(),
+    );
     const [serverSide, clientSide] = createDuplexPair();
     void server.serve(serverSide);
 
     for (const era of ["legacy", "modern"] as const) {
       const [s2, c2] = era === "legacy" ? [serverSide, clientSide] : createDuplexPair();
       if (era === "modern") void server.serve(s2);
-      const client = await ContextClient.connect<ClientRequestMap, ServerNotificationMap, ServerRequestMap>(c2, { era, timeProvider: time, eraCache: null });
+      const client = await ContextClient.connect<ClientRequestMap, ServerNotificationMap, ServerRequestMap>(
+        c2,
+        { era, timeProvider: time, eraCache: null },
+      );
       client.handle("roots/list", () => ({ roots: [{ uri: "file:///w" }] }));
-      client.onNotification("notifications/progress", (params) => void expectTypeOf(params.progress).toBeNumber());
+      client.onNotification(
+        "notifications/progress",
+        (params) => void expectTypeOf(params.progress).toBeNumber(),
+      );
       const result = await client.request("tools/call", { name: "echo", arguments: { text: "hi" } });
       expectTypeOf(result).toEqualTypeOf<ResultOf<ClientRequestMap, "tools/call">>();
       expect(result).toMatchObject({ content: [{ type: "text", text: "called echo" }] });

@@ -12,7 +12,9 @@ describe("encodeSseEvent", () => {
   });
 
   it("writes id, event and retry lines before the data", () => {
-    expect(encodeSseEvent({ id: "7", event: "message", retry: 1000, data: "{}" })).toBe("id: 7\nevent: message\nretry: 1000\ndata: {}\n\n");
+    expect(encodeSseEvent({ id: "7", event: "message", retry: 1000, data: "{}" })).toBe(
+      "id: 7\nevent: message\nretry: 1000\ndata: {}\n\n",
+    );
     expect(encodeSseEvent({ id: "", data: "x" })).toBe("id: \ndata: x\n\n");
   });
 
@@ -25,8 +27,20 @@ describe("encodeSseEvent", () => {
   });
 
   it("round-trips through SseDecoderStream", async () => {
-    const payloads = ["plain", "multi\nline\r\nwith\rbreaks", "", "\n\n", ": not a comment", "data: nested", "天気 🎉", " spaced "];
-    const bytes = new TextEncoder().encode(payloads.map((data, i) => encodeSseEvent({ data, id: String(i), event: i % 2 ? "odd" : undefined })).join(""));
+    const payloads = [
+      "plain",
+      "multi\nline\r\nwith\rbreaks",
+      "",
+      "\n\n",
+      ": not a comment",
+      "data: nested",
+      "天気 🎉",
+      " spaced ",
+    ];
+    const bytes = new TextEncoder().encode(
+      payloads.map((data, i) => encodeSseEvent({ data, id: String(i), event: i % 2 ? "odd" : undefined }))
+        .join(""),
+    );
     const events: SseEvent[] = [];
     const reader = new Blob([bytes]).stream().pipeThrough(new SseDecoderStream()).getReader();
     for (;;) {

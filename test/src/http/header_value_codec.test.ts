@@ -24,7 +24,17 @@ describe("encodeHeaderValue", () => {
   });
 
   it("encodes a leading or trailing space, a tab anywhere, CR, DEL and other control characters", () => {
-    for (const value of [" us-west1", "us-west1 ", "\tindented", "a\tb", "line1\r\nline2", "a\u007fb", "a\u0000b"]) {
+    for (
+      const value of [
+        " us-west1",
+        "us-west1 ",
+        "\tindented",
+        "a\tb",
+        "line1\r\nline2",
+        "a\u007fb",
+        "a\u0000b",
+      ]
+    ) {
       const encoded = encodeHeaderValue(value);
       expect(encoded.startsWith("=?base64?"), JSON.stringify(value)).toBe(true);
       expect(decodeHeaderValue(encoded)).toEqual({ ok: true, value });
@@ -61,7 +71,15 @@ describe("decodeHeaderValue", () => {
   });
 
   it("refuses missing padding, non-alphabet characters, URL-safe base64 and inner whitespace", () => {
-    for (const raw of ["=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?=", "=?base64?-_-_?=", "=?base64?SGVs bG8=?=", "=?base64?S===?="]) {
+    for (
+      const raw of [
+        "=?base64?SGVsbG8?=",
+        "=?base64?SGVs!!!bG8=?=",
+        "=?base64?-_-_?=",
+        "=?base64?SGVs bG8=?=",
+        "=?base64?S===?=",
+      ]
+    ) {
       const result = decodeHeaderValue(raw);
       expect(result.ok, raw).toBe(false);
     }

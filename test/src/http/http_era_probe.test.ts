@@ -4,7 +4,17 @@ import { ContextClient, type ContextClientOptions } from "../../../src/client/co
 import { EraCache } from "../../../src/client/era_cache.ts";
 import { httpTransport } from "../../../src/http/http_client_transport.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
-import { DISCOVER, FakeFetch, frame, INITIALIZE, json, type Responder, result, rpcError, sseSplit } from "../../helpers/fake_fetch.ts";
+import {
+  DISCOVER,
+  FakeFetch,
+  frame,
+  INITIALIZE,
+  json,
+  type Responder,
+  result,
+  rpcError,
+  sseSplit,
+} from "../../helpers/fake_fetch.ts";
 
 const URL_ = "http://127.0.0.1:9/mcp";
 
@@ -12,7 +22,9 @@ const URL_ = "http://127.0.0.1:9/mcp";
 function server(probe: Responder): FakeFetch {
   return new FakeFetch((req, i) => {
     if (req.body?.method === "server/discover") return probe(req, i);
-    if (req.body?.method === "initialize") return result(req.body.id, { ...INITIALIZE, protocolVersion: req.body.params.protocolVersion });
+    if (req.body?.method === "initialize") {
+      return result(req.body.id, { ...INITIALIZE, protocolVersion: req.body.params.protocolVersion });
+    }
     if (req.method === "GET") return new Response(null, { status: 405 });
     if (req.body?.id === undefined) return new Response(null, { status: 202 });
     return result(req.body.id, {});
@@ -21,7 +33,10 @@ function server(probe: Responder): FakeFetch {
 
 async function connect(fake: FakeFetch, options: ContextClientOptions & { eraCache?: EraCache } = {}) {
   const eraCache = options.eraCache ?? new EraCache();
-  const client = await ContextClient.connect(httpTransport(URL_, { fetch: fake.fetch }), { eraCache, ...options });
+  const client = await ContextClient.connect(httpTransport(URL_, { fetch: fake.fetch }), {
+    eraCache,
+    ...options,
+  });
   return { client, eraCache };
 }
 
@@ -50,7 +65,9 @@ describe("era probe over HTTP", () => {
 
   it("400 -32022 naming a shared modern version: probes again with it (reprobed_modern)", async () => {
     const fake = server((req, i) =>
-      i === 0 ? rpcError(req.body.id, -32022, "Unsupported", 400, { supported: ["2026-07-28"], requested: "x" }) : result(req.body.id, DISCOVER)
+      i === 0
+        ? rpcError(req.body.id, -32022, "Unsupported", 400, { supported: ["2026-07-28"], requested: "x" })
+        : result(req.body.id, DISCOVER)
     );
     const { client } = await connect(fake);
     expect(client.negotiation).toMatchObject({ outcome: "reprobed_modern", probes: 2 });
@@ -58,12 +75,17 @@ describe("era probe over HTTP", () => {
   });
 
   it("400 -32022 listing only legacy versions: legacy initialize with the newest of them, cache learns legacy", async () => {
-    const fake = server((req) => rpcError(req.body.id, -32022, "Unsupported", 400, { supported: ["2025-06-18", "2025-03-26"] }));
+    const fake = server((req) =>
+      rpcError(req.body.id, -32022, "Unsupported", 400, { supported: ["2025-06-18", "2025-03-26"] })
+    );
     const { client, eraCache } = await connect(fake);
     expect(client.era).toBe("legacy");
     expect(client.negotiation).toMatchObject({ outcome: "legacy_only_versions", learned: "legacy" });
     expect(fake.of("initialize")[0].body.params.protocolVersion).toBe("2025-06-18");
-    expect(eraCache.get(`http://127.0.0.1:9/mcp`)).toMatchObject({ era: "legacy", protocolVersion: "2025-06-18" });
+    expect(eraCache.get(`http://127.0.0.1:9/mcp`)).toMatchObject({
+      era: "legacy",
+      protocolVersion: "2025-06-18",
+    });
   });
 
   it.each([
@@ -78,7 +100,9 @@ describe("era probe over HTTP", () => {
   });
 
   it("400 -32000 whose text says 'unsupported protocol version' is legacy: classified by code, never by text", async () => {
-    const fake = server((req) => rpcError(req.body.id, -32000, "Bad Request: Unsupported protocol version: 2026-07-28", 400));
+    const fake = server((req) =>
+      rpcError(req.body.id, -32000, "Bad Request: Unsupported protocol version: 2026-07-28", 400)
+    );
     const { client, eraCache } = await connect(fake);
     expect(client.era).toBe("legacy");
     expect(client.negotiation).toMatchObject({ outcome: "fallback_rpc_error" });
@@ -103,14 +127,17 @@ describe("era probe over HTTP", () => {
     [400, ""],
     [404, "Not Found"],
     [401, "<html>login</html>"],
-  ])("HTTP %i without a JSON-RPC error falls back to legacy initialize without teaching the cache", async (status, body) => {
-    const fake = server(() => new Response(body, { status }));
-    const { client, eraCache } = await connect(fake);
-    expect(client.era).toBe("legacy");
-    expect(client.negotiation.outcome).toBe("fallback_rpc_error");
-    expect(client.negotiation.detail).toContain(`HTTP ${status}`);
-    expect(eraCache.size).toBe(0);
-  });
+  ])(
+    "HTTP %i without a JSON-RPC error falls back to legacy initialize without teaching the cache",
+    async (status, body) => {
+      const fake = server(() => new Response(body, { status }));
+      const { client, eraCache } = await connect(fake);
+      expect(client.era).toBe("legacy");
+      expect(client.negotiation.outcome).toBe("fallback_rpc_error");
+      expect(client.negotiation.detail).toContain(`HTTP ${status}`);
+      expect(eraCache.size).toBe(0);
+    },
+  );
 
   it("HTTP 500 is an error, not a legacy signal", async () => {
     const fake = server(() => new Response("boom", { status: 500 }));
@@ -130,7 +157,11 @@ describe("era probe over HTTP", () => {
 
   it("silence is a timeout error at connectTimeout, never a legacy fallback", async () => {
     const time = new FakeTimeProvider();
-    const fake = server((req) => new Promise<Response>((_, reject) => req.signal!.addEventListener("abort", () => reject(req.signal!.reason))));
+    const fake = server((req) =>
+      new Promise<Response>((_, reject) =>
+        req.signal!.addEventListener("abort", () => reject(req.signal!.reason))
+      )
+    );
     const connecting = connect(fake, { timeProvider: time, connectTimeout: 10_000 }).catch((e) => e);
     await time.advance(9_999);
     expect(fake.calls).toHaveLength(1);

@@ -57,23 +57,41 @@ describe("the HTTP error table", () => {
   });
 
   it("lets a caller replace the message, add data and add headers", async () => {
-    const response = httpError("tooManyStreams", 1, { message: "Too many listen streams (100)", data: { limit: 100 }, headers: { "Retry-After": "5" } });
+    const response = httpError("tooManyStreams", 1, {
+      message: "Too many listen streams (100)",
+      data: { limit: 100 },
+      headers: { "Retry-After": "5" },
+    });
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("5");
-    expect((await response.json()).error).toEqual({ code: -32000, message: "Too many listen streams (100)", data: { limit: 100 } });
+    expect((await response.json()).error).toEqual({
+      code: -32000,
+      message: "Too many listen streams (100)",
+      data: { limit: 100 },
+    });
   });
 });
 
 describe("the named answers", () => {
   it("400/-32020 carries the HeaderMismatch error of the validator", async () => {
-    const error = validateRequestHeaders(new Headers({ "Mcp-Method": "x" }), { jsonrpc: "2.0", id: 3, method: "tools/list" })!;
+    const error = validateRequestHeaders(new Headers({ "Mcp-Method": "x" }), {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/list",
+    })!;
     const { status, body } = await read(headerMismatch(3, error));
     expect(status).toBe(400);
-    expect(body).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32020, message: error.message, data: error.data } });
+    expect(body).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32020, message: error.message, data: error.data },
+    });
   });
 
   it("400/-32022 lists the supported and requested versions", async () => {
-    const { status, body } = await read(unsupportedProtocolVersion(1, "2099-01-01", ["2026-07-28", "2025-11-25"]));
+    const { status, body } = await read(
+      unsupportedProtocolVersion(1, "2099-01-01", ["2026-07-28", "2025-11-25"]),
+    );
     expect(status).toBe(400);
     expect(body.error.code).toBe(-32022);
     expect(body.error.data).toEqual({ supported: ["2026-07-28", "2025-11-25"], requested: "2099-01-01" });
@@ -87,15 +105,24 @@ describe("the named answers", () => {
   });
 
   it("400/-32602, 400/-32600 and 400/-32700", async () => {
-    expect(await read(invalidParams(1, "Missing _meta key"))).toMatchObject({ status: 400, body: { id: 1, error: { code: -32602, message: "Missing _meta key" } } });
-    expect(await read(invalidRequest(2, "Batches are not supported"))).toMatchObject({ status: 400, body: { id: 2, error: { code: -32600 } } });
+    expect(await read(invalidParams(1, "Missing _meta key"))).toMatchObject({
+      status: 400,
+      body: { id: 1, error: { code: -32602, message: "Missing _meta key" } },
+    });
+    expect(await read(invalidRequest(2, "Batches are not supported"))).toMatchObject({
+      status: 400,
+      body: { id: 2, error: { code: -32600 } },
+    });
     const parse = await read(parseError("Parse error: the request body is not JSON"));
     expect(parse).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
     expect("id" in parse.body).toBe(false);
   });
 
   it("404/-32601 names the method", async () => {
-    expect(await read(methodNotFound(9, "initialize"))).toMatchObject({ status: 404, body: { id: 9, error: { code: -32601, message: 'Method not found: "initialize"' } } });
+    expect(await read(methodNotFound(9, "initialize"))).toMatchObject({
+      status: 404,
+      body: { id: 9, error: { code: -32601, message: 'Method not found: "initialize"' } },
+    });
   });
 
   it("405 carries Allow: POST by default, or the given methods", async () => {
@@ -110,7 +137,7 @@ describe("the named answers", () => {
     const large = await read(payloadTooLarge(4_194_304));
     expect(large.status).toBe(413);
     expect(large.body.error.message).toContain("4194304");
-    const denied = await read(forbidden("Origin \"http://evil.example\" is not allowed"));
+    const denied = await read(forbidden('Origin "http://evil.example" is not allowed'));
     expect(denied.status).toBe(403);
     expect("id" in denied.body).toBe(false);
     expect(denied.body.error.message).toContain("evil.example");
@@ -124,7 +151,10 @@ describe("the named answers", () => {
 
   it("httpErrorFor picks the row from the error code and falls back to 400", async () => {
     expect((await read(httpErrorFor(new JsonRpcError(-32601, "Method not found: x"), 1))).status).toBe(404);
-    expect((await read(httpErrorFor(new JsonRpcError(-32022, "v", { supported: [], requested: "x" }), 1))).body.error.data).toEqual({ supported: [], requested: "x" });
+    expect(
+      (await read(httpErrorFor(new JsonRpcError(-32022, "v", { supported: [], requested: "x" }), 1))).body
+        .error.data,
+    ).toEqual({ supported: [], requested: "x" });
     expect((await read(httpErrorFor(new JsonRpcError(-31999, "custom"), 1))).status).toBe(400);
   });
 });

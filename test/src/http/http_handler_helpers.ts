@@ -50,14 +50,26 @@ export class FakeServer implements HttpDispatcher {
     try {
       if (method === "initialize") {
         if (context.session?.legacy) throw new JsonRpcError(ErrorCodes.InvalidRequest, "Already initialized");
-        if (params.protocolVersion === "fail") throw new JsonRpcError(ErrorCodes.InvalidParams, "Initialize refused");
-        const protocolVersion = this.versions.legacy.includes(params.protocolVersion as string) ? (params.protocolVersion as string) : this.versions.legacy[0]!;
-        if (context.session) context.session.legacy = { protocolVersion, clientInfo: undefined, clientCapabilities: {} };
-        return { jsonrpc: "2.0", id, result: { protocolVersion, capabilities: {}, serverInfo: { name: "fake", version: "1" } } };
+        if (params.protocolVersion === "fail") {
+          throw new JsonRpcError(ErrorCodes.InvalidParams, "Initialize refused");
+        }
+        const protocolVersion = this.versions.legacy.includes(params.protocolVersion as string)
+          ? (params.protocolVersion as string)
+          : this.versions.legacy[0]!;
+        if (context.session) {
+          context.session.legacy = { protocolVersion, clientInfo: undefined, clientCapabilities: {} };
+        }
+        return {
+          jsonrpc: "2.0",
+          id,
+          result: { protocolVersion, capabilities: {}, serverInfo: { name: "fake", version: "1" } },
+        };
       }
       const reading = readRequestEnvelope(params);
       const era = reading.kind === "envelope" ? "modern" : "legacy";
-      const protocolVersion = reading.kind === "envelope" ? reading.envelope.protocolVersion : context.session?.legacy?.protocolVersion;
+      const protocolVersion = reading.kind === "envelope"
+        ? reading.envelope.protocolVersion
+        : context.session?.legacy?.protocolVersion;
       const handler = this.handlers.get(method);
       if (!handler) throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${method}`);
       const call: FakeCall = { params, context, era, protocolVersion };
@@ -84,9 +96,18 @@ export function modernRequest(
   id: number | string | undefined,
   method: string,
   params: Record<string, unknown> = {},
-  options: { headers?: Record<string, string | null>; metaExtra?: Record<string, unknown>; signal?: AbortSignal; version?: string } = {},
+  options: {
+    headers?: Record<string, string | null>;
+    metaExtra?: Record<string, unknown>;
+    signal?: AbortSignal;
+    version?: string;
+  } = {},
 ): Request {
-  const body: Record<string, unknown> = { jsonrpc: "2.0", method, params: { ...params, _meta: meta(options.metaExtra, options.version) } };
+  const body: Record<string, unknown> = {
+    jsonrpc: "2.0",
+    method,
+    params: { ...params, _meta: meta(options.metaExtra, options.version) },
+  };
   if (id !== undefined) body.id = id;
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -94,7 +115,9 @@ export function modernRequest(
     "MCP-Protocol-Version": options.version ?? MODERN,
     "Mcp-Method": method,
   };
-  if (typeof params.name === "string" && (method === "tools/call" || method === "prompts/get")) headers["Mcp-Name"] = params.name;
+  if (typeof params.name === "string" && (method === "tools/call" || method === "prompts/get")) {
+    headers["Mcp-Name"] = params.name;
+  }
   if (typeof params.uri === "string" && method === "resources/read") headers["Mcp-Name"] = params.uri;
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (value === null) delete headers[name];
@@ -104,16 +127,28 @@ export function modernRequest(
 }
 
 /** A POST of `body` (any JSON value, or raw text) with legacy-style headers. */
-export function legacyPost(body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Request {
+export function legacyPost(
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Request {
   return new Request(URL_, {
     method: "POST",
     body: typeof body === "string" ? body : JSON.stringify(body),
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...headers,
+    },
     signal,
   });
 }
 
-export function rpc(id: number | string | undefined, method: string, params?: unknown): Record<string, unknown> {
+export function rpc(
+  id: number | string | undefined,
+  method: string,
+  params?: unknown,
+): Record<string, unknown> {
   const message: Record<string, unknown> = { jsonrpc: "2.0", method };
   if (id !== undefined) message.id = id;
   if (params !== undefined) message.params = params;

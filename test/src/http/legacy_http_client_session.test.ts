@@ -8,7 +8,15 @@ import { httpTransport, type HttpTransportOptions } from "../../../src/http/http
 import { StreamBrokenError } from "../../../src/http/http_client_errors.ts";
 import { ClosedError } from "../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
-import { FakeFetch, frame, INITIALIZE, result, type SeenRequest, sse, type SseControl } from "../../helpers/fake_fetch.ts";
+import {
+  FakeFetch,
+  frame,
+  INITIALIZE,
+  result,
+  type SeenRequest,
+  sse,
+  type SseControl,
+} from "../../helpers/fake_fetch.ts";
 
 interface Script {
   /** Answers a request other than initialize; default: `{}`. */
@@ -23,7 +31,9 @@ function legacyServer(script: Script = {}) {
   const live = new Set<string>();
   const fake = new FakeFetch((req) => {
     const session = req.headers.get("mcp-session-id");
-    if (req.method === "GET") return script.get ? script.get(req, gets++) : new Response(null, { status: 405 });
+    if (req.method === "GET") {
+      return script.get ? script.get(req, gets++) : new Response(null, { status: 405 });
+    }
     if (req.method === "DELETE") {
       live.delete(session!);
       return new Response(null, { status: 200 });
@@ -33,21 +43,33 @@ function legacyServer(script: Script = {}) {
       live.add(id);
       return result(req.body.id, INITIALIZE, { "Mcp-Session-Id": id });
     }
-    if (session === null || !live.has(session)) return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } }), { status: 404 });
+    if (session === null || !live.has(session)) {
+      return new Response(
+        JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } }),
+        { status: 404 },
+      );
+    }
     if (req.body.id === undefined || !("method" in req.body)) return new Response(null, { status: 202 });
     return script.post ? script.post(req) : result(req.body.id, {});
   });
   return { fake, live, forget: () => live.clear() };
 }
 
-async function connect(fake: FakeFetch, options: ContextClientOptions = {}, transport: HttpTransportOptions = {}) {
+async function connect(
+  fake: FakeFetch,
+  options: ContextClientOptions = {},
+  transport: HttpTransportOptions = {},
+) {
   const reports: Error[] = [];
-  const client = await ContextClient.connect(httpTransport("http://h.test/mcp", { fetch: fake.fetch, ...transport }), {
-    era: "legacy",
-    eraCache: new EraCache(),
-    onReport: (e) => reports.push(e),
-    ...options,
-  });
+  const client = await ContextClient.connect(
+    httpTransport("http://h.test/mcp", { fetch: fake.fetch, ...transport }),
+    {
+      era: "legacy",
+      eraCache: new EraCache(),
+      onReport: (e) => reports.push(e),
+      ...options,
+    },
+  );
   return { client, reports };
 }
 
@@ -90,7 +112,9 @@ describe("legacy HTTP session: handshake and headers", () => {
   it("a server without sessions gets no DELETE", async () => {
     const fake = new FakeFetch((req) => {
       if (req.method === "GET") return new Response(null, { status: 405 });
-      return req.body.id === undefined ? new Response(null, { status: 202 }) : result(req.body.id, INITIALIZE);
+      return req.body.id === undefined
+        ? new Response(null, { status: 202 })
+        : result(req.body.id, INITIALIZE);
     });
     const { client } = await connect(fake);
     await client.close();
@@ -98,7 +122,9 @@ describe("legacy HTTP session: handshake and headers", () => {
   });
 
   it("404 on a request re-initializes (a new session) and sends the request again", async () => {
-    const server = legacyServer({ post: (req) => result(req.body.id, { session: req.headers.get("mcp-session-id") }) });
+    const server = legacyServer({
+      post: (req) => result(req.body.id, { session: req.headers.get("mcp-session-id") }),
+    });
     const { client, reports } = await connect(server.fake);
     server.forget();
     await expect(client.request("tools/list", {})).resolves.toEqual({ session: "s2" });
@@ -124,8 +150,12 @@ describe("legacy HTTP session: server messages on SSE", () => {
     const { client } = await connect(server.fake);
     client.handle("roots/list", () => ({ roots: [{ uri: "file:///w" }] }));
     await expect(client.request("tools/call", { name: "x" })).resolves.toEqual({ done: true });
-    for (let i = 0; i < 20 && server.fake.calls.filter((c) => c.body?.id === "srv-2").length === 0; i++) await flushMicrotasks();
-    const replies = server.fake.calls.filter((c) => typeof c.body?.id === "string" && c.body.id.startsWith("srv"));
+    for (let i = 0; i < 20 && server.fake.calls.filter((c) => c.body?.id === "srv-2").length === 0; i++) {
+      await flushMicrotasks();
+    }
+    const replies = server.fake.calls.filter((c) =>
+      typeof c.body?.id === "string" && c.body.id.startsWith("srv")
+    );
     expect(replies.map((c) => c.body)).toEqual([
       { jsonrpc: "2.0", id: "srv-1", result: { roots: [{ uri: "file:///w" }] } },
       { jsonrpc: "2.0", id: "srv-2", error: expect.objectContaining({ code: -32601 }) },
@@ -135,17 +165,26 @@ describe("legacy HTTP session: server messages on SSE", () => {
 
   it("cancelling posts notifications/cancelled naming the request, and rejects with the reason", async () => {
     const stream = sse();
-    const server = legacyServer({ post: (req) => (req.body.method === "tools/call" ? stream.response : result(req.body.id, {})) });
+    const server = legacyServer({
+      post: (req) => (req.body.method === "tools/call" ? stream.response : result(req.body.id, {})),
+    });
     const { client } = await connect(server.fake);
     const controller = new AbortController();
-    const pending = client.request("tools/call", { name: "slow" }, { signal: controller.signal }).catch((e: any) => e);
+    const pending = client.request("tools/call", { name: "slow" }, { signal: controller.signal }).catch((
+      e: any,
+    ) => e);
     await flushMicrotasks();
     const reason = new Error("no longer needed");
     controller.abort(reason);
     expect(await pending).toBe(reason);
-    for (let i = 0; i < 20 && server.fake.of("notifications/cancelled").length === 0; i++) await flushMicrotasks();
+    for (let i = 0; i < 20 && server.fake.of("notifications/cancelled").length === 0; i++) {
+      await flushMicrotasks();
+    }
     const [cancelled] = server.fake.of("notifications/cancelled");
-    expect(cancelled.body.params).toEqual({ requestId: server.fake.of("tools/call")[0].body.id, reason: "no longer needed" });
+    expect(cancelled.body.params).toEqual({
+      requestId: server.fake.of("tools/call")[0].body.id,
+      reason: "no longer needed",
+    });
     expect(cancelled.headers.get("mcp-session-id")).toBe("s1");
   });
 
@@ -197,7 +236,9 @@ describe("legacy HTTP session: server messages on SSE", () => {
 describe("legacy HTTP session: the GET stream", () => {
   it("opens after initialize and delivers server notifications to the client's handlers", async () => {
     const stream = sse();
-    const server = legacyServer({ get: (_req, n) => (n === 0 ? stream.response : new Promise<Response>(() => {})) });
+    const server = legacyServer({
+      get: (_req, n) => (n === 0 ? stream.response : new Promise<Response>(() => {})),
+    });
     const { client } = await connect(server.fake);
     const got = new Promise((resolve) => client.onNotification("notifications/tools/list_changed", resolve));
     stream.push(frame(note("notifications/tools/list_changed", { x: 1 })));
@@ -228,7 +269,9 @@ describe("legacy HTTP session: the GET stream", () => {
   it("backs off after failures (1 000, 1 500, 2 250 ms), not earlier, and gives up after maxAttempts with a report", async () => {
     const time = new FakeTimeProvider();
     const server = legacyServer({ get: () => new Response("down", { status: 503 }) });
-    const { client, reports } = await connect(server.fake, { timeProvider: time }, { reconnect: { maxAttempts: 4 } });
+    const { client, reports } = await connect(server.fake, { timeProvider: time }, {
+      reconnect: { maxAttempts: 4 },
+    });
     await flushMicrotasks();
     expect(gets(server.fake)).toHaveLength(1);
     for (const wait of [1_000, 1_500, 2_250]) {
@@ -274,7 +317,9 @@ describe("legacy HTTP session: the GET stream", () => {
     const time = new FakeTimeProvider();
     const fake = new FakeFetch((req) => {
       if (req.method === "GET") return new Response("no such route", { status: 404 });
-      return req.body.id === undefined ? new Response(null, { status: 202 }) : result(req.body.id, INITIALIZE);
+      return req.body.id === undefined
+        ? new Response(null, { status: 202 })
+        : result(req.body.id, INITIALIZE);
     });
     const { client, reports } = await connect(fake, { timeProvider: time });
     await flushMicrotasks();

@@ -7,10 +7,21 @@ import { EraCache } from "../../../src/client/era_cache.ts";
 import type { ChangeEvent } from "../../../src/client/features/feature_types.ts";
 import { httpTransport } from "../../../src/http/http_client_transport.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
-import { FakeFetch, frame, result, type SeenRequest, sse, type SseControl } from "../../helpers/fake_fetch.ts";
+import {
+  FakeFetch,
+  frame,
+  result,
+  type SeenRequest,
+  sse,
+  type SseControl,
+} from "../../helpers/fake_fetch.ts";
 
 const CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true } };
-const INIT = { protocolVersion: "2025-11-25", capabilities: CAPABILITIES, serverInfo: { name: "fake", version: "1" } };
+const INIT = {
+  protocolVersion: "2025-11-25",
+  capabilities: CAPABILITIES,
+  serverInfo: { name: "fake", version: "1" },
+};
 
 /** A sessionful legacy server whose GET streams the test drives (`streams[n]` for GET n). */
 function server(get: (req: SeenRequest, n: number) => Response) {
@@ -25,7 +36,12 @@ function server(get: (req: SeenRequest, n: number) => Response) {
       live.add(id);
       return result(req.body.id, INIT, { "Mcp-Session-Id": id });
     }
-    if (session === null || !live.has(session)) return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }), { status: 404 });
+    if (session === null || !live.has(session)) {
+      return new Response(
+        JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }),
+        { status: 404 },
+      );
+    }
     if (req.method === "GET") return get(req, gets++);
     if (req.body.id === undefined) return new Response(null, { status: 202 });
     return result(req.body.id, {});
@@ -76,8 +92,13 @@ describe("legacy HTTP client: a session lost under an open GET stream", () => {
     const inits = s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "initialize");
     expect(inits).toHaveLength(2);
     expect(reports.some((e) => /forgot session "s1" \(404\); initializing again/.test(e.message))).toBe(true);
-    const subscribes = s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "resources/subscribe");
-    expect(subscribes.map((c) => [c.headers.get("mcp-session-id"), c.body.params.uri])).toEqual([["s1", "file:///a"], ["s2", "file:///a"]]);
+    const subscribes = s.fake.calls.filter((c) =>
+      c.method === "POST" && c.body.method === "resources/subscribe"
+    );
+    expect(subscribes.map((c) => [c.headers.get("mcp-session-id"), c.body.params.uri])).toEqual([[
+      "s1",
+      "file:///a",
+    ], ["s2", "file:///a"]]);
     expect(await drain(changes)).toEqual([{ type: "resync" }]);
     expect(streams.length).toBe(2); // the new session's GET stream
     expect(s.fake.calls.filter((c) => c.method === "GET").at(-1)!.headers.get("mcp-session-id")).toBe("s2");
@@ -103,7 +124,11 @@ describe("legacy HTTP client: a session lost under an open GET stream", () => {
     expect(streams.length).toBe(2);
     expect(await drain(changes)).toEqual([{ type: "resync" }]);
 
-    streams[1]!.push(frame({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: 1 } }, { id: "e-1" }));
+    streams[1]!.push(
+      frame({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: 1 } }, {
+        id: "e-1",
+      }),
+    );
     streams[1]!.end(); // with an event id: the server replays from it
     await settle();
     await time.advance(1_000);
@@ -112,7 +137,8 @@ describe("legacy HTTP client: a session lost under an open GET stream", () => {
     expect(s.fake.calls.filter((c) => c.method === "GET").at(-1)!.headers.get("last-event-id")).toBe("e-1");
     expect(changes.pending).toBe(0);
     expect(s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "initialize")).toHaveLength(1);
-    expect(s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "resources/subscribe")).toHaveLength(1);
+    expect(s.fake.calls.filter((c) => c.method === "POST" && c.body.method === "resources/subscribe"))
+      .toHaveLength(1);
     await changes.close();
     await client.close();
   });

@@ -26,7 +26,9 @@ describe("LegacySessionTable", () => {
     expect(table.get(session.id)).toBe(session);
     expect(new LegacySessionTable({ idPrefix: "x".repeat(64) }).create()!.id).toHaveLength(100);
     expect(() => new LegacySessionTable({ idPrefix: "x".repeat(65) })).toThrow(InvalidOptionError);
-    expect(() => new LegacySessionTable({ idPrefix: "r 2" })).toThrow(/idPrefix must be at most 64 visible ASCII characters, got "r 2"/);
+    expect(() => new LegacySessionTable({ idPrefix: "r 2" })).toThrow(
+      /idPrefix must be at most 64 visible ASCII characters, got "r 2"/,
+    );
   });
 
   it("holds maxSessions and frees a slot when one ends", () => {
@@ -72,7 +74,11 @@ describe("LegacySessionTable", () => {
     session.attachGetStream(stream);
     const reader = new SseReader(stream.response());
     await session.notify("notifications/resources/updated", { uri: "test://x" });
-    expect(await reader.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "test://x" } });
+    expect(await reader.next()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "test://x" },
+    });
     session.end(new ClosedError("bye"));
     expect(await reader.next()).toBeUndefined();
     await expect(session.notify("notifications/tools/list_changed")).rejects.toBeInstanceOf(ClosedError);
@@ -88,7 +94,10 @@ describe("LegacySessionTable", () => {
     expect(sent).toMatchObject({ method: "roots/list" });
     controller.abort(new Error("No longer needed"));
     await expect(pending).rejects.toThrow("No longer needed");
-    expect(await reader.next()).toMatchObject({ method: "notifications/cancelled", params: { requestId: sent!.id } });
+    expect(await reader.next()).toMatchObject({
+      method: "notifications/cancelled",
+      params: { requestId: sent!.id },
+    });
     expect(session.waitingRequests).toBe(0);
     // A late reply finds nothing waiting.
     expect(session.settle(sent!.id as number, { result: {} })).toBe(false);

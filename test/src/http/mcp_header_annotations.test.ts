@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { argumentAt, readMcpHeaderAnnotations, screenTools } from "../../../src/http/mcp_header_annotations.ts";
+import {
+  argumentAt,
+  readMcpHeaderAnnotations,
+  screenTools,
+} from "../../../src/http/mcp_header_annotations.ts";
 
-const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra });
+const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: "object",
+  properties,
+  ...extra,
+});
 
 function reasonOf(schema: unknown): string {
   const reading = readMcpHeaderAnnotations(schema);
@@ -11,8 +19,14 @@ function reasonOf(schema: unknown): string {
 
 describe("readMcpHeaderAnnotations", () => {
   it("reads the specification's example", () => {
-    const schema = object({ region: { type: "string", "x-mcp-header": "Region" }, query: { type: "string" } }, { required: ["region", "query"] });
-    expect(readMcpHeaderAnnotations(schema)).toEqual({ ok: true, params: [{ name: "Region", path: ["region"] }] });
+    const schema = object(
+      { region: { type: "string", "x-mcp-header": "Region" }, query: { type: "string" } },
+      { required: ["region", "query"] },
+    );
+    expect(readMcpHeaderAnnotations(schema)).toEqual({
+      ok: true,
+      params: [{ name: "Region", path: ["region"] }],
+    });
   });
 
   it("accepts integer and boolean properties, nullable types, and nested object properties", () => {
@@ -50,8 +64,14 @@ describe("readMcpHeaderAnnotations", () => {
       object: object({ data: { type: "object", "x-mcp-header": "Data" } }),
       array: object({ items: { type: "array", items: { type: "string" }, "x-mcp-header": "Items" } }),
       null: object({ nil: { type: "null", "x-mcp-header": "Nil" } }),
-      sameCase: object({ a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "Region" } }),
-      diffCase: object({ a: { type: "string", "x-mcp-header": "MyField" }, b: { type: "string", "x-mcp-header": "myfield" } }),
+      sameCase: object({
+        a: { type: "string", "x-mcp-header": "Region" },
+        b: { type: "string", "x-mcp-header": "Region" },
+      }),
+      diffCase: object({
+        a: { type: "string", "x-mcp-header": "MyField" },
+        b: { type: "string", "x-mcp-header": "myfield" },
+      }),
       space: object({ value: { type: "string", "x-mcp-header": "My Region" } }),
       colon: object({ value: { type: "string", "x-mcp-header": "Region:Primary" } }),
       nonAscii: object({ value: { type: "string", "x-mcp-header": "Région" } }),
@@ -64,16 +84,23 @@ describe("readMcpHeaderAnnotations", () => {
 
   it("names the value and the rule in its reasons", () => {
     expect(reasonOf(object({ v: { type: "string", "x-mcp-header": "" } }))).toMatch(/must not be empty/);
-    expect(reasonOf(object({ v: { type: "string", "x-mcp-header": "A B" } }))).toMatch(/"A B" .*not an HTTP token/);
+    expect(reasonOf(object({ v: { type: "string", "x-mcp-header": "A B" } }))).toMatch(
+      /"A B" .*not an HTTP token/,
+    );
     expect(reasonOf(object({ v: { type: "number", "x-mcp-header": "N" } }))).toMatch(/"N" .*type "number"/);
-    expect(reasonOf(object({ a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } }))).toMatch(/"x" .*repeats "X"/);
+    expect(
+      reasonOf(
+        object({ a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } }),
+      ),
+    ).toMatch(/"x" .*repeats "X"/);
     expect(reasonOf(object({ v: { type: "string", "x-mcp-header": 7 } }))).toMatch(/must be a string, got 7/);
   });
 
   it("refuses number-typed, untyped and mixed-type properties", () => {
     expect(readMcpHeaderAnnotations(object({ v: { type: "number", "x-mcp-header": "V" } })).ok).toBe(false);
     expect(readMcpHeaderAnnotations(object({ v: { "x-mcp-header": "V" } })).ok).toBe(false);
-    expect(readMcpHeaderAnnotations(object({ v: { type: ["string", "object"], "x-mcp-header": "V" } })).ok).toBe(false);
+    expect(readMcpHeaderAnnotations(object({ v: { type: ["string", "object"], "x-mcp-header": "V" } })).ok)
+      .toBe(false);
   });
 
   it("refuses annotations that are not statically reachable through properties", () => {
@@ -98,7 +125,10 @@ describe("readMcpHeaderAnnotations", () => {
 
   it("accepts a name made of every tchar", () => {
     const name = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    expect(readMcpHeaderAnnotations(object({ v: { type: "string", "x-mcp-header": name } }))).toEqual({ ok: true, params: [{ name, path: ["v"] }] });
+    expect(readMcpHeaderAnnotations(object({ v: { type: "string", "x-mcp-header": name } }))).toEqual({
+      ok: true,
+      params: [{ name, path: ["v"] }],
+    });
   });
 });
 
@@ -122,9 +152,18 @@ describe("screenTools", () => {
   it("keeps valid tools with their parameters, in order, and drops invalid ones with a reason naming them", () => {
     const tools = [
       { name: "valid_tool", inputSchema: object({ region: { type: "string", "x-mcp-header": "Region" } }) },
-      { name: "invalid_empty_header", inputSchema: object({ value: { type: "string", "x-mcp-header": "" } }) },
+      {
+        name: "invalid_empty_header",
+        inputSchema: object({ value: { type: "string", "x-mcp-header": "" } }),
+      },
       { name: "plain", inputSchema: object({ q: { type: "string" } }) },
-      { name: "invalid_duplicate", inputSchema: object({ a: { type: "string", "x-mcp-header": "A" }, b: { type: "string", "x-mcp-header": "a" } }) },
+      {
+        name: "invalid_duplicate",
+        inputSchema: object({
+          a: { type: "string", "x-mcp-header": "A" },
+          b: { type: "string", "x-mcp-header": "a" },
+        }),
+      },
     ];
     const screening = screenTools(tools);
     expect(screening.tools.map((t) => t.name)).toEqual(["valid_tool", "plain"]);

@@ -4,7 +4,11 @@ import { CancelledError, ClosedError, JsonRpcError } from "../../../src/wire/err
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { aborted, FakeServer, gate, json, legacyPost, rpc, SseReader, URL_ } from "./http_handler_helpers.ts";
 
-const INIT = rpc(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } });
+const INIT = rpc(0, "initialize", {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "c", version: "1" },
+});
 
 function setup(options: HttpHandlerOptions = {}, server = new FakeServer()) {
   server.on("tools/list", () => ({ tools: [] }));
@@ -31,7 +35,8 @@ describe("createHttpHandler, legacy era without sessions", () => {
 
   it("serves each POST as its own request at the MCP-Protocol-Version it names, 2025-03-26 when absent", async () => {
     const { server, handler } = setup();
-    expect((await handler(legacyPost(rpc(1, "tools/list"), { "MCP-Protocol-Version": "2025-06-18" }))).status).toBe(200);
+    expect((await handler(legacyPost(rpc(1, "tools/list"), { "MCP-Protocol-Version": "2025-06-18" }))).status)
+      .toBe(200);
     expect((await handler(legacyPost(rpc(2, "tools/list")))).status).toBe(200);
     expect(server.calls.map((c) => [c.era, c.protocolVersion])).toEqual([
       ["legacy", "2025-06-18"],
@@ -42,14 +47,21 @@ describe("createHttpHandler, legacy era without sessions", () => {
   it("gives handlers no way to send requests to the client", async () => {
     const { server, handler } = setup();
     server.on("tools/call", ({ context }) => ({ canRequest: context.request !== undefined }));
-    expect(await json(await handler(legacyPost(rpc(1, "tools/call", { name: "x" }))))).toMatchObject({ result: { canRequest: false } });
+    expect(await json(await handler(legacyPost(rpc(1, "tools/call", { name: "x" }))))).toMatchObject({
+      result: { canRequest: false },
+    });
   });
 
   it("answers 400/-32022 for a legacy version the server does not speak", async () => {
     const { handler } = setup({}, new FakeServer(["2025-11-25", "2026-07-28"]));
-    const response = await handler(legacyPost(rpc(3, "tools/list"), { "MCP-Protocol-Version": "2025-03-26" }));
+    const response = await handler(
+      legacyPost(rpc(3, "tools/list"), { "MCP-Protocol-Version": "2025-03-26" }),
+    );
     expect(response.status).toBe(400);
-    expect(await json(response)).toMatchObject({ id: 3, error: { code: -32022, data: { requested: "2025-03-26" } } });
+    expect(await json(response)).toMatchObject({
+      id: 3,
+      error: { code: -32022, data: { requested: "2025-03-26" } },
+    });
   });
 
   it("accepts notifications with 202 and refuses client responses with 400", async () => {
@@ -80,7 +92,9 @@ describe("createHttpHandler, legacy era without sessions", () => {
 
   it("answers GET and DELETE with 405", async () => {
     const { handler } = setup();
-    expect((await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream" } }))).status).toBe(405);
+    expect(
+      (await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream" } }))).status,
+    ).toBe(405);
     expect((await handler(new Request(URL_, { method: "DELETE" }))).status).toBe(405);
   });
 });
@@ -94,7 +108,9 @@ describe("createHttpHandler, legacy era with sessions", () => {
     const without = await handler(legacyPost(rpc(1, "tools/list")));
     expect(without.status).toBe(400);
     expect(await json(without)).toMatchObject({ id: 1 });
-    const withId = await handler(legacyPost(rpc(2, "tools/list"), { "Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25" }));
+    const withId = await handler(
+      legacyPost(rpc(2, "tools/list"), { "Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25" }),
+    );
     expect(withId.status).toBe(200);
     expect(await json(withId)).toEqual({ jsonrpc: "2.0", id: 2, result: { tools: [] } });
   });
@@ -111,7 +127,8 @@ describe("createHttpHandler, legacy era with sessions", () => {
     expect(deleted.status).toBe(200);
     expect(handler.sessionCount).toBe(0);
     expect((await handler(legacyPost(rpc(4, "tools/list"), { "Mcp-Session-Id": id }))).status).toBe(404);
-    expect((await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }))).status).toBe(404);
+    expect((await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }))).status)
+      .toBe(404);
   });
 
   it("keeps no session for a failed initialize", async () => {
@@ -171,14 +188,26 @@ describe("createHttpHandler, legacy era with sessions", () => {
       return { content: [{ type: "text", text: JSON.stringify(answer) }] };
     });
     const id = await initialize(handler);
-    const response = await handler(legacyPost(rpc(5, "tools/call", { name: "sample" }), { "Mcp-Session-Id": id }));
+    const response = await handler(
+      legacyPost(rpc(5, "tools/call", { name: "sample" }), { "Mcp-Session-Id": id }),
+    );
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = new SseReader(response);
     const outgoing = await reader.next();
-    expect(outgoing).toMatchObject({ jsonrpc: "2.0", method: "sampling/createMessage", params: { maxTokens: 10 } });
-    const reply = await handler(legacyPost({ jsonrpc: "2.0", id: outgoing!.id, result: { model: "m" } }, { "Mcp-Session-Id": id }));
+    expect(outgoing).toMatchObject({
+      jsonrpc: "2.0",
+      method: "sampling/createMessage",
+      params: { maxTokens: 10 },
+    });
+    const reply = await handler(
+      legacyPost({ jsonrpc: "2.0", id: outgoing!.id, result: { model: "m" } }, { "Mcp-Session-Id": id }),
+    );
     expect(reply.status).toBe(202);
-    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: '{"model":"m"}' }] } });
+    expect(await reader.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      result: { content: [{ type: "text", text: '{"model":"m"}' }] },
+    });
     expect(await reader.next()).toBeUndefined();
   });
 
@@ -193,9 +222,15 @@ describe("createHttpHandler, legacy era with sessions", () => {
       }
     });
     const id = await initialize(handler);
-    const reader = new SseReader(await handler(legacyPost(rpc(6, "tools/call", { name: "ask" }), { "Mcp-Session-Id": id })));
+    const reader = new SseReader(
+      await handler(legacyPost(rpc(6, "tools/call", { name: "ask" }), { "Mcp-Session-Id": id })),
+    );
     const outgoing = await reader.next();
-    await handler(legacyPost({ jsonrpc: "2.0", id: outgoing!.id, error: { code: -1, message: "User declined" } }, { "Mcp-Session-Id": id }));
+    await handler(
+      legacyPost({ jsonrpc: "2.0", id: outgoing!.id, error: { code: -1, message: "User declined" } }, {
+        "Mcp-Session-Id": id,
+      }),
+    );
     expect(await reader.next()).toMatchObject({ id: 6, result: { caught: -1 } });
   });
 
@@ -213,7 +248,9 @@ describe("createHttpHandler, legacy era with sessions", () => {
       return {};
     });
     const id = await initialize(handler);
-    const reader = new SseReader(await handler(legacyPost(rpc(7, "tools/call", { name: "roots" }), { "Mcp-Session-Id": id })));
+    const reader = new SseReader(
+      await handler(legacyPost(rpc(7, "tools/call", { name: "roots" }), { "Mcp-Session-Id": id })),
+    );
     await reader.next();
     await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }));
     await done.promise;
@@ -232,12 +269,18 @@ describe("createHttpHandler, legacy era with sessions", () => {
     });
     const id = await initialize(handler);
     const client = new AbortController();
-    const pending = handler(legacyPost(rpc(8, "tools/call", { name: "wait" }), { "Mcp-Session-Id": id }, client.signal));
+    const pending = handler(
+      legacyPost(rpc(8, "tools/call", { name: "wait" }), { "Mcp-Session-Id": id }, client.signal),
+    );
     await started.promise;
     client.abort();
     await flushMicrotasks();
     expect(signal.aborted).toBe(false);
-    const cancel = await handler(legacyPost(rpc(undefined, "notifications/cancelled", { requestId: 8, reason: "user" }), { "Mcp-Session-Id": id }));
+    const cancel = await handler(
+      legacyPost(rpc(undefined, "notifications/cancelled", { requestId: 8, reason: "user" }), {
+        "Mcp-Session-Id": id,
+      }),
+    );
     expect(cancel.status).toBe(202);
     expect(signal.reason).toBeInstanceOf(CancelledError);
     await pending;
@@ -246,15 +289,31 @@ describe("createHttpHandler, legacy era with sessions", () => {
   it("opens one GET stream per session for messages unrelated to a request", async () => {
     const { handler } = setup({ sessions: true, maxStreams: 5 });
     const id = await initialize(handler);
-    const get = () => handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }));
+    const get = () =>
+      handler(
+        new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }),
+      );
     const response = await get();
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(handler.streamCount).toBe(1);
     expect((await get()).status).toBe(409);
-    expect((await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream" } }))).status).toBe(400);
-    expect((await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": "nope" } }))).status).toBe(404);
-    expect((await handler(new Request(URL_, { method: "GET", headers: { Accept: "application/json", "Mcp-Session-Id": id } }))).status).toBe(406);
+    expect(
+      (await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream" } }))).status,
+    ).toBe(400);
+    expect(
+      (await handler(
+        new Request(URL_, {
+          method: "GET",
+          headers: { Accept: "text/event-stream", "Mcp-Session-Id": "nope" },
+        }),
+      )).status,
+    ).toBe(404);
+    expect(
+      (await handler(
+        new Request(URL_, { method: "GET", headers: { Accept: "application/json", "Mcp-Session-Id": id } }),
+      )).status,
+    ).toBe(406);
     // Ending the session ends its GET stream.
     const reader = new SseReader(response);
     await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }));
@@ -267,7 +326,10 @@ describe("createHttpHandler, legacy era with sessions", () => {
     const { handler } = setup({ sessions: true, maxStreams: 1 });
     const a = await initialize(handler);
     const b = await initialize(handler);
-    const get = (id: string) => handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }));
+    const get = (id: string) =>
+      handler(
+        new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }),
+      );
     expect((await get(a)).status).toBe(200);
     expect((await get(b)).status).toBe(429);
   });
@@ -293,14 +355,22 @@ describe("createHttpHandler, legacy era with sessions", () => {
     const { server, handler } = setup({ sessions: true, timeProvider: time, shutdownTimeout: 1000 });
     server.on("tools/call", async ({ context }) => ({ answer: await context.request!("roots/list", {}) }));
     const id = await initialize(handler);
-    const get = await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }));
+    const get = await handler(
+      new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }),
+    );
     const getReader = new SseReader(get);
-    const reader = new SseReader(await handler(legacyPost(rpc(1, "tools/call", { name: "r" }), { "Mcp-Session-Id": id })));
+    const reader = new SseReader(
+      await handler(legacyPost(rpc(1, "tools/call", { name: "r" }), { "Mcp-Session-Id": id })),
+    );
     const outgoing = await reader.next();
     const closing = handler.close();
     expect(await getReader.next()).toBeUndefined();
     expect((await handler(legacyPost(rpc(2, "tools/list"), { "Mcp-Session-Id": id }))).status).toBe(503);
-    expect((await handler(legacyPost({ jsonrpc: "2.0", id: outgoing!.id, result: { roots: [] } }, { "Mcp-Session-Id": id }))).status).toBe(202);
+    expect(
+      (await handler(
+        legacyPost({ jsonrpc: "2.0", id: outgoing!.id, result: { roots: [] } }, { "Mcp-Session-Id": id }),
+      )).status,
+    ).toBe(202);
     expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { answer: { roots: [] } } });
     expect(await reader.next()).toBeUndefined();
     await closing;
@@ -319,7 +389,11 @@ describe("createHttpHandler, legacy era with sessions", () => {
     const id = await initialize(handler);
     expect(tracked.size).toBe(1);
     const [session] = tracked as Set<{ notify(method: string): Promise<void> }>;
-    const reader = new SseReader(await handler(new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } })));
+    const reader = new SseReader(
+      await handler(
+        new Request(URL_, { method: "GET", headers: { Accept: "text/event-stream", "Mcp-Session-Id": id } }),
+      ),
+    );
     await session!.notify("notifications/tools/list_changed");
     expect(await reader.next()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     await handler(new Request(URL_, { method: "DELETE", headers: { "Mcp-Session-Id": id } }));

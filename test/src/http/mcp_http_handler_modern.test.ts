@@ -63,11 +63,16 @@ describe("createHttpHandler, modern era: answers", () => {
   it("answers 400/-32021 when the handler needs a capability the client did not declare", async () => {
     const { server, handler } = setup();
     server.on("tools/call", () => {
-      throw new JsonRpcError(ErrorCodes.MissingRequiredClientCapability, "Missing sampling", { requiredCapabilities: { sampling: {} } });
+      throw new JsonRpcError(ErrorCodes.MissingRequiredClientCapability, "Missing sampling", {
+        requiredCapabilities: { sampling: {} },
+      });
     });
     const response = await handler(modernRequest(401, "tools/call", { name: "needs_sampling" }));
     expect(response.status).toBe(400);
-    expect(await json(response)).toMatchObject({ id: 401, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
+    expect(await json(response)).toMatchObject({
+      id: 401,
+      error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } },
+    });
   });
 });
 
@@ -76,7 +81,11 @@ describe("createHttpHandler, modern era: the status table", () => {
     const { handler } = setup();
     const request = new Request(URL_, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" },
+      headers: {
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "server/discover",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 101, method: "server/discover", params: {} }),
     });
     const response = await handler(request);
@@ -86,21 +95,35 @@ describe("createHttpHandler, modern era: the status table", () => {
 
   it("answers 400/-32602 when _meta lacks clientCapabilities", async () => {
     const { handler } = setup();
-    const response = await handler(modernRequest(104, "tools/list", {}, { metaExtra: { "io.modelcontextprotocol/clientCapabilities": undefined } }));
+    const response = await handler(
+      modernRequest(104, "tools/list", {}, {
+        metaExtra: { "io.modelcontextprotocol/clientCapabilities": undefined },
+      }),
+    );
     expect(response.status).toBe(400);
     expect(await json(response)).toMatchObject({ id: 104, error: { code: -32602 } });
   });
 
   it("answers 400/-32020 when MCP-Protocol-Version is missing", async () => {
     const { handler } = setup();
-    const response = await handler(modernRequest(5, "tools/list", {}, { headers: { "MCP-Protocol-Version": null } }));
+    const response = await handler(
+      modernRequest(5, "tools/list", {}, { headers: { "MCP-Protocol-Version": null } }),
+    );
     expect(response.status).toBe(400);
-    expect(await json(response)).toMatchObject({ id: 5, error: { code: -32020, data: { header: "MCP-Protocol-Version", reason: "missing" } } });
+    expect(await json(response)).toMatchObject({
+      id: 5,
+      error: { code: -32020, data: { header: "MCP-Protocol-Version", reason: "missing" } },
+    });
   });
 
   it("judges the header/body version mismatch (-32020) before version support (-32022)", async () => {
     const { handler } = setup();
-    const response = await handler(modernRequest(302, "server/discover", {}, { version: "v999.0.0", headers: { "MCP-Protocol-Version": "2026-07-28" } }));
+    const response = await handler(
+      modernRequest(302, "server/discover", {}, {
+        version: "v999.0.0",
+        headers: { "MCP-Protocol-Version": "2026-07-28" },
+      }),
+    );
     expect(response.status).toBe(400);
     expect(await json(response)).toMatchObject({ id: 302, error: { code: -32020 } });
   });
@@ -109,12 +132,19 @@ describe("createHttpHandler, modern era: the status table", () => {
     const { handler } = setup();
     const response = await handler(modernRequest(301, "server/discover", {}, { version: "v999.0.0" }));
     expect(response.status).toBe(400);
-    expect(await json(response)).toMatchObject({ id: 301, error: { code: -32022, data: { supported: ["2026-07-28"], requested: "v999.0.0" } } });
+    expect(await json(response)).toMatchObject({
+      id: 301,
+      error: { code: -32022, data: { supported: ["2026-07-28"], requested: "v999.0.0" } },
+    });
   });
 
   it("answers 400/-32020 for an Mcp-Method that differs from the body, or a missing one", async () => {
     const { handler } = setup();
-    for (const headers of [{ "Mcp-Method": "prompts/list" }, { "Mcp-Method": null }, { "Mcp-Method": "TOOLS/LIST" }]) {
+    for (
+      const headers of [{ "Mcp-Method": "prompts/list" }, { "Mcp-Method": null }, {
+        "Mcp-Method": "TOOLS/LIST",
+      }]
+    ) {
       const response = await handler(modernRequest(8, "tools/list", {}, { headers }));
       expect(response.status).toBe(400);
       expect(await json(response)).toMatchObject({ id: 8, error: { code: -32020 } });
@@ -124,9 +154,15 @@ describe("createHttpHandler, modern era: the status table", () => {
   it("compares header names ignoring case and trims header values", async () => {
     const { server, handler } = setup();
     server.on("tools/call", () => ({ content: [] }));
-    const lower = await handler(modernRequest(9, "tools/list", {}, { headers: { "Mcp-Method": null, "mcp-method": "tools/list" } }));
+    const lower = await handler(
+      modernRequest(9, "tools/list", {}, { headers: { "Mcp-Method": null, "mcp-method": "tools/list" } }),
+    );
     expect(lower.status).toBe(200);
-    const padded = await handler(modernRequest(10, "tools/call", { name: "echo", arguments: {} }, { headers: { "Mcp-Name": "  echo  " } }));
+    const padded = await handler(
+      modernRequest(10, "tools/call", { name: "echo", arguments: {} }, {
+        headers: { "Mcp-Name": "  echo  " },
+      }),
+    );
     expect(padded.status).toBe(200);
   });
 
@@ -134,36 +170,52 @@ describe("createHttpHandler, modern era: the status table", () => {
     const { server, handler } = setup();
     server.on("tools/call", () => ({ content: [] }));
     for (const headers of [{ "Mcp-Name": "wrong_tool_name" }, { "Mcp-Name": null }]) {
-      const response = await handler(modernRequest(11, "tools/call", { name: "echo", arguments: {} }, { headers }));
+      const response = await handler(
+        modernRequest(11, "tools/call", { name: "echo", arguments: {} }, { headers }),
+      );
       expect(response.status).toBe(400);
       expect(await json(response)).toMatchObject({ id: 11, error: { code: -32020 } });
     }
   });
 
   it("validates Mcp-Param-* headers with the tool's annotations from the paramHeaders option", async () => {
-    const { server, handler } = setup({ paramHeaders: (name) => (name === "sql" ? [{ name: "Region", path: ["region"] }] : undefined) });
+    const { server, handler } = setup({
+      paramHeaders: (name) => (name === "sql" ? [{ name: "Region", path: ["region"] }] : undefined),
+    });
     server.on("tools/call", () => ({ content: [] }));
     const call = (headers: Record<string, string | null>, region: unknown = "Hello") =>
       handler(modernRequest(12, "tools/call", { name: "sql", arguments: { region } }, { headers }));
     expect((await call({ "Mcp-Param-Region": encodeHeaderValue("Hello") })).status).toBe(200);
     expect((await call({ "Mcp-Param-Region": "=?base64?SGVsbG8=?=" })).status).toBe(200);
-    const bads: Record<string, string>[] = [{ "Mcp-Param-Region": "=?base64?SGVsbG8?=" }, { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" }, { "Mcp-Param-Region": "Other" }, {}];
+    const bads: Record<string, string>[] = [
+      { "Mcp-Param-Region": "=?base64?SGVsbG8?=" },
+      { "Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=" },
+      { "Mcp-Param-Region": "Other" },
+      {},
+    ];
     for (const bad of bads) {
       const response = await call(bad);
       expect(response.status).toBe(400);
       expect(await json(response)).toMatchObject({ id: 12, error: { code: -32020 } });
     }
     // Another tool has no annotations: an Mcp-Param header nobody declares is ignored.
-    const other = await handler(modernRequest(13, "tools/call", { name: "echo", arguments: {} }, { headers: { "Mcp-Param-Region": "x" } }));
+    const other = await handler(
+      modernRequest(13, "tools/call", { name: "echo", arguments: {} }, {
+        headers: { "Mcp-Param-Region": "x" },
+      }),
+    );
     expect(other.status).toBe(200);
   });
 
   it("reads the annotations from the server's toolInputSchema when the option is absent", async () => {
     const schema = { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } };
-    const server = Object.assign(new FakeServer(), { toolInputSchema: (name: string) => (name === "sql" ? schema : undefined) });
+    const server = Object.assign(new FakeServer(), {
+      toolInputSchema: (name: string) => (name === "sql" ? schema : undefined),
+    });
     server.on("tools/call", () => ({ content: [] }));
     const handler = createHttpHandler(server, { keepAliveInterval: 0 });
-    const call = (headers: Record<string, string>) => handler(modernRequest(14, "tools/call", { name: "sql", arguments: { region: "eu" } }, { headers }));
+    const call = (headers: Record<string, string>) =>
+      handler(modernRequest(14, "tools/call", { name: "sql", arguments: { region: "eu" } }, { headers }));
     expect((await call({ "Mcp-Param-Region": "eu" })).status).toBe(200);
     expect((await call({})).status).toBe(400);
   });
@@ -189,7 +241,13 @@ describe("createHttpHandler, modern era: the status table", () => {
   it("answers 400/-32700 for a body that is not JSON and 400/-32600 for a batch or a response", async () => {
     const { handler } = setup();
     const post = (body: string, headers: Record<string, string> = {}) =>
-      handler(new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28", ...headers } }));
+      handler(
+        new Request(URL_, {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28", ...headers },
+        }),
+      );
     const notJson = await post("{oops");
     expect(notJson.status).toBe(400);
     expect(await json(notJson)).toMatchObject({ error: { code: -32700 } });
@@ -203,9 +261,15 @@ describe("createHttpHandler, modern era: the status table", () => {
 
   it("answers 415 for a body that is not application/json and 406 for an Accept that takes neither form", async () => {
     const { handler } = setup();
-    expect((await handler(modernRequest(1, "tools/list", {}, { headers: { "Content-Type": "text/plain" } }))).status).toBe(415);
-    expect((await handler(modernRequest(1, "tools/list", {}, { headers: { Accept: "text/html" } }))).status).toBe(406);
-    expect((await handler(modernRequest(1, "tools/list", {}, { headers: { Accept: "*/*" } }))).status).toBe(200);
+    expect(
+      (await handler(modernRequest(1, "tools/list", {}, { headers: { "Content-Type": "text/plain" } })))
+        .status,
+    ).toBe(415);
+    expect((await handler(modernRequest(1, "tools/list", {}, { headers: { Accept: "text/html" } }))).status)
+      .toBe(406);
+    expect((await handler(modernRequest(1, "tools/list", {}, { headers: { Accept: "*/*" } }))).status).toBe(
+      200,
+    );
   });
 });
 
@@ -275,7 +339,10 @@ describe("createHttpHandler, modern era: listen streams", () => {
   function listenServer() {
     const server = new FakeServer();
     server.on("subscriptions/listen", async ({ context }) => {
-      await context.notify("notifications/subscriptions/acknowledged", { _meta: { "io.modelcontextprotocol/subscriptionId": 1 }, notifications: {} });
+      await context.notify("notifications/subscriptions/acknowledged", {
+        _meta: { "io.modelcontextprotocol/subscriptionId": 1 },
+        notifications: {},
+      });
       await aborted(context.signal);
       return { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } };
     });
@@ -285,7 +352,9 @@ describe("createHttpHandler, modern era: listen streams", () => {
   it("opens a long SSE response at once, sends keep-alive comments when quiet, and counts it", async () => {
     const time = new FakeTimeProvider();
     const handler = createHttpHandler(listenServer(), { timeProvider: time, keepAliveInterval: 10_000 });
-    const response = await handler(modernRequest(1, "subscriptions/listen", { notifications: { toolsListChanged: true } }));
+    const response = await handler(
+      modernRequest(1, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+    );
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(handler.streamCount).toBe(1);
     const reader = new SseReader(response);
@@ -299,7 +368,11 @@ describe("createHttpHandler, modern era: listen streams", () => {
   });
 
   it("refuses a listen stream over maxStreams with 429, and takes one again once a stream closed", async () => {
-    const handler = createHttpHandler(listenServer(), { maxStreams: 2, keepAliveInterval: 0, shutdownTimeout: 0 });
+    const handler = createHttpHandler(listenServer(), {
+      maxStreams: 2,
+      keepAliveInterval: 0,
+      shutdownTimeout: 0,
+    });
     const first = await handler(modernRequest(1, "subscriptions/listen", { notifications: {} }));
     await handler(modernRequest(2, "subscriptions/listen", { notifications: {} }));
     const third = await handler(modernRequest(3, "subscriptions/listen", { notifications: {} }));
@@ -316,15 +389,27 @@ describe("createHttpHandler, modern era: listen streams", () => {
     const server = listenServer();
     server.on("tools/list", () => ({ tools: [] }));
     const handler = createHttpHandler(server, { keepAliveInterval: 0 });
-    const reader = new SseReader(await handler(modernRequest(9, "subscriptions/listen", { notifications: {} })));
+    const reader = new SseReader(
+      await handler(modernRequest(9, "subscriptions/listen", { notifications: {} })),
+    );
     expect(await reader.next()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     handler.drain();
-    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 9, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } } });
+    expect(await reader.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } },
+    });
     expect(await reader.next()).toBeUndefined();
-    const later = new SseReader(await handler(modernRequest(11, "subscriptions/listen", { notifications: {} })));
+    const later = new SseReader(
+      await handler(modernRequest(11, "subscriptions/listen", { notifications: {} })),
+    );
     const events = [await later.next(), await later.next(), await later.next()];
     expect(events.at(-1)).toBeUndefined(); // ended, not held open
-    expect(events).toContainEqual({ jsonrpc: "2.0", id: 11, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } } });
+    expect(events).toContainEqual({
+      jsonrpc: "2.0",
+      id: 11,
+      result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } },
+    });
     const list = await handler(modernRequest(10, "tools/list"));
     expect(list.status).toBe(200);
     expect(handler.streamCount).toBe(0);
@@ -337,7 +422,11 @@ describe("createHttpHandler, modern era: listen streams", () => {
     const reader = new SseReader(response);
     expect(await reader.next()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     const closing = handler.close();
-    expect(await reader.next()).toEqual({ jsonrpc: "2.0", id: 9, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } } });
+    expect(await reader.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      result: { _meta: { "io.modelcontextprotocol/subscriptionId": 1 } },
+    });
     expect(await reader.next()).toBeUndefined();
     await closing;
     expect((await handler(modernRequest(10, "tools/list"))).status).toBe(503);
@@ -353,7 +442,11 @@ describe("createHttpHandler: graceful close", () => {
       await release.promise;
       return { content: [{ type: "text", text: "done" }] };
     });
-    const handler = createHttpHandler(server, { timeProvider: time, shutdownTimeout: 1000, keepAliveInterval: 0 });
+    const handler = createHttpHandler(server, {
+      timeProvider: time,
+      shutdownTimeout: 1000,
+      keepAliveInterval: 0,
+    });
     const pending = handler(modernRequest(1, "tools/call", { name: "x" }));
     await flushMicrotasks();
     const closing = handler.close();
@@ -371,7 +464,11 @@ describe("createHttpHandler: graceful close", () => {
       signal = context.signal;
       await new Promise(() => {}); // never finishes by itself
     });
-    const handler = createHttpHandler(server, { timeProvider: time, shutdownTimeout: 1000, keepAliveInterval: 0 });
+    const handler = createHttpHandler(server, {
+      timeProvider: time,
+      shutdownTimeout: 1000,
+      keepAliveInterval: 0,
+    });
     const pending = handler(modernRequest(1, "tools/call", { name: "x" }));
     await flushMicrotasks();
     let closed = false;

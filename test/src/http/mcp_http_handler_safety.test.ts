@@ -35,7 +35,15 @@ describe("createHttpHandler: body cap", () => {
     const handler = setup({ maxBodyBytes: 1000 });
     const { body, stats } = streamedBody(1_000_000);
     const response = await handler(
-      new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json", "Content-Length": "1000000" }, duplex: "half" } as RequestInit),
+      new Request(
+        URL_,
+        {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json", "Content-Length": "1000000" },
+          duplex: "half",
+        } as RequestInit,
+      ),
     );
     expect(response.status).toBe(413);
     expect(await json(response)).toMatchObject({ error: { code: -32000 } });
@@ -46,7 +54,15 @@ describe("createHttpHandler: body cap", () => {
     const handler = setup({ maxBodyBytes: 4096 });
     const { body, stats } = streamedBody(10_000_000);
     const response = await handler(
-      new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json", "Content-Length": "100" }, duplex: "half" } as RequestInit),
+      new Request(
+        URL_,
+        {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json", "Content-Length": "100" },
+          duplex: "half",
+        } as RequestInit,
+      ),
     );
     expect(response.status).toBe(413);
     expect(stats.pulled).toBeLessThan(64 * 1024);
@@ -58,7 +74,9 @@ describe("createHttpHandler: body cap", () => {
     const body = JSON.stringify(rpc(1, "tools/list", { pad: "a".repeat(1000 - text.length) }));
     expect(body.length).toBe(1000);
     const handler = setup({ maxBodyBytes: 1000 });
-    const response = await handler(new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json" } }));
+    const response = await handler(
+      new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json" } }),
+    );
     expect(response.status).toBe(200);
   });
 });
@@ -73,7 +91,17 @@ describe("createHttpHandler: broken uploads", () => {
         controller.error(new Error("Connection reset"));
       },
     });
-    const response = await handler(new Request(URL_, { method: "POST", body, headers: { "Content-Type": "application/json" }, duplex: "half" } as RequestInit));
+    const response = await handler(
+      new Request(
+        URL_,
+        {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json" },
+          duplex: "half",
+        } as RequestInit,
+      ),
+    );
     expect(response.status).toBe(400);
     expect(reports.map((e) => e.message)).toEqual(["Connection reset"]);
   });
@@ -88,13 +116,17 @@ describe("createHttpHandler: Origin and Host", () => {
     const body = await json(hostResponse);
     expect(body).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
     expect("id" in body).toBe(false);
-    const origin = await handler(modernRequest(1, "tools/list", {}, { headers: { Origin: "http://evil.example.com" } }));
+    const origin = await handler(
+      modernRequest(1, "tools/list", {}, { headers: { Origin: "http://evil.example.com" } }),
+    );
     expect(origin.status).toBe(403);
   });
 
   it("accepts the server's own loopback Host and Origin", async () => {
     const handler = setup();
-    const response = await handler(modernRequest(1, "tools/list", {}, { headers: { Origin: "http://127.0.0.1:3000" } }));
+    const response = await handler(
+      modernRequest(1, "tools/list", {}, { headers: { Origin: "http://127.0.0.1:3000" } }),
+    );
     expect(response.status).toBe(200);
   });
 
@@ -115,7 +147,8 @@ describe("createHttpHandler: CORS", () => {
         headers: {
           Origin: "http://localhost:5173",
           "Access-Control-Request-Method": "POST",
-          "Access-Control-Request-Headers": "content-type, mcp-protocol-version, mcp-method, mcp-param-region",
+          "Access-Control-Request-Headers":
+            "content-type, mcp-protocol-version, mcp-method, mcp-param-region",
         },
       }),
     );
@@ -144,7 +177,9 @@ describe("createHttpHandler: path", () => {
   it("serves only its path when one is given", async () => {
     const handler = setup({ path: "/mcp" });
     expect((await handler(modernRequest(1, "tools/list"))).status).toBe(200);
-    const elsewhere = await handler(new Request("http://127.0.0.1:3000/other", modernRequest(1, "tools/list")));
+    const elsewhere = await handler(
+      new Request("http://127.0.0.1:3000/other", modernRequest(1, "tools/list")),
+    );
     expect(elsewhere.status).toBe(404);
     expect(() => setup({ path: "mcp" })).toThrow("Option path");
   });

@@ -13,7 +13,18 @@ describe("isLoopbackHostname", () => {
     for (const name of ["localhost", "LOCALHOST", "localhost.", "127.0.0.1", "127.255.0.9", "::1", "[::1]"]) {
       expect(isLoopbackHostname(name), name).toBe(true);
     }
-    for (const name of ["0.0.0.0", "128.0.0.1", "127.0.0.256", "localhost.evil.com", "evil-localhost", "::", "10.0.0.1", "127.0.0.1.evil.com"]) {
+    for (
+      const name of [
+        "0.0.0.0",
+        "128.0.0.1",
+        "127.0.0.256",
+        "localhost.evil.com",
+        "evil-localhost",
+        "::",
+        "10.0.0.1",
+        "127.0.0.1.evil.com",
+      ]
+    ) {
       expect(isLoopbackHostname(name), name).toBe(false);
     }
   });
@@ -50,7 +61,9 @@ describe("OriginGuard bound to loopback", () => {
   });
 
   it("refuses a foreign Origin on a loopback Host", () => {
-    expect(guard.check(req("localhost:3000", "http://evil.example"))).toContain("Origin \"http://evil.example\"");
+    expect(guard.check(req("localhost:3000", "http://evil.example"))).toContain(
+      'Origin "http://evil.example"',
+    );
     expect(guard.check(req("localhost:3000", "null"))).toContain("null");
     expect(guard.check(req("localhost:3000", "file://"))).toBeDefined();
   });
@@ -98,7 +111,9 @@ describe("OriginGuard bound to loopback", () => {
   });
 
   it("accepts the opaque origin only when 'null' is listed", () => {
-    expect(new OriginGuard({ bindAddress: "127.0.0.1", allowedOrigins: ["null"] }).check(req("localhost", "null"))).toBeUndefined();
+    expect(
+      new OriginGuard({ bindAddress: "127.0.0.1", allowedOrigins: ["null"] }).check(req("localhost", "null")),
+    ).toBeUndefined();
   });
 });
 
@@ -137,7 +152,11 @@ describe("OriginGuard remembers the outcome of recent Host/Origin pairs", () => 
 
   it("still decides every pair right after more pairs than it remembers", () => {
     const guard = new OriginGuard({ bindAddress: "127.0.0.1" });
-    for (let i = 0; i < 600; i++) expect(guard.check(req(`127.0.0.1:${1000 + i}`, `http://evil${i}.example`))).toContain(`evil${i}.example`);
+    for (let i = 0; i < 600; i++) {
+      expect(guard.check(req(`127.0.0.1:${1000 + i}`, `http://evil${i}.example`))).toContain(
+        `evil${i}.example`,
+      );
+    }
     expect(guard.check(req("127.0.0.1:1000", "http://evil0.example"))).toContain("evil0.example");
     expect(guard.check(req("127.0.0.1:1000"))).toBeUndefined();
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { BodyTooLargeError } from "../../../src/http/errors.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "../../../src/http/read_json_body.ts";
 import { READ_BODY } from "../../../src/http/request_parts.ts";
-import { InvalidOptionError, InvalidUtf8Error, MessageTooLargeError, ParseError, TransportError } from "../../../src/wire/errors.ts";
+import {
+  InvalidOptionError,
+  InvalidUtf8Error,
+  MessageTooLargeError,
+  ParseError,
+  TransportError,
+} from "../../../src/wire/errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -28,13 +34,20 @@ function source(chunks: Uint8Array[], filler?: Uint8Array) {
 }
 
 function post(body: BodyInit | null, headers: Record<string, string> = {}): Request {
-  return new Request("http://127.0.0.1/mcp", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+  return new Request(
+    "http://127.0.0.1/mcp",
+    { method: "POST", body, headers, duplex: "half" } as RequestInit,
+  );
 }
 
 describe("readJsonBody", () => {
   it("parses a JSON-RPC request and reports its size", async () => {
     const text = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-    expect(await readJsonBody(post(text))).toEqual({ value: { jsonrpc: "2.0", id: 1, method: "tools/list" }, batch: false, bytes: text.length });
+    expect(await readJsonBody(post(text))).toEqual({
+      value: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      batch: false,
+      bytes: text.length,
+    });
   });
 
   it("flags a batch array", async () => {
@@ -49,7 +62,8 @@ describe("readJsonBody", () => {
   });
 
   it("ignores a leading UTF-8 BOM", async () => {
-    expect((await readJsonBody(post(new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode("{}")])))).value).toEqual({});
+    expect((await readJsonBody(post(new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode("{}")])))).value)
+      .toEqual({});
   });
 
   describe("the byte cap", () => {
@@ -88,7 +102,8 @@ describe("readJsonBody", () => {
 
     it("refuses at once, reading nothing, when Content-Length declares more than the cap", async () => {
       const { stream, stats } = source([encoder.encode("{}")]);
-      const error = await readJsonBody(post(stream, { "content-length": "101" }), { maxBodyBytes: 100 }).catch((e: unknown) => e);
+      const error = await readJsonBody(post(stream, { "content-length": "101" }), { maxBodyBytes: 100 })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BodyTooLargeError);
       expect(error).toMatchObject({ declaredBytes: 101, limitBytes: 100 });
       expect((error as Error).message).toContain("Content-Length 101");
@@ -97,18 +112,23 @@ describe("readJsonBody", () => {
 
     it("reads a body whose Content-Length equals the cap", async () => {
       const text = `"${"a".repeat(98)}"`;
-      expect((await readJsonBody(post(text, { "content-length": "100" }), { maxBodyBytes: 100 })).bytes).toBe(100);
+      expect((await readJsonBody(post(text, { "content-length": "100" }), { maxBodyBytes: 100 })).bytes).toBe(
+        100,
+      );
     });
 
     it("still caps the real bytes when Content-Length understates them", async () => {
       const { stream, stats } = source([], new Uint8Array(64).fill(0x20));
-      const error = await readJsonBody(post(stream, { "content-length": "2" }), { maxBodyBytes: 1000 }).catch((e: unknown) => e);
+      const error = await readJsonBody(post(stream, { "content-length": "2" }), { maxBodyBytes: 1000 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(BodyTooLargeError);
       expect(stats.pulls).toBeLessThanOrEqual(17);
     });
 
     it("ignores a Content-Length that is not a plain number and caps the real bytes", async () => {
-      expect((await readJsonBody(post("{}", { "content-length": "lots" }), { maxBodyBytes: 100 })).value).toEqual({});
+      expect((await readJsonBody(post("{}", { "content-length": "lots" }), { maxBodyBytes: 100 })).value)
+        .toEqual({});
     });
 
     // A clone()'s body is a tee branch, whose cancel settles only when its twin is cancelled too: a
@@ -137,7 +157,9 @@ describe("readJsonBody", () => {
 
     it("refuses an invalid cap", async () => {
       await expect(readJsonBody(post("{}"), { maxBodyBytes: 0 })).rejects.toBeInstanceOf(InvalidOptionError);
-      await expect(readJsonBody(post("{}"), { maxBodyBytes: 1.5 })).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(readJsonBody(post("{}"), { maxBodyBytes: 1.5 })).rejects.toBeInstanceOf(
+        InvalidOptionError,
+      );
     });
   });
 
@@ -146,7 +168,8 @@ describe("readJsonBody", () => {
       const empty = await readJsonBody(post("")).catch((e: unknown) => e);
       expect(empty).toBeInstanceOf(ParseError);
       expect(empty).toMatchObject({ code: "parse", line: "" });
-      await expect(readJsonBody(new Request("http://127.0.0.1/mcp", { method: "POST" }))).rejects.toBeInstanceOf(ParseError);
+      await expect(readJsonBody(new Request("http://127.0.0.1/mcp", { method: "POST" }))).rejects
+        .toBeInstanceOf(ParseError);
     });
 
     it("refuses bytes that are not UTF-8", async () => {
@@ -168,8 +191,13 @@ describe("readJsonBody", () => {
     });
 
     it("reads a body through the request's READ_BODY method when it has one, and its stream when that method declines", async () => {
-      const direct = Object.assign(post("[]"), { [READ_BODY]: (limit: number) => Promise.resolve(encoder.encode(`{"limit":${limit}}`)) });
-      await expect(readJsonBody(direct, { maxBodyBytes: 100 })).resolves.toMatchObject({ value: { limit: 100 }, batch: false });
+      const direct = Object.assign(post("[]"), {
+        [READ_BODY]: (limit: number) => Promise.resolve(encoder.encode(`{"limit":${limit}}`)),
+      });
+      await expect(readJsonBody(direct, { maxBodyBytes: 100 })).resolves.toMatchObject({
+        value: { limit: 100 },
+        batch: false,
+      });
       const declines = Object.assign(post("[]"), { [READ_BODY]: () => undefined });
       await expect(readJsonBody(declines)).resolves.toMatchObject({ value: [], batch: true });
     });

@@ -16,11 +16,19 @@ describe("ResponseChannel", () => {
   });
 
   it("answers it as a TextReply instead when textReply is set, and as SSE even then once a notification went first", async () => {
-    const channel = new ResponseChannel({ statusOf: () => 201, headers: { "Mcp-Session-Id": "s1" }, textReply: true });
+    const channel = new ResponseChannel({
+      statusOf: () => 201,
+      headers: { "Mcp-Session-Id": "s1" },
+      textReply: true,
+    });
     await channel.reply({ jsonrpc: "2.0", id: 1, result: {} });
     const reply = await channel.response;
     expect(reply).toBeInstanceOf(TextReply);
-    expect(reply).toMatchObject({ status: 201, headers: { "content-type": "application/json", "mcp-session-id": "s1" }, text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    expect(reply).toMatchObject({
+      status: 201,
+      headers: { "content-type": "application/json", "mcp-session-id": "s1" },
+      text: '{"jsonrpc":"2.0","id":1,"result":{}}',
+    });
     const streamed = new ResponseChannel({ textReply: true });
     void streamed.notify({ jsonrpc: "2.0", method: "notifications/progress" });
     const response = (await streamed.response) as Response;
@@ -51,7 +59,11 @@ describe("ResponseChannel", () => {
   });
 
   it("splices a result given as JSON text into the reply: the same bytes as the object form, JSON or SSE", async () => {
-    const result = { content: [{ type: "text", text: "é \"q\"" }], resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } } };
+    const result = {
+      content: [{ type: "text", text: 'é "q"' }],
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } },
+    };
     const objectForm = JSON.stringify({ jsonrpc: "2.0", id: "a\u2028", result });
     const json = new ResponseChannel({ textReply: true });
     await json.reply({ jsonrpc: "2.0", id: "a\u2028", result: new JsonText(JSON.stringify(result)) });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { EventTooLargeError } from "../../../src/http/errors.ts";
-import { DEFAULT_MAX_EVENT_BYTES, SseDecoderStream, type SseDecoderStreamOptions, type SseEvent } from "../../../src/http/sse_decoder_stream.ts";
+import {
+  DEFAULT_MAX_EVENT_BYTES,
+  SseDecoderStream,
+  type SseDecoderStreamOptions,
+  type SseEvent,
+} from "../../../src/http/sse_decoder_stream.ts";
 import { InvalidOptionError, MessageTooLargeError } from "../../../src/wire/errors.ts";
 
 const encoder = new TextEncoder();
@@ -10,7 +15,10 @@ function bytesOf(input: string | Uint8Array): Uint8Array {
 }
 
 /** Feeds `chunks` through a fresh decoder; returns the events, or throws the stream's error. */
-async function decode(chunks: (string | Uint8Array)[], options: SseDecoderStreamOptions = {}): Promise<SseEvent[]> {
+async function decode(
+  chunks: (string | Uint8Array)[],
+  options: SseDecoderStreamOptions = {},
+): Promise<SseEvent[]> {
   const decoder = new SseDecoderStream(options);
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -42,7 +50,10 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
   });
 
   it("accepts LF, CR and CRLF line ends, mixed", async () => {
-    expect(await decode(["data: a\r\ndata: b\rdata: c\n\r\ndata: d\r\r"])).toEqual([msg("a\nb\nc"), msg("d")]);
+    expect(await decode(["data: a\r\ndata: b\rdata: c\n\r\ndata: d\r\r"])).toEqual([
+      msg("a\nb\nc"),
+      msg("d"),
+    ]);
   });
 
   it("treats a CR and an LF split across chunks as one line end", async () => {
@@ -51,7 +62,8 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
 
   it("ignores comment lines, and passes them to onComment", async () => {
     const comments: string[] = [];
-    expect(await decode([":\n: keep-alive\ndata: x\n:comment\n\n"], { onComment: (c) => comments.push(c) })).toEqual([msg("x")]);
+    expect(await decode([":\n: keep-alive\ndata: x\n:comment\n\n"], { onComment: (c) => comments.push(c) }))
+      .toEqual([msg("x")]);
     expect(comments).toEqual(["", "keep-alive", "comment"]);
     expect(await decode([":only a comment\n\n"])).toEqual([]);
   });
@@ -65,7 +77,11 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
   });
 
   it("uses the event field as the type, and message when it is empty or absent", async () => {
-    expect(await decode(["event: ping\ndata: 1\n\nevent:\ndata: 2\n\ndata: 3\n\n"])).toEqual([msg("1", "ping"), msg("2"), msg("3")]);
+    expect(await decode(["event: ping\ndata: 1\n\nevent:\ndata: 2\n\ndata: 3\n\n"])).toEqual([
+      msg("1", "ping"),
+      msg("2"),
+      msg("3"),
+    ]);
   });
 
   it("dispatches nothing for a block without data", async () => {
@@ -77,12 +93,20 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     const events: SseEvent[] = [];
     const input = "id: 1\ndata: a\n\ndata: b\n\nid: 2\n\ndata: c\n\nid\ndata: d\n\n";
     for await (const e of new Blob([input]).stream().pipeThrough(decoder)) events.push(e);
-    expect(events).toEqual([msg("a", "message", "1"), msg("b", "message", "1"), msg("c", "message", "2"), msg("d", "message", "")]);
+    expect(events).toEqual([
+      msg("a", "message", "1"),
+      msg("b", "message", "1"),
+      msg("c", "message", "2"),
+      msg("d", "message", ""),
+    ]);
     expect(decoder.lastEventId).toBe("");
   });
 
   it("ignores an id containing NUL", async () => {
-    expect(await decode(["id: 1\ndata: a\n\nid: 2\u00003\ndata: b\n\n"])).toEqual([msg("a", "message", "1"), msg("b", "message", "1")]);
+    expect(await decode(["id: 1\ndata: a\n\nid: 2\u00003\ndata: b\n\n"])).toEqual([
+      msg("a", "message", "1"),
+      msg("b", "message", "1"),
+    ]);
   });
 
   it("takes retry only when it is all digits", async () => {
@@ -105,7 +129,9 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     it("ignores one leading BOM, also split across chunks", async () => {
       const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
       expect(await decode([bom, "data: x\n\n"])).toEqual([msg("x")]);
-      expect(await decode([bom.subarray(0, 1), bom.subarray(1, 2), new Uint8Array([0xbf, 0x64]), "ata: x\n\n"])).toEqual([msg("x")]);
+      expect(
+        await decode([bom.subarray(0, 1), bom.subarray(1, 2), new Uint8Array([0xbf, 0x64]), "ata: x\n\n"]),
+      ).toEqual([msg("x")]);
     });
 
     it("keeps a second BOM as part of the first field name", async () => {
@@ -122,7 +148,8 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
   });
 
   describe("chunking", () => {
-    const sample = 'id: 7\r\nevent: note\ndata: {"t":"天気 🎉"}\r\n: c\rdata: second line\n\ndata: 2\r\n\r\nretry: 10\n\n';
+    const sample =
+      'id: 7\r\nevent: note\ndata: {"t":"天気 🎉"}\r\n: c\rdata: second line\n\ndata: 2\r\n\r\nretry: 10\n\n';
     const expected = [msg('{"t":"天気 🎉"}\nsecond line', "note", "7"), msg("2", "message", "7")];
 
     it("gives the same events for every split of the stream, including inside code points and between CR and LF", async () => {
@@ -133,7 +160,9 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     });
 
     it("replaces bytes that are not UTF-8 with U+FFFD", async () => {
-      expect(await decode([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff, 0x0a, 0x0a])])).toEqual([msg("\ufffd")]);
+      expect(await decode([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff, 0x0a, 0x0a])])).toEqual([
+        msg("\ufffd"),
+      ]);
     });
 
     it("replaces a code point cut by the end of the stream, which then ends an unfinished event", async () => {
@@ -149,7 +178,8 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     });
 
     it("accepts an event of exactly maxEventBytes, ASCII or multi-byte, in one line or many", async () => {
-      expect((await decode([`data: ${"a".repeat(1000)}\n\n`], { maxEventBytes: 1000 }))[0]!.data).toHaveLength(1000);
+      expect((await decode([`data: ${"a".repeat(1000)}\n\n`], { maxEventBytes: 1000 }))[0]!.data)
+        .toHaveLength(1000);
       const lines = Array.from({ length: 10 }, () => "b".repeat(99)).map((l) => `data: ${l}\n`).join("");
       expect((await decode([`${lines}\n`], { maxEventBytes: 999 }))[0]!.data).toHaveLength(999);
       const wide = "é".repeat(500); // 1000 bytes
@@ -157,9 +187,16 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
     });
 
     it("refuses an event of maxEventBytes + 1, ASCII or multi-byte", async () => {
-      await expect(decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 })).rejects.toBeInstanceOf(EventTooLargeError);
-      await expect(decode([`data: ${"é".repeat(500)}a\n\n`], { maxEventBytes: 1000 })).rejects.toMatchObject({ code: "message_too_large", limitBytes: 1000 });
-      const error = await decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 }).catch((e: unknown) => e);
+      await expect(decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 })).rejects.toBeInstanceOf(
+        EventTooLargeError,
+      );
+      await expect(decode([`data: ${"é".repeat(500)}a\n\n`], { maxEventBytes: 1000 })).rejects.toMatchObject({
+        code: "message_too_large",
+        limitBytes: 1000,
+      });
+      const error = await decode([`data: ${"a".repeat(1001)}\n\n`], { maxEventBytes: 1000 }).catch((
+        e: unknown,
+      ) => e);
       expect(error).toBeInstanceOf(MessageTooLargeError);
       expect((error as Error).message).toBe("An SSE event exceeds maxEventBytes (1000 bytes)");
     });
@@ -183,7 +220,9 @@ describe("SseDecoderStream (WHATWG event-stream interpretation)", () => {
 
     it("errors endless comment lines and endless multi-line events too", async () => {
       const comment = [":", ...Array.from({ length: 5 }, () => "c".repeat(1000)), "\n"];
-      await expect(decode(comment, { maxEventBytes: 1000, onComment: () => {} })).rejects.toBeInstanceOf(EventTooLargeError);
+      await expect(decode(comment, { maxEventBytes: 1000, onComment: () => {} })).rejects.toBeInstanceOf(
+        EventTooLargeError,
+      );
       expect(await decode(comment, { maxEventBytes: 1000 })).toEqual([]); // without onComment the line is skipped, not held
       const lines = Array.from({ length: 100 }, () => `data: ${"d".repeat(50)}\n`);
       await expect(decode(lines, { maxEventBytes: 1000 })).rejects.toBeInstanceOf(EventTooLargeError);

@@ -51,7 +51,9 @@ describe("SseStream", () => {
     await stream.write({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } });
     await stream.write({ jsonrpc: "2.0", id: 1, result: {} }, { id: "e1" });
     const closed = track(stream.close());
-    expect(await readText(reader)).toBe('data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n');
+    expect(await readText(reader)).toBe(
+      'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n',
+    );
     expect(await readText(reader)).toBe('id: e1\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
     expect(await readText(reader)).toBeUndefined();
     await flushMicrotasks();

@@ -3,7 +3,12 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { RedisListenBus } from "../../../src/redis/redis_listen_bus.ts";
 import type { ListenBusEvent } from "../../../src/server/features/listen_bus.ts";
-import { ClosedError, InvalidOptionError, MessageTooLargeError, TimeoutError } from "../../../src/wire/errors.ts";
+import {
+  ClosedError,
+  InvalidOptionError,
+  MessageTooLargeError,
+  TimeoutError,
+} from "../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/mod.ts";
 
 /** An in-memory ioredis-like subscriber: `status`, `subscribe(channel)`, `message` events. */
@@ -31,19 +36,31 @@ class FakeNodeRedis extends EventEmitter {
 }
 
 const never = { publish: () => new Promise<number>(() => {}) };
-const instant = { published: [] as string[], publish(_c: string, m: string) { this.published.push(m); return Promise.resolve(1); } };
+const instant = {
+  published: [] as string[],
+  publish(_c: string, m: string) {
+    this.published.push(m);
+    return Promise.resolve(1);
+  },
+};
 
 describe("RedisListenBus", () => {
   it("refuses a subscriber of neither shape, naming both", async () => {
-    const error = await RedisListenBus.open({ publisher: instant, subscriber: {} as never }).catch((e: unknown) => e);
+    const error = await RedisListenBus.open({ publisher: instant, subscriber: {} as never }).catch((
+      e: unknown,
+    ) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toContain("node-redis");
     expect((error as Error).message).toContain("ioredis");
   });
 
   it("refuses a maxMessageBytes below 64 and accepts 64", async () => {
-    await expect(RedisListenBus.open({ publisher: instant, subscriber: new FakeIoredis(), maxMessageBytes: 63 })).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(RedisListenBus.open({ publisher: instant, subscriber: new FakeIoredis(), maxMessageBytes: 64 })).resolves.toBeInstanceOf(RedisListenBus);
+    await expect(
+      RedisListenBus.open({ publisher: instant, subscriber: new FakeIoredis(), maxMessageBytes: 63 }),
+    ).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(
+      RedisListenBus.open({ publisher: instant, subscriber: new FakeIoredis(), maxMessageBytes: 64 }),
+    ).resolves.toBeInstanceOf(RedisListenBus);
   });
 
   it("on ioredis, delivers only the messages of its own channel", async () => {
@@ -74,7 +91,12 @@ describe("RedisListenBus", () => {
 
   it("rejects publish with TimeoutError after publishTimeout, not before", async () => {
     const time = new FakeTimeProvider();
-    const bus = await RedisListenBus.open({ publisher: never, subscriber: new FakeIoredis(), publishTimeout: 1000, timeProvider: time });
+    const bus = await RedisListenBus.open({
+      publisher: never,
+      subscriber: new FakeIoredis(),
+      publishTimeout: 1000,
+      timeProvider: time,
+    });
     let outcome: unknown = "pending";
     bus.publish({ type: "list_changed", list: "tools" }).catch((e: unknown) => (outcome = e));
     time.advance(999);
@@ -87,10 +109,16 @@ describe("RedisListenBus", () => {
   });
 
   it("refuses an event over maxMessageBytes before delivering it anywhere", async () => {
-    const bus = await RedisListenBus.open({ publisher: instant, subscriber: new FakeIoredis(), maxMessageBytes: 100 });
+    const bus = await RedisListenBus.open({
+      publisher: instant,
+      subscriber: new FakeIoredis(),
+      maxMessageBytes: 100,
+    });
     const seen: ListenBusEvent[] = [];
     bus.subscribe((e) => seen.push(e));
-    await expect(bus.publish({ type: "resource_updated", uri: "u".repeat(100) })).rejects.toBeInstanceOf(MessageTooLargeError);
+    await expect(bus.publish({ type: "resource_updated", uri: "u".repeat(100) })).rejects.toBeInstanceOf(
+      MessageTooLargeError,
+    );
     expect(seen).toEqual([]);
   });
 
@@ -111,7 +139,11 @@ describe("RedisListenBus", () => {
     const subscriber = new FakeIoredis();
     subscriber.unsubscribe = () => Promise.reject(new Error("Connection is closed."));
     const reports: Error[] = [];
-    const bus = await RedisListenBus.open({ publisher: instant, subscriber, onReport: (e) => reports.push(e) });
+    const bus = await RedisListenBus.open({
+      publisher: instant,
+      subscriber,
+      onReport: (e) => reports.push(e),
+    });
     await bus.close();
     expect(reports.map((e) => e.message)).toEqual(["Connection is closed."]);
   });
@@ -121,7 +153,13 @@ describe("RedisListenBus", () => {
     const subscriber = new FakeIoredis();
     subscriber.unsubscribe = () => new Promise(() => {});
     const reports: Error[] = [];
-    const bus = await RedisListenBus.open({ publisher: instant, subscriber, publishTimeout: 500, timeProvider: time, onReport: (e) => reports.push(e) });
+    const bus = await RedisListenBus.open({
+      publisher: instant,
+      subscriber,
+      publishTimeout: 500,
+      timeProvider: time,
+      onReport: (e) => reports.push(e),
+    });
     let closed = false;
     void bus.close().then(() => (closed = true));
     await flushMicrotasks();

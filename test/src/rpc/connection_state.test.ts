@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CONNECTION_TRANSITIONS, ConnectionLifecycle, type ConnectionState } from "../../../src/rpc/connection_state.ts";
+import {
+  CONNECTION_TRANSITIONS,
+  ConnectionLifecycle,
+  type ConnectionState,
+} from "../../../src/rpc/connection_state.ts";
 
 const STATES: ConnectionState[] = ["new", "open", "eof", "stopping", "draining", "closed"];
 
@@ -35,7 +39,9 @@ describe("ConnectionLifecycle", () => {
 
   it("never leaves closed, and every live state may jump to closed", () => {
     expect(CONNECTION_TRANSITIONS.closed).toEqual([]);
-    for (const from of STATES.filter((s) => s !== "closed")) expect(CONNECTION_TRANSITIONS[from]).toContain("closed");
+    for (const from of STATES.filter((s) => s !== "closed")) {
+      expect(CONNECTION_TRANSITIONS[from]).toContain("closed");
+    }
   });
 
   it("reads only while open, dispatches while open or after EOF, accepts requests only before EOF", () => {

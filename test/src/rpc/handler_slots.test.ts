@@ -4,7 +4,11 @@ import { ClosedError, JsonRpcError } from "../../../src/wire/errors.ts";
 import type { IncomingRequest } from "../../../src/wire/json_rpc_message.ts";
 import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
-function setup(max = 2, fallbacks: SlotFallbacks = {}, options: { outputClosed?: boolean; send?: (m: Record<string, unknown>) => Promise<void> } = {}) {
+function setup(
+  max = 2,
+  fallbacks: SlotFallbacks = {},
+  options: { outputClosed?: boolean; send?: (m: Record<string, unknown>) => Promise<void> } = {},
+) {
   const sent: Record<string, unknown>[] = [];
   const reports: Error[] = [];
   const dropped: string[] = [];
@@ -26,7 +30,8 @@ function setup(max = 2, fallbacks: SlotFallbacks = {}, options: { outputClosed?:
   return { slots: new HandlerSlots(max, host, fallbacks), sent, reports, dropped };
 }
 
-const request = (id: number, method = "m", params?: unknown): IncomingRequest => ({ id, method, params }) as IncomingRequest;
+const request = (id: number, method = "m", params?: unknown): IncomingRequest =>
+  ({ id, method, params }) as IncomingRequest;
 
 function gate() {
   let open!: (v?: unknown) => void;
@@ -57,13 +62,15 @@ describe("HandlerSlots", () => {
     slots.requestHandlers.set("bad", () => {
       throw new JsonRpcError(-32602, "Bad params");
     });
-    for (const [id, method] of [[1, "ok"], [2, "none"], [3, "bad"], [4, "missing"]] as const) await slots.dispatch(request(id, method, { a: id }), `n:${id}`);
+    for (const [id, method] of [[1, "ok"], [2, "none"], [3, "bad"], [4, "missing"]] as const) {
+      await slots.dispatch(request(id, method, { a: id }), `n:${id}`);
+    }
     await flushMicrotasks();
     expect(sent).toEqual([
       { jsonrpc: "2.0", id: 1, result: { a: 1 } },
       { jsonrpc: "2.0", id: 2, result: {} },
       { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Bad params" } },
-      { jsonrpc: "2.0", id: 4, error: { code: -32601, message: "Method not found: \"missing\"" } },
+      { jsonrpc: "2.0", id: 4, error: { code: -32601, message: 'Method not found: "missing"' } },
     ]);
     expect(reports).toEqual([]);
   });
@@ -81,7 +88,11 @@ describe("HandlerSlots", () => {
     slots.requestHandlers.set("m", () => new Promise(() => {}));
     await slots.dispatch(request(1), "n:1");
     await slots.dispatch(request(1), "n:1");
-    expect(sent).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid request: id 1 is already in flight" } }]);
+    expect(sent).toEqual([{
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32600, message: "Invalid request: id 1 is already in flight" },
+    }]);
     expect(reports).toHaveLength(1);
     expect(slots.active).toBe(1);
   });
@@ -107,7 +118,9 @@ describe("HandlerSlots", () => {
     let signal!: AbortSignal;
     slots.requestHandlers.set("m", (_p, ctx) => {
       signal = ctx.signal;
-      return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+      return new Promise((_, reject) =>
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))
+      );
     });
     void slots.dispatch(request(5), "n:5");
     slots.notification("notifications/cancelled", { requestId: 5 });
@@ -131,7 +144,9 @@ describe("HandlerSlots", () => {
   it("answers a result that cannot be serialized with -32603 and reports it", async () => {
     let first = true;
     const { slots, sent, reports } = setup(2, {}, {
-      send: () => (first ? ((first = false), Promise.reject(new TypeError("Do not know how to serialize a BigInt"))) : Promise.resolve()),
+      send: () => (first
+        ? ((first = false), Promise.reject(new TypeError("Do not know how to serialize a BigInt")))
+        : Promise.resolve()),
     });
     slots.requestHandlers.set("m", () => 1n);
     await slots.dispatch(request(1), "n:1");
@@ -163,7 +178,11 @@ describe("HandlerSlots", () => {
     });
     await open.slots.dispatch(request(1), "n:1");
     await flushMicrotasks();
-    expect(open.sent).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { n: 1 } }, { jsonrpc: "2.0", id: 1, result: "ok" }]);
+    expect(open.sent).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { n: 1 } }, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: "ok",
+    }]);
     const closed = setup(2, {}, { outputClosed: true });
     closed.slots.requestHandlers.set("m", async (_p, ctx) => ctx.notify("x"));
     await closed.slots.dispatch(request(1), "n:1");

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { ENTRY_OVERHEAD_BYTES, InputBacklog } from "../../../src/rpc/input_backlog.ts";
 import { InvalidUtf8Error, MessageTooLargeError } from "../../../src/wire/errors.ts";
 
-const line = (value: unknown) => ({ kind: "line" as const, text: JSON.stringify(value), bytes: new TextEncoder().encode(JSON.stringify(value)).byteLength });
+const line = (value: unknown) => ({
+  kind: "line" as const,
+  text: JSON.stringify(value),
+  bytes: new TextEncoder().encode(JSON.stringify(value)).byteLength,
+});
 
 describe("InputBacklog bound (maxQueuedInputBytes)", () => {
   it("is full once its bytes reach the bound, and not one entry earlier", () => {
@@ -62,11 +66,24 @@ describe("InputBacklog.admit", () => {
     const report = (e: Error) => reports.push(e);
     const request = line({ jsonrpc: "2.0", id: 7, method: "m" });
     expect(backlog.admit(request, true, report)).toBeUndefined();
-    expect(backlog.head).toMatchObject({ key: "n:7", request: { id: 7, method: "m" }, bytes: request.text.length + ENTRY_OVERHEAD_BYTES });
+    expect(backlog.head).toMatchObject({
+      key: "n:7",
+      request: { id: 7, method: "m" },
+      bytes: request.text.length + ENTRY_OVERHEAD_BYTES,
+    });
     expect(backlog.admit(line({ jsonrpc: "2.0", method: "note", params: 1 }), true, report)).toBeUndefined();
     expect(backlog.length).toBe(2);
-    expect(backlog.admit(line({ jsonrpc: "2.0", id: 1, result: "r" }), true, report)).toMatchObject({ kind: "result", id: 1 });
-    expect(backlog.admit(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }), true, report)).toMatchObject({ kind: "notification" });
+    expect(backlog.admit(line({ jsonrpc: "2.0", id: 1, result: "r" }), true, report)).toMatchObject({
+      kind: "result",
+      id: 1,
+    });
+    expect(
+      backlog.admit(
+        line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }),
+        true,
+        report,
+      ),
+    ).toMatchObject({ kind: "notification" });
     expect(backlog.length).toBe(2);
     expect(reports).toEqual([]);
   });
@@ -77,7 +94,15 @@ describe("InputBacklog.admit", () => {
     backlog.admit({ kind: "line", text: "{nope", bytes: 5 }, true, (e) => reports.push(e));
     backlog.admit(line([1, 2]), true, (e) => reports.push(e));
     backlog.admit({ kind: "error", error: new InvalidUtf8Error() }, true, (e) => reports.push(e));
-    backlog.admit({ kind: "error", error: new MessageTooLargeError(10), head: { hasMethod: false, hasResult: false, hasError: false } }, true, (e) => reports.push(e));
+    backlog.admit(
+      {
+        kind: "error",
+        error: new MessageTooLargeError(10),
+        head: { hasMethod: false, hasResult: false, hasError: false },
+      },
+      true,
+      (e) => reports.push(e),
+    );
     expect(reports).toHaveLength(4);
     const codes = [];
     while (backlog.head) codes.push((backlog.shift()!.reply!.error as { code: number }).code);

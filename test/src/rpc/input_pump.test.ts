@@ -9,10 +9,15 @@ import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { RecordingWritable } from "../../../testing/recording_writable.ts";
 import { manualReadable, utf8 } from "../../helpers/streams.ts";
 
-function setup(options: { maxBacklog?: number; maxConcurrent?: number; readable?: ReadableStream<Uint8Array> } = {}) {
+function setup(
+  options: { maxBacklog?: number; maxConcurrent?: number; readable?: ReadableStream<Uint8Array> } = {},
+) {
   const input = manualReadable();
   const output = new RecordingWritable();
-  const channel = new NewlineChannel({ readable: options.readable ?? input.readable, writable: output.writable });
+  const channel = new NewlineChannel({
+    readable: options.readable ?? input.readable,
+    writable: output.writable,
+  });
   const lifecycle = new ConnectionLifecycle();
   lifecycle.move("open");
   const backlog = new InputBacklog(options.maxBacklog ?? 1_000_000);
@@ -89,7 +94,9 @@ describe("readInput", () => {
     eof.input.end();
     await flushMicrotasks();
     expect([eof.ended(), eof.faults.length]).toEqual([1, 0]);
-    const broken = setup({ readable: new ReadableStream({ start: (c) => c.error(new Error("pipe broke")) }) });
+    const broken = setup({
+      readable: new ReadableStream({ start: (c) => c.error(new Error("pipe broke")) }),
+    });
     await readInput(broken.host);
     expect([broken.ended(), broken.faults.map((f) => f.message)]).toEqual([0, ["pipe broke"]]);
   });

@@ -118,7 +118,9 @@ describe("JsonRpcConnection concurrency limit", () => {
       return id;
     }).start();
     void peer.startReading();
-    for (let id = 1; id <= 257; id++) await peer.send({ jsonrpc: "2.0", id, method: "block", params: { id } });
+    for (let id = 1; id <= 257; id++) {
+      await peer.send({ jsonrpc: "2.0", id, method: "block", params: { id } });
+    }
     await until(() => started.length === 256);
     await settle(50);
     expect(server.activeHandlers).toBe(256); // not hit early: all 256 run at once
@@ -217,7 +219,8 @@ describe("JsonRpcConnection concurrency limit", () => {
       })
       .start();
     let calls = 0;
-    const client = new JsonRpcConnection(a).handle("client/answer", (p) => ({ answered: p, n: ++calls })).start();
+    const client = new JsonRpcConnection(a).handle("client/answer", (p) => ({ answered: p, n: ++calls }))
+      .start();
     // Two run, the rest wait for a slot; the replies to the handlers' own requests come after them on
     // the wire and must still be read.
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => client.request("ask", { i })));
@@ -228,107 +231,118 @@ describe("JsonRpcConnection concurrency limit", () => {
 });
 
 describe("JsonRpcConnection output bound against a peer that never reads", () => {
-  it("keeps queued output within 1 MiB plus one message while handlers produce 100 MB, pauses input, and delivers every reply once the peer reads", async () => {
-    const { server, peer } = setup();
-    const payload = "x".repeat(25 * 1024);
-    const requests = 4_000; // 4 000 replies of 25 KiB: 100 MiB
-    let handled = 0;
-    let maxQueued = 0;
-    const sample = () => (maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes));
-    server.handle("big", (p) => {
-      handled++;
+  it(
+    "keeps queued output within 1 MiB plus one message while handlers produce 100 MB, pauses input, and delivers every reply once the peer reads",
+    async () => {
+      const { server, peer } = setup();
+      const payload = "x".repeat(25 * 1024);
+      const requests = 4_000; // 4 000 replies of 25 KiB: 100 MiB
+      let handled = 0;
+      let maxQueued = 0;
+      const sample = () => (maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes));
+      server.handle("big", (p) => {
+        handled++;
+        sample();
+        return { n: (p as { n: number }).n, payload };
+      }).start();
+      let written = 0;
+      const writing = (async () => {
+        for (let n = 0; n < requests; n++) {
+          await peer.send({ jsonrpc: "2.0", id: n, method: "big", params: { n } });
+          written++;
+        }
+      })();
+      // The peer does not read: the server fills its output, stops reading, and the peer's writes wait.
+      await until(() => server.channel.outputFull);
+      await settle(200);
       sample();
-      return { n: (p as { n: number }).n, payload };
-    }).start();
-    let written = 0;
-    const writing = (async () => {
-      for (let n = 0; n < requests; n++) {
-        await peer.send({ jsonrpc: "2.0", id: n, method: "big", params: { n } });
-        written++;
-      }
-    })();
-    // The peer does not read: the server fills its output, stops reading, and the peer's writes wait.
-    await until(() => server.channel.outputFull);
-    await settle(200);
-    sample();
-    const handledWhilePaused = handled;
-    const writtenWhilePaused = written;
-    await settle(200);
-    expect(handled).toBe(handledWhilePaused); // input paused
-    expect(written).toBe(writtenWhilePaused);
-    expect(written).toBeLessThan(requests); // the peer's pipe is full: its writer waits
-    expect(await settlesSoon(writing)).toBe(false);
-    const messageBytes = JSON.stringify({ jsonrpc: "2.0", id: requests, result: { n: requests, payload } }).length + 1;
-    expect(server.channel.queuedOutputBytes).toBeLessThanOrEqual(MiB + messageBytes);
-    expect(server.channel.queuedOutputBytes).toBeGreaterThan(MiB - messageBytes); // the bound is reached, not undershot
-    expect(server.activeHandlers).toBeLessThan(256);
-    // Now the peer reads; sample the queue on every line.
-    const seen = new Set<number>();
-    let count = 0;
-    const reading = peer.startReading((line) => {
-      sample();
-      count++;
-      const id = Number(line.slice(line.indexOf('"id":') + 5, line.indexOf(",", line.indexOf('"id":'))));
-      seen.add(id);
-      if (count === requests) void server.close();
-    });
-    await writing;
-    await reading;
-    expect(count).toBe(requests);
-    expect(seen.size).toBe(requests);
-    expect(maxQueued).toBeLessThanOrEqual(MiB + messageBytes);
-    expect((await server.closed).reason).toBe("closed");
-  }, 120_000);
+      const handledWhilePaused = handled;
+      const writtenWhilePaused = written;
+      await settle(200);
+      expect(handled).toBe(handledWhilePaused); // input paused
+      expect(written).toBe(writtenWhilePaused);
+      expect(written).toBeLessThan(requests); // the peer's pipe is full: its writer waits
+      expect(await settlesSoon(writing)).toBe(false);
+      const messageBytes =
+        JSON.stringify({ jsonrpc: "2.0", id: requests, result: { n: requests, payload } }).length + 1;
+      expect(server.channel.queuedOutputBytes).toBeLessThanOrEqual(MiB + messageBytes);
+      expect(server.channel.queuedOutputBytes).toBeGreaterThan(MiB - messageBytes); // the bound is reached, not undershot
+      expect(server.activeHandlers).toBeLessThan(256);
+      // Now the peer reads; sample the queue on every line.
+      const seen = new Set<number>();
+      let count = 0;
+      const reading = peer.startReading((line) => {
+        sample();
+        count++;
+        const id = Number(line.slice(line.indexOf('"id":') + 5, line.indexOf(",", line.indexOf('"id":'))));
+        seen.add(id);
+        if (count === requests) void server.close();
+      });
+      await writing;
+      await reading;
+      expect(count).toBe(requests);
+      expect(seen.size).toBe(requests);
+      expect(maxQueued).toBeLessThanOrEqual(MiB + messageBytes);
+      expect((await server.closed).reason).toBe("closed");
+    },
+    120_000,
+  );
 
-  it("keeps memory bounded under 100 000 garbage lines from a peer that never reads, then delivers every error reply in order", async () => {
-    const { server, peer, reports } = setup();
-    server.start();
-    const total = 100_000;
-    let maxQueued = 0;
-    const line = (i: number) => (i % 2 === 0 ? `garbage ${i} !!\n` : `{"jsonrpc":"2.0","id":${i},"method":${i}}\n`);
-    let written = 0;
-    const writing = (async () => {
-      for (let i = 0; i < total; i += 100) {
-        let chunk = "";
-        for (let j = i; j < i + 100; j++) chunk += line(j);
-        await peer.write(chunk);
-        written = i + 100;
+  it(
+    "keeps memory bounded under 100 000 garbage lines from a peer that never reads, then delivers every error reply in order",
+    async () => {
+      const { server, peer, reports } = setup();
+      server.start();
+      const total = 100_000;
+      let maxQueued = 0;
+      const line = (
+        i: number,
+      ) => (i % 2 === 0 ? `garbage ${i} !!\n` : `{"jsonrpc":"2.0","id":${i},"method":${i}}\n`);
+      let written = 0;
+      const writing = (async () => {
+        for (let i = 0; i < total; i += 100) {
+          let chunk = "";
+          for (let j = i; j < i + 100; j++) chunk += line(j);
+          await peer.write(chunk);
+          written = i + 100;
+        }
+      })();
+      await until(() => server.channel.outputFull);
+      await settle(100);
+      const before = retainedBytes();
+      await settle(200);
+      maxQueued = server.channel.queuedOutputBytes;
+      expect(written).toBeLessThan(total); // input paused: the peer's writes wait
+      expect(await settlesSoon(writing)).toBe(false);
+      const after = retainedBytes();
+      expect(after - before).toBeLessThan(4 * MiB);
+      expect(maxQueued).toBeLessThanOrEqual(MiB + 200);
+      const replies: string[] = [];
+      let heapDuringDrain = 0;
+      const reading = peer.startReading((l) => {
+        replies.push(l);
+        maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes);
+        if (replies.length === total / 2) heapDuringDrain = process.memoryUsage().heapUsed;
+        if (replies.length === total) void server.close();
+      });
+      await writing;
+      await reading;
+      expect(heapDuringDrain).toBeGreaterThan(0);
+      expect(replies.length).toBe(total);
+      expect(maxQueued).toBeLessThanOrEqual(MiB + 200);
+      for (let i = 0; i < total; i++) {
+        const r = JSON.parse(replies[i]!);
+        if (i % 2 === 0) {
+          expect(r.error.code).toBe(-32700);
+          expect("id" in r).toBe(false);
+        } else {
+          expect(r.id).toBe(i);
+          expect(r.error.code).toBe(-32600);
+        }
       }
-    })();
-    await until(() => server.channel.outputFull);
-    await settle(100);
-    const before = retainedBytes();
-    await settle(200);
-    maxQueued = server.channel.queuedOutputBytes;
-    expect(written).toBeLessThan(total); // input paused: the peer's writes wait
-    expect(await settlesSoon(writing)).toBe(false);
-    const after = retainedBytes();
-    expect(after - before).toBeLessThan(4 * MiB);
-    expect(maxQueued).toBeLessThanOrEqual(MiB + 200);
-    const replies: string[] = [];
-    let heapDuringDrain = 0;
-    const reading = peer.startReading((l) => {
-      replies.push(l);
-      maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes);
-      if (replies.length === total / 2) heapDuringDrain = process.memoryUsage().heapUsed;
-      if (replies.length === total) void server.close();
-    });
-    await writing;
-    await reading;
-    expect(heapDuringDrain).toBeGreaterThan(0);
-    expect(replies.length).toBe(total);
-    expect(maxQueued).toBeLessThanOrEqual(MiB + 200);
-    for (let i = 0; i < total; i++) {
-      const r = JSON.parse(replies[i]!);
-      if (i % 2 === 0) {
-        expect(r.error.code).toBe(-32700);
-        expect("id" in r).toBe(false);
-      } else {
-        expect(r.id).toBe(i);
-        expect(r.error.code).toBe(-32600);
-      }
-    }
-    expect(reports.length).toBe(total);
-    await server.closed;
-  }, 120_000);
+      expect(reports.length).toBe(total);
+      await server.closed;
+    },
+    120_000,
+  );
 });

@@ -15,7 +15,11 @@ describe("JsonRpcConnection basics", () => {
       .start();
     const client = new JsonRpcConnection(a).start();
     expect(await client.request("add", { a: 2, b: 3 })).toBe(5);
-    await expect(client.request("fail")).rejects.toMatchObject({ code: -32602, message: "Bad params", data: { x: 1 } });
+    await expect(client.request("fail")).rejects.toMatchObject({
+      code: -32602,
+      message: "Bad params",
+      data: { x: 1 },
+    });
     await expect(client.request("nope")).rejects.toMatchObject({ code: -32601 });
     await client.close();
     const info = await server.closed;
@@ -26,7 +30,10 @@ describe("JsonRpcConnection basics", () => {
     const time = new FakeTimeProvider();
     const [a, b] = createDuplexPair();
     const server = new JsonRpcConnection(b, { timeProvider: time });
-    const waitMs = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => { time.setTimer(resolve, ms); });
+    const waitMs = (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        time.setTimer(resolve, ms);
+      });
     let aborted20 = false;
     server.handle("sleep", async (p, ctx) => {
       const ms = (p as { ms: number }).ms;
@@ -36,11 +43,25 @@ describe("JsonRpcConnection basics", () => {
     }).start();
     const writer = a.writable.getWriter();
     const enc = new TextEncoder();
-    await writer.write(enc.encode([1000, 7000, 20000].map((ms, i) => JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "sleep", params: { ms } })).join("\n") + "\n"));
+    await writer.write(
+      enc.encode(
+        [1000, 7000, 20000].map((ms, i) =>
+          JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "sleep", params: { ms } })
+        ).join("\n") + "\n",
+      ),
+    );
     await writer.close();
-    const reader = a.readable.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
+    const reader = a.readable.pipeThrough(
+      new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>,
+    ).getReader();
     let text = "";
-    const reading = (async () => { for (;;) { const { done, value } = await reader.read(); if (done) break; text += value; } })();
+    const reading = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+    })();
     await time.advance(1_000);
     await time.advance(4_000);
     expect(aborted20).toBe(true);
@@ -59,11 +80,18 @@ describe("JsonRpcConnection answerInvalidInput", () => {
     it(`${answer ? "answers" : "only reports"} bad input lines when answerInvalidInput is ${answer}`, async () => {
       const [a, b] = createDuplexPair();
       const reports: Error[] = [];
-      const connection = new JsonRpcConnection(b, { answerInvalidInput: answer, onReport: (e) => reports.push(e) })
+      const connection = new JsonRpcConnection(b, {
+        answerInvalidInput: answer,
+        onReport: (e) => reports.push(e),
+      })
         .handle("echo", (p) => p)
         .start();
       const writer = a.writable.getWriter();
-      await writer.write(new TextEncoder().encode('Server starting on stdio...\n{"not":"json-rpc"}\n{"jsonrpc":"2.0","id":1,"method":"echo","params":{"x":1}}\n'));
+      await writer.write(
+        new TextEncoder().encode(
+          'Server starting on stdio...\n{"not":"json-rpc"}\n{"jsonrpc":"2.0","id":1,"method":"echo","params":{"x":1}}\n',
+        ),
+      );
       await writer.close();
       await connection.closed;
       let text = "";

@@ -28,7 +28,9 @@ function rawPeer(duplex: Duplex) {
   const lines: string[] = [];
   let ended = false;
   void (async () => {
-    const reader = duplex.readable.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
+    const reader = duplex.readable.pipeThrough(
+      new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>,
+    ).getReader();
     let rest = "";
     for (;;) {
       const { done, value } = await reader.read();
@@ -50,7 +52,8 @@ function rawPeer(duplex: Duplex) {
     get ended() {
       return ended;
     },
-    write: (text: string | Uint8Array) => writer.write(typeof text === "string" ? encoder.encode(text) : text),
+    write: (text: string | Uint8Array) =>
+      writer.write(typeof text === "string" ? encoder.encode(text) : text),
     send: (message: unknown) => writer.write(encoder.encode(JSON.stringify(message) + "\n")),
     end: () => writer.close(),
     async waitFor(n: number): Promise<any[]> {
@@ -99,7 +102,7 @@ describe("JsonRpcConnection messages both ways", () => {
     expect((await client.closed).reason).toBe("closed");
   });
 
-  it("keeps string and number ids apart: 1 and \"1\" are different requests", async () => {
+  it('keeps string and number ids apart: 1 and "1" are different requests', async () => {
     const { server, peer } = serverAndPeer();
     const release = deferred();
     server.handle("wait", async (p) => {
@@ -119,7 +122,7 @@ describe("JsonRpcConnection messages both ways", () => {
     await server.close();
   });
 
-  it("settles outgoing calls by id type: a reply with id \"1\" does not settle the call with id 1", async () => {
+  it('settles outgoing calls by id type: a reply with id "1" does not settle the call with id 1', async () => {
     const { server, peer, reports } = serverAndPeer();
     server.start();
     const call = server.request("m", undefined, { id: 1 });
@@ -222,7 +225,9 @@ describe("JsonRpcConnection messages both ways", () => {
     const lines = await peer.waitFor(2);
     expect(lines[1]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     await peer.send({ jsonrpc: "2.0", id: lines[0].id, error: { code: -32000, message: "nope", data: [1] } });
-    await expect(call).rejects.toSatisfy((e: unknown) => e instanceof JsonRpcError && e.code === -32000 && (e as JsonRpcError).message === "nope");
+    await expect(call).rejects.toSatisfy((e: unknown) =>
+      e instanceof JsonRpcError && e.code === -32000 && (e as JsonRpcError).message === "nope"
+    );
     await server.close();
   });
 
@@ -233,7 +238,10 @@ describe("JsonRpcConnection messages both ways", () => {
     await peer.send([{ jsonrpc: "2.0", id: 1, method: "m" }, { jsonrpc: "2.0", id: 2, method: "m" }]);
     await peer.send({ jsonrpc: "2.0", id: 3, method: "m" });
     const [batch, next] = await peer.waitFor(2);
-    expect(batch).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+    expect(batch).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringMatching(/batch/i) },
+    });
     expect(next).toEqual({ jsonrpc: "2.0", id: 3, result: 0 });
     expect(ran).toBe(1);
     await settle();
@@ -258,7 +266,12 @@ describe("JsonRpcConnection messages both ways", () => {
   it("answers a line of invalid UTF-8 with -32700 without id and keeps serving", async () => {
     const { server, peer, reports } = serverAndPeer();
     server.handle("m", () => "ok").start();
-    const bad = new Uint8Array([...encoder.encode('{"jsonrpc":"2.0","id":1,"method":"m","params":"'), 0xff, 0xfe, ...encoder.encode('"}\n')]);
+    const bad = new Uint8Array([
+      ...encoder.encode('{"jsonrpc":"2.0","id":1,"method":"m","params":"'),
+      0xff,
+      0xfe,
+      ...encoder.encode('"}\n'),
+    ]);
     await peer.write(bad);
     await peer.send({ jsonrpc: "2.0", id: 2, method: "m" });
     const replies = await peer.waitFor(2);
@@ -311,7 +324,8 @@ describe("JsonRpcConnection messages both ways", () => {
     const { server, peer, reports } = serverAndPeer();
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    server.handle("bigint", () => ({ n: 1n })).handle("cycle", () => cycle).handle("ok", () => "fine").start();
+    server.handle("bigint", () => ({ n: 1n })).handle("cycle", () => cycle).handle("ok", () => "fine")
+      .start();
     await peer.send({ jsonrpc: "2.0", id: 1, method: "bigint" });
     await peer.send({ jsonrpc: "2.0", id: 2, method: "cycle" });
     await peer.send({ jsonrpc: "2.0", id: 3, method: "ok" });
@@ -444,7 +458,11 @@ describe("JsonRpcConnection cancellation", () => {
     await peer.send({ jsonrpc: "2.0", id: "a", method: "slow" });
     await settle();
     expect(signal?.aborted).toBe(false);
-    await peer.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a", reason: "user" } });
+    await peer.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "a", reason: "user" },
+    });
     await settle();
     expect(signal?.aborted).toBe(true);
     release.resolve();
@@ -479,7 +497,11 @@ describe("JsonRpcConnection cancellation", () => {
     await expect(call).rejects.toBe(reason);
     expect(server.pendingRequests).toBe(0);
     const [, cancel] = await peer.waitFor(2);
-    expect(cancel).toMatchObject({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: req.id } });
+    expect(cancel).toMatchObject({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: req.id },
+    });
     // A late reply to the cancelled call is dropped, not delivered anywhere.
     await peer.send({ jsonrpc: "2.0", id: req.id, result: "late" });
     await settle();
@@ -521,8 +543,23 @@ describe("JsonRpcConnection cancellation", () => {
 
 describe("JsonRpcConnection options", () => {
   const [a] = createDuplexPair();
-  for (const name of ["endOfStreamTimeout", "shutdownTimeout", "maxConcurrentRequests", "maxQueuedInputBytes"] as const) {
-    for (const bad of [-1, Number.NaN, "5" as unknown as number, null as unknown as number, {} as unknown as number]) {
+  for (
+    const name of [
+      "endOfStreamTimeout",
+      "shutdownTimeout",
+      "maxConcurrentRequests",
+      "maxQueuedInputBytes",
+    ] as const
+  ) {
+    for (
+      const bad of [
+        -1,
+        Number.NaN,
+        "5" as unknown as number,
+        null as unknown as number,
+        {} as unknown as number,
+      ]
+    ) {
       it(`rejects ${name} = ${String(bad)} with InvalidOptionError naming it`, () => {
         let thrown: unknown;
         try {
@@ -537,13 +574,23 @@ describe("JsonRpcConnection options", () => {
   }
 
   it("rejects maxConcurrentRequests of 0 and 1.5", () => {
-    expect(() => new JsonRpcConnection(createDuplexPair()[0], { maxConcurrentRequests: 0 })).toThrow(InvalidOptionError);
-    expect(() => new JsonRpcConnection(createDuplexPair()[0], { maxConcurrentRequests: 1.5 })).toThrow(InvalidOptionError);
+    expect(() => new JsonRpcConnection(createDuplexPair()[0], { maxConcurrentRequests: 0 })).toThrow(
+      InvalidOptionError,
+    );
+    expect(() => new JsonRpcConnection(createDuplexPair()[0], { maxConcurrentRequests: 1.5 })).toThrow(
+      InvalidOptionError,
+    );
   });
 
   it("accepts zero timeouts and Infinity", () => {
     const time = new FakeTimeProvider();
-    expect(() => new JsonRpcConnection(createDuplexPair()[0], { endOfStreamTimeout: 0, shutdownTimeout: Number.POSITIVE_INFINITY, timeProvider: time })).not.toThrow();
+    expect(() =>
+      new JsonRpcConnection(createDuplexPair()[0], {
+        endOfStreamTimeout: 0,
+        shutdownTimeout: Number.POSITIVE_INFINITY,
+        timeProvider: time,
+      })
+    ).not.toThrow();
   });
 
   it("rejects request() after close with ClosedError", async () => {

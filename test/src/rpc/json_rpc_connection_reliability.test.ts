@@ -27,7 +27,9 @@ function rawPeer(duplex: Duplex) {
   const writer = duplex.writable.getWriter();
   const lines: string[] = [];
   void (async () => {
-    const reader = duplex.readable.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
+    const reader = duplex.readable.pipeThrough(
+      new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>,
+    ).getReader();
     let rest = "";
     for (;;) {
       const { done, value } = await reader.read();
@@ -156,7 +158,10 @@ describe("notification handlers share the handler bound (12.4)", () => {
     });
     connection.start();
     let text = "";
-    for (let i = 0; i < 2_000; i++) text += JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: i } }) + "\n";
+    for (let i = 0; i < 2_000; i++) {
+      text += JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: i } }) +
+        "\n";
+    }
     void peer.write(text);
     await settle();
     expect(peak).toBe(8);
@@ -192,7 +197,9 @@ describe("notification handlers share the handler bound (12.4)", () => {
     connection.onNotification("n", () => release.opened);
     connection.handle("m", () => "served");
     connection.start();
-    void peer.write(`{"jsonrpc":"2.0","method":"n"}\n{"jsonrpc":"2.0","method":"n"}\n{"jsonrpc":"2.0","id":1,"method":"m"}\n`);
+    void peer.write(
+      `{"jsonrpc":"2.0","method":"n"}\n{"jsonrpc":"2.0","method":"n"}\n{"jsonrpc":"2.0","id":1,"method":"m"}\n`,
+    );
     await settle();
     expect(peer.lines).toEqual([]);
     release.open();
@@ -202,7 +209,8 @@ describe("notification handlers share the handler bound (12.4)", () => {
 });
 
 describe("input is bounded in bytes: maxInFlightBytes (12.5)", () => {
-  const bigRequest = (id: number, size: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "m", params: "x".repeat(size) }) + "\n";
+  const bigRequest = (id: number, size: number) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "m", params: "x".repeat(size) }) + "\n";
 
   it("stops reading once queued input plus running handlers' params reach the bound, and resumes as handlers finish", async () => {
     const { connection, peer } = setup({ maxInFlightBytes: 1 * MiB, maxQueuedInputBytes: 16 * MiB });
@@ -266,7 +274,9 @@ describe("input is bounded in bytes: maxInFlightBytes (12.5)", () => {
     });
     connection.start();
     let text = "";
-    for (let i = 0; i < 10; i++) text += JSON.stringify({ jsonrpc: "2.0", method: "n", params: "y".repeat(400_000) }) + "\n";
+    for (let i = 0; i < 10; i++) {
+      text += JSON.stringify({ jsonrpc: "2.0", method: "n", params: "y".repeat(400_000) }) + "\n";
+    }
     void peer.write(text);
     await settle();
     expect(running).toBe(3);
@@ -324,7 +334,10 @@ describe("peer text is bounded and inert (12.6)", () => {
     const { connection, peer, reports } = setup();
     connection.start();
     await peer.send({ jsonrpc: "2.0", id: "x\nFORGED LOG LINE", result: 1 });
-    await peer.send({ jsonrpc: "2.0", error: { code: 1, message: "boom\r\nFORGED\u2028LINE " + "z".repeat(1_000_000) } });
+    await peer.send({
+      jsonrpc: "2.0",
+      error: { code: 1, message: "boom\r\nFORGED\u2028LINE " + "z".repeat(1_000_000) },
+    });
     await settle();
     expect(reports.length).toBe(2);
     for (const report of reports) {
@@ -343,7 +356,9 @@ describe("ids beyond 2^53 come back byte-exact (12.9)", () => {
     await peer.write(`{"jsonrpc":"2.0","method":"missing","id":-12345678901234567890}\n`);
     const lines = await peer.waitFor(2);
     expect(lines).toContain(`{"jsonrpc":"2.0","id":9007199254740993,"result":"fine"}`);
-    expect(lines.find((l) => l.includes("-32601"))).toMatch(/^\{"jsonrpc":"2\.0","id":-12345678901234567890,"error":/);
+    expect(lines.find((l) => l.includes("-32601"))).toMatch(
+      /^\{"jsonrpc":"2\.0","id":-12345678901234567890,"error":/,
+    );
     await connection.close();
   });
 
@@ -394,7 +409,9 @@ describe("JSON-RPC batches (12.10)", () => {
     const { connection, peer } = setup({ acceptsBatch: () => true });
     const notes: unknown[] = [];
     connection.onNotification("n", (p) => void notes.push(p)).handle("m", () => "after").start();
-    await peer.write(`[{"jsonrpc":"2.0","method":"n","params":1},{"jsonrpc":"2.0","method":"n","params":2}]\n[]\n`);
+    await peer.write(
+      `[{"jsonrpc":"2.0","method":"n","params":1},{"jsonrpc":"2.0","method":"n","params":2}]\n[]\n`,
+    );
     await peer.send({ jsonrpc: "2.0", id: 9, method: "m" });
     const [empty, after] = (await peer.waitFor(2)).map((l) => JSON.parse(l));
     expect(empty.error.code).toBe(-32600);

@@ -5,7 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClosedError, TimeoutError, WriteFailedError } from "../../../src/wire/errors.ts";
-import { type ConnectionCloseInfo, JsonRpcConnection, type JsonRpcConnectionOptions } from "../../../src/rpc/json_rpc_connection.ts";
+import {
+  type ConnectionCloseInfo,
+  JsonRpcConnection,
+  type JsonRpcConnectionOptions,
+} from "../../../src/rpc/json_rpc_connection.ts";
 import { createDuplexPair, type Duplex } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { RecordingWritable } from "../../../testing/recording_writable.ts";
@@ -25,7 +29,12 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 const encoder = new TextEncoder();
 const line = (message: unknown) => encoder.encode(JSON.stringify(message) + "\n");
-const request = (id: number | string, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const request = (id: number | string, method: string, params?: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 
 async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await flushMicrotasks();
@@ -47,7 +56,9 @@ function readingPeer(duplex: Duplex) {
   const lines: string[] = [];
   const state = { ended: false };
   void (async () => {
-    const reader = duplex.readable.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
+    const reader = duplex.readable.pipeThrough(
+      new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>,
+    ).getReader();
     let rest = "";
     for (;;) {
       const { done, value } = await reader.read();
@@ -78,7 +89,11 @@ function recorded(time: FakeTimeProvider, options: JsonRpcConnectionOptions = {}
   const input = manualReadable();
   const output = new RecordingWritable({ autoComplete });
   const reports: Error[] = [];
-  const server = new JsonRpcConnection({ readable: input.readable, writable: output.writable }, { timeProvider: time, onReport: (e) => reports.push(e), ...options });
+  const server = new JsonRpcConnection({ readable: input.readable, writable: output.writable }, {
+    timeProvider: time,
+    onReport: (e) => reports.push(e),
+    ...options,
+  });
   return { server, input, output, reports };
 }
 
@@ -97,7 +112,8 @@ describe("JsonRpcConnection EOF half-close", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const log = { aborted: new Map<number, number>() };
-    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log)).start();
+    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log))
+      .start();
     const closed = watchClosed(server, time);
     const peer = readingPeer(a);
     for (const [i, ms] of [1_000, 7_000, 20_000].entries()) await peer.send(request(i + 1, "sleep", { ms }));
@@ -134,7 +150,8 @@ describe("JsonRpcConnection EOF half-close", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const log = { aborted: new Map<number, number>() };
-    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log)).start();
+    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log))
+      .start();
     const closed = watchClosed(server, time);
     const peer = readingPeer(a);
     await peer.send(request(1, "sleep", { ms: 1_500 }));
@@ -152,7 +169,11 @@ describe("JsonRpcConnection EOF half-close", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const log = { aborted: new Map<number, number>() };
-    const server = new JsonRpcConnection(b, { timeProvider: time, endOfStreamTimeout: 2_000, shutdownTimeout: 3_000 })
+    const server = new JsonRpcConnection(b, {
+      timeProvider: time,
+      endOfStreamTimeout: 2_000,
+      shutdownTimeout: 3_000,
+    })
       .handle("sleep", sleepHandler(time, log))
       .start();
     const closed = watchClosed(server, time);
@@ -208,7 +229,11 @@ describe("JsonRpcConnection drain deadlines after EOF", () => {
     expect(closed.at).toBe(t0 + 6_000); // past the 5 s no-progress deadline, because every block was progress
     expect(closed.info).toMatchObject({ reason: "eof", drain: "drained" });
     expect(output.closed).toBe(true);
-    expect(output.sizes).toEqual([16 * KiB, 16 * KiB, JSON.stringify({ jsonrpc: "2.0", id: 1, result: "z".repeat(40 * KiB) }).length + 1 - 32 * KiB]);
+    expect(output.sizes).toEqual([
+      16 * KiB,
+      16 * KiB,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: "z".repeat(40 * KiB) }).length + 1 - 32 * KiB,
+    ]);
     expect(JSON.parse(output.text()).result.length).toBe(40 * KiB);
   });
 
@@ -370,7 +395,10 @@ describe("JsonRpcConnection drain deadlines after EOF", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const log = { aborted: new Map<number, number>() };
-    const server = new JsonRpcConnection(b, { timeProvider: time, maxConcurrentRequests: 1 }).handle("sleep", sleepHandler(time, log)).start();
+    const server = new JsonRpcConnection(b, { timeProvider: time, maxConcurrentRequests: 1 }).handle(
+      "sleep",
+      sleepHandler(time, log),
+    ).start();
     const closed = watchClosed(server, time);
     const peer = readingPeer(a);
     await peer.send(request(1, "sleep", { ms: 60_000 }));
@@ -398,7 +426,8 @@ describe("JsonRpcConnection explicit close and faults", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const log = { aborted: new Map<number, number>() };
-    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log)).start();
+    const server = new JsonRpcConnection(b, { timeProvider: time }).handle("sleep", sleepHandler(time, log))
+      .start();
     const closed = watchClosed(server, time);
     const peer = readingPeer(a);
     await peer.send(request(1, "sleep", { ms: 60_000 }));
@@ -422,7 +451,13 @@ describe("JsonRpcConnection explicit close and faults", () => {
     const t0 = time.now();
     const [a, b] = createDuplexPair();
     const server = new JsonRpcConnection(b, { timeProvider: time })
-      .handle("wait", (_p, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))))
+      .handle(
+        "wait",
+        (_p, ctx) =>
+          new Promise((_resolve, reject) =>
+            ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))
+          ),
+      )
       .start();
     const closed = watchClosed(server, time);
     const peer = readingPeer(a);
@@ -431,7 +466,11 @@ describe("JsonRpcConnection explicit close and faults", () => {
     await server.close();
     await settle();
     expect(closed.at).toBe(t0);
-    expect(peer.messages).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32603, message: expect.any(String) } }]);
+    expect(peer.messages).toEqual([{
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: expect.any(String) },
+    }]);
   });
 
   it("a transport fault mid-write: nothing written after the failed write, pending calls rejected, handlers aborted without grace, closed says fault", async () => {
@@ -559,7 +598,9 @@ describe("JsonRpcConnection one-shot pipe", () => {
     expect(closed.at).toBe(t0 + 5_000);
     expect(closed.info).toMatchObject({ reason: "eof", drain: "drained" });
     expect(maxRunning).toBe(4);
-    expect(peer.messages.map((m) => m.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(peer.messages.map((m) => m.id).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
   });
 
   it("answers a one-shot pipe over a raw readable that is already closed", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionLifecycle, type ConnectionCloseInfo } from "../../../src/rpc/connection_state.ts";
+import { type ConnectionCloseInfo, ConnectionLifecycle } from "../../../src/rpc/connection_state.ts";
 import { HandlerSlots, type SlotHost } from "../../../src/rpc/handler_slots.ts";
 import { InputBacklog } from "../../../src/rpc/input_backlog.ts";
 import { Linger, type LingerHost } from "../../../src/rpc/linger.ts";
@@ -11,7 +11,9 @@ import { completeBlock, recordedChannel } from "../../helpers/channel.ts";
 /** A linger over real parts: a recorded channel, real slots and backlog, on a fake clock. */
 function setup(options: { autoComplete?: boolean } = {}) {
   const time = new FakeTimeProvider();
-  const { channel, output } = recordedChannel({ timeProvider: time, writeBlockBytes: 16 }, { autoComplete: options.autoComplete ?? true });
+  const { channel, output } = recordedChannel({ timeProvider: time, writeBlockBytes: 16 }, {
+    autoComplete: options.autoComplete ?? true,
+  });
   const lifecycle = new ConnectionLifecycle();
   lifecycle.move("open");
   const backlog = new InputBacklog(1_000);

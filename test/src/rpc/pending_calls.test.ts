@@ -34,19 +34,40 @@ describe("PendingCalls", () => {
   it("sends params given as JSON text inside the request's own text, equal to the object form", async () => {
     const { calls, sent } = setup();
     void calls.call("tools/call", new JsonText('{"name":"echo","_meta":{"k":"v"}}'));
-    void calls.call("tools/call", { name: "echo", _meta: { k: "v" } }, { id: "a\"b" });
-    void calls.call("x", new JsonText("{}"), { id: "a\"c" });
+    void calls.call("tools/call", { name: "echo", _meta: { k: "v" } }, { id: 'a"b' });
+    void calls.call("x", new JsonText("{}"), { id: 'a"c' });
     expect(sent[0]).toBeInstanceOf(JsonText);
-    expect(JSON.parse((sent[0] as JsonText).text)).toEqual({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", _meta: { k: "v" } } });
-    expect((sent[0] as JsonText).text).toBe(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", _meta: { k: "v" } } }));
-    expect(JSON.parse((sent[2] as JsonText).text)).toEqual({ jsonrpc: "2.0", id: 'a"c', method: "x", params: {} });
+    expect(JSON.parse((sent[0] as JsonText).text)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", _meta: { k: "v" } },
+    });
+    expect((sent[0] as JsonText).text).toBe(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", _meta: { k: "v" } },
+      }),
+    );
+    expect(JSON.parse((sent[2] as JsonText).text)).toEqual({
+      jsonrpc: "2.0",
+      id: 'a"c',
+      method: "x",
+      params: {},
+    });
   });
 
   it("numbers requests from 1, sends them, and resolves each with its own reply", async () => {
     const { calls, sent } = setup();
     const a = calls.call("a", { x: 1 });
     const b = calls.call("b");
-    expect(sent).toEqual([{ jsonrpc: "2.0", id: 1, method: "a", params: { x: 1 } }, { jsonrpc: "2.0", id: 2, method: "b" }]);
+    expect(sent).toEqual([{ jsonrpc: "2.0", id: 1, method: "a", params: { x: 1 } }, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "b",
+    }]);
     expect(calls.size).toBe(2);
     calls.settle({ kind: "result", id: 2, result: "B" });
     calls.settle({ kind: "error", id: 1, error: new JsonRpcError(-32000, "A failed") });
@@ -66,7 +87,10 @@ describe("PendingCalls", () => {
     const { calls, reports } = setup();
     calls.settle({ kind: "result", id: 99, result: 1 });
     calls.settle({ kind: "error", id: undefined, error: new JsonRpcError(-32600, "bad") });
-    expect(reports.map((r) => r.message)).toEqual([expect.stringContaining("unknown request id 99"), expect.stringContaining("without an id")]);
+    expect(reports.map((r) => r.message)).toEqual([
+      expect.stringContaining("unknown request id 99"),
+      expect.stringContaining("without an id"),
+    ]);
   });
 
   it("on abort rejects with the signal's reason, tells the peer once the request was queued, and drops the late reply quietly", async () => {

@@ -4,8 +4,11 @@ import { SchemaError } from "../../../src/schema/schema_error.ts";
 import type { JsonSchemaObject, SchemaCheck } from "../../../src/schema/schema_validator.ts";
 import { InvalidOptionError } from "../../../src/wire/errors.ts";
 
-const check = (schema: JsonSchemaObject | boolean, value: unknown, validator = new JsonSchemaValidator()): SchemaCheck =>
-  validator.compile(schema).validate(value);
+const check = (
+  schema: JsonSchemaObject | boolean,
+  value: unknown,
+  validator = new JsonSchemaValidator(),
+): SchemaCheck => validator.compile(schema).validate(value);
 
 function schemaError(fn: () => unknown): SchemaError {
   try {
@@ -35,11 +38,18 @@ describe("JsonSchemaValidator: JSON Schema 2020-12 by default", () => {
       properties: { count: { $ref: "#/$defs/positive" } },
     };
     expect(check(schema, { count: 3 })).toEqual({ valid: true });
-    expect(check(schema, { count: 0 })).toEqual({ valid: false, errors: [{ path: "/count", message: "0 is less than 0." }] });
+    expect(check(schema, { count: 0 })).toEqual({
+      valid: false,
+      errors: [{ path: "/count", message: "0 is less than 0." }],
+    });
   });
 
   it("checks prefixItems position by position and items after them", () => {
-    const schema = { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: { type: "boolean" } };
+    const schema = {
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "number" }],
+      items: { type: "boolean" },
+    };
     expect(check(schema, ["a", 1, true, false])).toEqual({ valid: true });
     const result = check(schema, ["a", "b"]);
     expect(result.valid).toBe(false);
@@ -71,13 +81,21 @@ describe("JsonSchemaValidator: JSON Schema 2020-12 by default", () => {
   });
 
   it("treats format as an annotation unless assertFormats is set", () => {
-    const schema = { type: "object", properties: { mail: { type: "string", format: "email" }, when: { type: "string", format: "date-time" } } };
+    const schema = {
+      type: "object",
+      properties: {
+        mail: { type: "string", format: "email" },
+        when: { type: "string", format: "date-time" },
+      },
+    };
     const bad = { mail: "not an address", when: "yesterday" };
     expect(check(schema, bad)).toEqual({ valid: true });
     const asserting = new JsonSchemaValidator({ assertFormats: true, allErrors: true });
     const result = check(schema, bad, asserting);
     expect(!result.valid && result.errors.map((e) => e.path)).toEqual(["/mail", "/when"]);
-    expect(check(schema, { mail: "a@example.com", when: "2026-01-02T03:04:05Z" }, asserting)).toEqual({ valid: true });
+    expect(check(schema, { mail: "a@example.com", when: "2026-01-02T03:04:05Z" }, asserting)).toEqual({
+      valid: true,
+    });
   });
 
   it("leaves a property named format alone when formats are annotations", () => {
@@ -103,7 +121,9 @@ describe("JsonSchemaValidator: JSON Schema 2020-12 by default", () => {
     };
     expect(check(tree, { children: [{ children: [] }] })).toEqual({ valid: true });
     expect(check(tree, { children: [{ children: [3] }] }).valid).toBe(false);
-    const error = schemaError(() => new JsonSchemaValidator().compile({ $schema: "https://example.com/my-dialect" }));
+    const error = schemaError(() =>
+      new JsonSchemaValidator().compile({ $schema: "https://example.com/my-dialect" })
+    );
     expect(error.code).toBe("unsupported_dialect");
     expect(error.message).toContain("https://example.com/my-dialect");
   });
@@ -121,7 +141,10 @@ describe("JsonSchemaValidator: $ref never leaves the process", () => {
     });
     vi.stubGlobal("fetch", fetch);
     const error = schemaError(() =>
-      new JsonSchemaValidator().compile({ type: "object", properties: { a: { $ref: "https://example.com/remote.json#/$defs/x" } } })
+      new JsonSchemaValidator().compile({
+        type: "object",
+        properties: { a: { $ref: "https://example.com/remote.json#/$defs/x" } },
+      })
     );
     expect(error.code).toBe("unresolved_ref");
     expect(error.ref).toBe("https://example.com/remote.json#/$defs/x");
@@ -130,8 +153,12 @@ describe("JsonSchemaValidator: $ref never leaves the process", () => {
   });
 
   it("refuses a relative $ref and a local pointer to nothing", () => {
-    expect(schemaError(() => new JsonSchemaValidator().compile({ $ref: "other.json" })).code).toBe("unresolved_ref");
-    expect(schemaError(() => new JsonSchemaValidator().compile({ $ref: "#/$defs/missing" })).code).toBe("unresolved_ref");
+    expect(schemaError(() => new JsonSchemaValidator().compile({ $ref: "other.json" })).code).toBe(
+      "unresolved_ref",
+    );
+    expect(schemaError(() => new JsonSchemaValidator().compile({ $ref: "#/$defs/missing" })).code).toBe(
+      "unresolved_ref",
+    );
   });
 
   it("resolves a $ref to a schema registered by $id, and into its $defs", () => {
@@ -140,11 +167,18 @@ describe("JsonSchemaValidator: $ref never leaves the process", () => {
     });
     vi.stubGlobal("fetch", fetch);
     const validator = new JsonSchemaValidator({
-      schemas: [{ $id: "https://example.com/shared.json", type: "string", $defs: { small: { type: "integer", maximum: 9 } } }],
+      schemas: [{
+        $id: "https://example.com/shared.json",
+        type: "string",
+        $defs: { small: { type: "integer", maximum: 9 } },
+      }],
     });
     const schema = {
       type: "object",
-      properties: { name: { $ref: "https://example.com/shared.json" }, digit: { $ref: "https://example.com/shared.json#/$defs/small" } },
+      properties: {
+        name: { $ref: "https://example.com/shared.json" },
+        digit: { $ref: "https://example.com/shared.json#/$defs/small" },
+      },
     };
     expect(check(schema, { name: "x", digit: 3 }, validator)).toEqual({ valid: true });
     expect(check(schema, { name: 1 }, validator).valid).toBe(false);
@@ -153,15 +187,25 @@ describe("JsonSchemaValidator: $ref never leaves the process", () => {
   });
 
   it("refuses registered schemas without an absolute $id, or whose own refs do not resolve", () => {
-    expect(schemaError(() => new JsonSchemaValidator({ schemas: [{ type: "string" }] })).code).toBe("invalid_schema");
-    expect(schemaError(() => new JsonSchemaValidator({ schemas: [{ $id: "relative.json" }] })).code).toBe("invalid_schema");
+    expect(schemaError(() => new JsonSchemaValidator({ schemas: [{ type: "string" }] })).code).toBe(
+      "invalid_schema",
+    );
+    expect(schemaError(() => new JsonSchemaValidator({ schemas: [{ $id: "relative.json" }] })).code).toBe(
+      "invalid_schema",
+    );
     expect(
-      schemaError(() => new JsonSchemaValidator({ schemas: [{ $id: "https://example.com/a.json", $ref: "https://example.com/b.json" }] })).code,
+      schemaError(() =>
+        new JsonSchemaValidator({
+          schemas: [{ $id: "https://example.com/a.json", $ref: "https://example.com/b.json" }],
+        })
+      ).code,
     ).toBe("unresolved_ref");
   });
 
   it("refuses $dynamicRef, which the default validator cannot honour, instead of ignoring it", () => {
-    const error = schemaError(() => new JsonSchemaValidator().compile({ $dynamicAnchor: "node", items: { $dynamicRef: "#node" } }));
+    const error = schemaError(() =>
+      new JsonSchemaValidator().compile({ $dynamicAnchor: "node", items: { $dynamicRef: "#node" } })
+    );
     expect(error.code).toBe("unsupported_keyword");
   });
 });
@@ -175,7 +219,11 @@ describe("JsonSchemaValidator: compiling", () => {
   });
 
   it("neither mutates nor needs to mutate the caller's schema", () => {
-    const schema = Object.freeze({ type: "object", properties: Object.freeze({ a: Object.freeze({ $ref: "#/$defs/a" }) }), $defs: Object.freeze({ a: Object.freeze({ type: "string" }) }) });
+    const schema = Object.freeze({
+      type: "object",
+      properties: Object.freeze({ a: Object.freeze({ $ref: "#/$defs/a" }) }),
+      $defs: Object.freeze({ a: Object.freeze({ type: "string" }) }),
+    });
     const before = JSON.stringify(schema);
     expect(check(schema, { a: 1 }).valid).toBe(false);
     expect(JSON.stringify(schema)).toBe(before);
@@ -188,14 +236,21 @@ describe("JsonSchemaValidator: compiling", () => {
   });
 
   it("refuses a pattern that is not a regular expression at compile time", () => {
-    expect(schemaError(() => new JsonSchemaValidator().compile({ type: "string", pattern: "([" })).code).toBe("invalid_schema");
-    expect(schemaError(() => new JsonSchemaValidator().compile({ patternProperties: { "a(": {} } })).code).toBe("invalid_schema");
+    expect(schemaError(() => new JsonSchemaValidator().compile({ type: "string", pattern: "([" })).code).toBe(
+      "invalid_schema",
+    );
+    expect(schemaError(() => new JsonSchemaValidator().compile({ patternProperties: { "a(": {} } })).code)
+      .toBe("invalid_schema");
   });
 
   it("refuses non-JSON schemas", () => {
     expect(schemaError(() => new JsonSchemaValidator().compile([] as never)).code).toBe("invalid_schema");
-    expect(schemaError(() => new JsonSchemaValidator().compile({ minimum: Number.NaN })).code).toBe("invalid_schema");
-    expect(schemaError(() => new JsonSchemaValidator().compile({ default: () => 1 })).code).toBe("invalid_schema");
+    expect(schemaError(() => new JsonSchemaValidator().compile({ minimum: Number.NaN })).code).toBe(
+      "invalid_schema",
+    );
+    expect(schemaError(() => new JsonSchemaValidator().compile({ default: () => 1 })).code).toBe(
+      "invalid_schema",
+    );
   });
 
   it("refuses bad options by name", () => {
@@ -206,7 +261,11 @@ describe("JsonSchemaValidator: compiling", () => {
 
 describe("JsonSchemaValidator: errors", () => {
   it("reports JSON Pointer paths and drops the 'a subschema failed' wrappers", () => {
-    const schema = { type: "object", properties: { "a b": { type: "array", items: { type: "integer" } } }, additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { "a b": { type: "array", items: { type: "integer" } } },
+      additionalProperties: false,
+    };
     const validator = new JsonSchemaValidator({ allErrors: true });
     expect(check(schema, { "a b": [1, "x"], extra: 1 }, validator)).toEqual({
       valid: false,
@@ -227,7 +286,11 @@ describe("JsonSchemaValidator: errors", () => {
 
   it("caps the error list at maxErrors (10 by default)", () => {
     const schema = { type: "array", items: { type: "string" } };
-    const many = check(schema, Array.from({ length: 50 }, (_, i) => i), new JsonSchemaValidator({ allErrors: true }));
+    const many = check(
+      schema,
+      Array.from({ length: 50 }, (_, i) => i),
+      new JsonSchemaValidator({ allErrors: true }),
+    );
     expect(!many.valid && many.errors.length).toBe(10);
     const capped = check(schema, [1, 2, 3, 4], new JsonSchemaValidator({ allErrors: true, maxErrors: 3 }));
     expect(!capped.valid && capped.errors.map((e) => e.path)).toEqual(["/0", "/1", "/2"]);
@@ -242,7 +305,9 @@ describe("JsonSchemaValidator: errors", () => {
     const deepPath = check({ type: "object", additionalProperties: { type: "string" } }, { [key]: 1 });
     expect(!deepPath.valid && deepPath.errors[0]!.path.length).toBeLessThanOrEqual(200);
     const short = check({ type: "object", additionalProperties: false }, { shortKey: 1 });
-    expect(!short.valid && short.errors[0]!.message).toBe('Property "shortKey" does not match additional properties schema.');
+    expect(!short.valid && short.errors[0]!.message).toBe(
+      'Property "shortKey" does not match additional properties schema.',
+    );
   });
 
   it("reports a value that is not JSON as invalid instead of throwing", () => {
@@ -254,7 +319,10 @@ describe("JsonSchemaValidator: errors", () => {
 
 describe("JsonSchemaValidator: bounded work on hostile input", () => {
   const arrays = (depth: number) => nest(depth, [], (inner) => [inner]);
-  const anyDepth = { $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } }, $ref: "#/$defs/node" };
+  const anyDepth = {
+    $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } },
+    $ref: "#/$defs/node",
+  };
 
   it("reports a value nesting deeper than maxDepth (128) without recursing into it", () => {
     expect(check(anyDepth, arrays(10_000))).toEqual({
@@ -278,24 +346,39 @@ describe("JsonSchemaValidator: bounded work on hostile input", () => {
   });
 
   it("refuses a schema nesting deeper than maxDepth, and compiles one just inside it", () => {
-    const deep = (depth: number) => nest(depth, { type: "string" }, (inner) => ({ not: { not: inner } })) as JsonSchemaObject;
+    const deep = (depth: number) =>
+      nest(depth, { type: "string" }, (inner) => ({ not: { not: inner } })) as JsonSchemaObject;
     expect(schemaError(() => new JsonSchemaValidator().compile(deep(100))).code).toBe("schema_too_large");
     expect(check(deep(63), "x")).toEqual({ valid: true });
   });
 
   it("refuses a schema holding more than maxSchemaNodes values, and compiles one at the bound", () => {
     const schema = { enum: Array.from({ length: 8 }, (_, i) => i) };
-    expect(new JsonSchemaValidator({ maxSchemaNodes: 10 }).compile(schema).validate(3)).toEqual({ valid: true });
-    expect(schemaError(() => new JsonSchemaValidator({ maxSchemaNodes: 9 }).compile(schema)).code).toBe("schema_too_large");
+    expect(new JsonSchemaValidator({ maxSchemaNodes: 10 }).compile(schema).validate(3)).toEqual({
+      valid: true,
+    });
+    expect(schemaError(() => new JsonSchemaValidator({ maxSchemaNodes: 9 }).compile(schema)).code).toBe(
+      "schema_too_large",
+    );
   });
 
   it("stops an exponential $ref schema at maxRefResolutions instead of running 2^30 steps", () => {
     const $defs: Record<string, unknown> = { d30: false };
-    for (let i = 0; i < 30; i++) $defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
-    const result = check({ $defs, $ref: "#/$defs/d0" }, 1, new JsonSchemaValidator({ maxRefResolutions: 10_000 }));
+    for (let i = 0; i < 30; i++) {
+      $defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+    }
+    const result = check(
+      { $defs, $ref: "#/$defs/d0" },
+      1,
+      new JsonSchemaValidator({ maxRefResolutions: 10_000 }),
+    );
     expect(result).toEqual({
       valid: false,
-      errors: [{ path: "", message: "Validation stopped after 10000 $ref resolutions (maxRefResolutions); the value was not accepted" }],
+      errors: [{
+        path: "",
+        message:
+          "Validation stopped after 10000 $ref resolutions (maxRefResolutions); the value was not accepted",
+      }],
     });
   });
 
@@ -309,7 +392,11 @@ describe("JsonSchemaValidator: bounded work on hostile input", () => {
   it("turns a schema that recurses without consuming the value into an invalid result", () => {
     expect(check({ $ref: "#" }, 1)).toEqual({
       valid: false,
-      errors: [{ path: "", message: "Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted" }],
+      errors: [{
+        path: "",
+        message:
+          "Validation ran out of stack (the schema recurses too deeply for this value); the value was not accepted",
+      }],
     });
   });
 });

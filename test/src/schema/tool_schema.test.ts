@@ -25,9 +25,16 @@ function schemaError(fn: () => unknown): SchemaError {
 /** A hand-written Standard Schema whose validate is async and counted. */
 function asyncStandard(issues: number) {
   const validate = vi.fn(async (value: unknown) =>
-    issues === 0 ? { value } : { issues: Array.from({ length: issues }, (_, i) => ({ message: `Issue ${i}`, path: [{ key: "list" }, i] })) }
+    issues === 0 ? { value } : {
+      issues: Array.from(
+        { length: issues },
+        (_, i) => ({ message: `Issue ${i}`, path: [{ key: "list" }, i] }),
+      ),
+    }
   );
-  const schema: StandardSchemaV1<unknown, unknown> = { "~standard": { version: 1, vendor: "handmade", validate } };
+  const schema: StandardSchemaV1<unknown, unknown> = {
+    "~standard": { version: 1, vendor: "handmade", validate },
+  };
   return { schema, validate };
 }
 
@@ -57,7 +64,9 @@ describe("toolSchema with a JSON Schema", () => {
     const error = schemaError(() => toolSchema({ type: "string" }));
     expect(error.code).toBe("not_object");
     expect(error.message).toContain('"string"');
-    expect(schemaError(() => toolSchema({ type: ["object", "null"] }, { role: "output" })).code).toBe("not_object");
+    expect(schemaError(() => toolSchema({ type: ["object", "null"] }, { role: "output" })).code).toBe(
+      "not_object",
+    );
     expect(schemaError(() => toolSchema(false)).code).toBe("not_object");
     expect(schemaError(() => toolSchema(null as never)).code).toBe("invalid_schema");
   });
@@ -66,7 +75,11 @@ describe("toolSchema with a JSON Schema", () => {
     const fetch = vi.fn();
     vi.stubGlobal("fetch", fetch);
     try {
-      expect(schemaError(() => toolSchema({ type: "object", properties: { a: { $ref: "https://example.com/x.json" } } })).code).toBe("unresolved_ref");
+      expect(
+        schemaError(() =>
+          toolSchema({ type: "object", properties: { a: { $ref: "https://example.com/x.json" } } })
+        ).code,
+      ).toBe("unresolved_ref");
       expect(fetch).not.toHaveBeenCalled();
     } finally {
       vi.unstubAllGlobals();
@@ -74,7 +87,9 @@ describe("toolSchema with a JSON Schema", () => {
   });
 
   it("refuses jsonSchema and converter options, which only apply to Standard Schema values", () => {
-    expect(() => toolSchema({ type: "object" }, { jsonSchema: { type: "object" } })).toThrow(InvalidOptionError);
+    expect(() => toolSchema({ type: "object" }, { jsonSchema: { type: "object" } })).toThrow(
+      InvalidOptionError,
+    );
     expect(() => toolSchema({ type: "object" }, { role: "both" as never })).toThrow(/role/);
   });
 });
@@ -96,12 +111,20 @@ describe("toolSchema with a custom validator", () => {
     const tool = toolSchema({ properties: { count: { type: "integer" } } }, { validator: onlyEvenCounts });
     expect(compiled).toEqual([{ type: "object", properties: { count: { type: "integer" } } }]);
     expect(await tool.validate({ count: 2 })).toEqual({ valid: true, value: { count: 2 } });
-    expect(await tool.validate({ count: 3 })).toEqual({ valid: false, errors: [{ path: "/count", message: "Count must be even" }] });
+    expect(await tool.validate({ count: 3 })).toEqual({
+      valid: false,
+      errors: [{ path: "/count", message: "Count must be even" }],
+    });
   });
 
   it("passes a configured JsonSchemaValidator's registered schemas through", async () => {
-    const validator = new JsonSchemaValidator({ schemas: [{ $id: "https://example.com/city.json", type: "string", minLength: 1 }] });
-    const tool = toolSchema({ type: "object", properties: { city: { $ref: "https://example.com/city.json" } } }, { validator });
+    const validator = new JsonSchemaValidator({
+      schemas: [{ $id: "https://example.com/city.json", type: "string", minLength: 1 }],
+    });
+    const tool = toolSchema({
+      type: "object",
+      properties: { city: { $ref: "https://example.com/city.json" } },
+    }, { validator });
     expect((await tool.validate({ city: "" })).valid).toBe(false);
     expect((await tool.validate({ city: "Oslo" })).valid).toBe(true);
   });
@@ -116,7 +139,12 @@ describe("toolSchema with zod 4", () => {
       type: "object",
       properties: {
         city: { type: "string", minLength: 1 },
-        days: { default: 3, type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+        days: {
+          default: 3,
+          type: "integer",
+          minimum: Number.MIN_SAFE_INTEGER,
+          maximum: Number.MAX_SAFE_INTEGER,
+        },
       },
       required: ["city"],
     });
@@ -124,14 +152,27 @@ describe("toolSchema with zod 4", () => {
 
   it("derives the output side for role output (zod closes objects there)", () => {
     const out = toolSchema(z.object({ temp: z.number() }), { role: "output" }).jsonSchema;
-    expect(out).toEqual({ $schema: DRAFT_2020_12, type: "object", properties: { temp: { type: "number" } }, required: ["temp"], additionalProperties: false });
+    expect(out).toEqual({
+      $schema: DRAFT_2020_12,
+      type: "object",
+      properties: { temp: { type: "number" } },
+      required: ["temp"],
+      additionalProperties: false,
+    });
   });
 
   it("validates with zod and returns zod's parsed value (defaults and transforms applied)", async () => {
-    const tool = toolSchema(z.object({ city: z.string().transform((s) => s.toUpperCase()), days: z.number().default(3) }));
+    const tool = toolSchema(
+      z.object({ city: z.string().transform((s) => s.toUpperCase()), days: z.number().default(3) }),
+    );
     const result = await tool.validate({ city: "oslo" });
     expect(result).toEqual({ valid: true, value: { city: "OSLO", days: 3 } });
-    expectTypeOf(result).toEqualTypeOf<{ readonly valid: true; readonly value: { city: string; days: number } } | { readonly valid: false; readonly errors: readonly { readonly path: string; readonly message: string }[] }>();
+    expectTypeOf(result).toEqualTypeOf<
+      { readonly valid: true; readonly value: { city: string; days: number } } | {
+        readonly valid: false;
+        readonly errors: readonly { readonly path: string; readonly message: string }[];
+      }
+    >();
   });
 
   it("maps zod issues to JSON Pointer paths", async () => {
@@ -145,7 +186,10 @@ describe("toolSchema with zod 4", () => {
     const error = schemaError(() => toolSchema(parsed, { role: "output" }));
     expect(error.code).toBe("conversion_failed");
     expect(error.message).toContain("zod");
-    const tool = toolSchema(parsed, { role: "output", jsonSchema: { type: "object", properties: { when: { type: "integer" } } } });
+    const tool = toolSchema(parsed, {
+      role: "output",
+      jsonSchema: { type: "object", properties: { when: { type: "integer" } } },
+    });
     expect(tool.jsonSchema).toEqual({ type: "object", properties: { when: { type: "integer" } } });
     expect(await tool.validate({ when: "abc" })).toEqual({ valid: true, value: { when: 3 } });
   });
@@ -169,7 +213,10 @@ describe("toolSchema with valibot", () => {
     expect(tool.jsonSchema).toEqual({
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
-      properties: { city: { type: "string", minLength: 1 }, tags: { type: "array", items: { type: "string" } } },
+      properties: {
+        city: { type: "string", minLength: 1 },
+        tags: { type: "array", items: { type: "string" } },
+      },
       required: ["city", "tags"],
     });
   });
@@ -178,13 +225,19 @@ describe("toolSchema with valibot", () => {
     const tool = toolSchema(toStandardJsonSchema(weather));
     expect(tool.jsonSchema.$schema).toBe(DRAFT_2020_12);
     expect(tool.jsonSchema.required).toEqual(["city", "tags"]);
-    expect(await tool.validate({ city: "Oslo", tags: [] })).toEqual({ valid: true, value: { city: "Oslo", tags: [] } });
+    expect(await tool.validate({ city: "Oslo", tags: [] })).toEqual({
+      valid: true,
+      value: { city: "Oslo", tags: [] },
+    });
   });
 
   it("validates with valibot and maps its path segments", async () => {
     const tool = toolSchema(weather, { converter: (schema) => toJsonSchema(schema) });
     const result = await tool.validate({ city: "Oslo", tags: ["a", 2] });
-    expect(result).toEqual({ valid: false, errors: [{ path: "/tags/1", message: "Invalid type: Expected string but received 2" }] });
+    expect(result).toEqual({
+      valid: false,
+      errors: [{ path: "/tags/1", message: "Invalid type: Expected string but received 2" }],
+    });
   });
 });
 
@@ -204,7 +257,10 @@ describe("toolSchema with arktype", () => {
     const tool = toolSchema(type({ n: "string.numeric.parse" }));
     expect(await tool.validate({ n: "12" })).toEqual({ valid: true, value: { n: 12 } });
     const result = await toolSchema(weather).validate({ city: 1 });
-    expect(result).toEqual({ valid: false, errors: [{ path: "/city", message: "city must be a string (was a number)" }] });
+    expect(result).toEqual({
+      valid: false,
+      errors: [{ path: "/city", message: "city must be a string (was a number)" }],
+    });
   });
 
   it("adds type: object above a union of objects", () => {
@@ -228,7 +284,13 @@ describe("toolSchema with any Standard Schema", () => {
     expect(!result.valid && result.errors[3]).toEqual({ path: "/list/3", message: "Issue 3" });
     const few = await toolSchema(schema, { jsonSchema: { type: "object" }, maxErrors: 30 }).validate({});
     expect(!few.valid && few.errors.length).toBe(25);
-    const long = await toolSchema({ "~standard": { version: 1, vendor: "x", validate: () => ({ issues: [{ message: "m".repeat(10_000) }] }) } }, { jsonSchema: {} }).validate({});
+    const long = await toolSchema({
+      "~standard": {
+        version: 1,
+        vendor: "x",
+        validate: () => ({ issues: [{ message: "m".repeat(10_000) }] }),
+      },
+    }, { jsonSchema: {} }).validate({});
     expect(!long.valid && long.errors[0]!.message.length).toBe(200);
   });
 
@@ -245,17 +307,37 @@ describe("toolSchema with any Standard Schema", () => {
 
   it("rejects when the library's validate throws, instead of hiding it", async () => {
     const boom = new Error("refinement crashed");
-    const tool = toolSchema({ "~standard": { version: 1, vendor: "x", validate: () => { throw boom; } } }, { jsonSchema: {} });
+    const tool = toolSchema({
+      "~standard": {
+        version: 1,
+        vendor: "x",
+        validate: () => {
+          throw boom;
+        },
+      },
+    }, { jsonSchema: {} });
     await expect(tool.validate({})).rejects.toBe(boom);
   });
 
   it("falls back to zod's toJSONSchema() and arktype's toJsonSchema() methods when ~standard.jsonSchema is absent", () => {
     const validate = () => ({ value: {} });
-    const olderZod = { "~standard": { version: 1 as const, vendor: "zod", validate }, toJSONSchema: (options: { io: string }) => ({ type: "object", title: `zod ${options.io}` }) };
-    expect(toolSchema(olderZod, { role: "output" }).jsonSchema).toEqual({ type: "object", title: "zod output" });
-    const olderArktype = { "~standard": { version: 1 as const, vendor: "arktype", validate }, toJsonSchema: () => ({ type: "object", title: "ark" }) };
+    const olderZod = {
+      "~standard": { version: 1 as const, vendor: "zod", validate },
+      toJSONSchema: (options: { io: string }) => ({ type: "object", title: `zod ${options.io}` }),
+    };
+    expect(toolSchema(olderZod, { role: "output" }).jsonSchema).toEqual({
+      type: "object",
+      title: "zod output",
+    });
+    const olderArktype = {
+      "~standard": { version: 1 as const, vendor: "arktype", validate },
+      toJsonSchema: () => ({ type: "object", title: "ark" }),
+    };
     expect(toolSchema(olderArktype).jsonSchema).toEqual({ type: "object", title: "ark" });
-    const unknownVendor = { "~standard": { version: 1 as const, vendor: "other", validate }, toJsonSchema: () => ({ type: "object" }) };
+    const unknownVendor = {
+      "~standard": { version: 1 as const, vendor: "other", validate },
+      toJsonSchema: () => ({ type: "object" }),
+    };
     expect(schemaError(() => toolSchema(unknownVendor)).code).toBe("no_json_schema");
   });
 
@@ -266,13 +348,22 @@ describe("toolSchema with any Standard Schema", () => {
       if (options.target !== "draft-07") throw new Error(`Target ${options.target} is not supported`);
       return { $schema: "http://json-schema.org/draft-07/schema#", type: "object" };
     };
-    const schema = { "~standard": { version: 1 as const, vendor: "seven", validate: () => ({ value: {} }), jsonSchema: { input: convert, output: convert } } };
+    const schema = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "seven",
+        validate: () => ({ value: {} }),
+        jsonSchema: { input: convert, output: convert },
+      },
+    };
     expect(toolSchema(schema).jsonSchema.$schema).toBe("http://json-schema.org/draft-07/schema#");
     expect(targets).toEqual(["draft-2020-12", "draft-07"]);
   });
 
   it("prefers a converter option over the library's own converter", () => {
-    const tool = toolSchema(z.object({ a: z.string() }), { converter: () => ({ type: "object", title: "mine" }) });
+    const tool = toolSchema(z.object({ a: z.string() }), {
+      converter: () => ({ type: "object", title: "mine" }),
+    });
     expect(tool.jsonSchema).toEqual({ type: "object", title: "mine" });
   });
 });

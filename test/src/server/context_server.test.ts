@@ -18,7 +18,12 @@ describe("ContextServer legacy era", () => {
       expect(await p.call(id, "initialize", initializeParams(version))).toEqual({
         jsonrpc: "2.0",
         id,
-        result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: SERVER_INFO, instructions: "Be kind" },
+        result: {
+          protocolVersion: version,
+          capabilities: { tools: {} },
+          serverInfo: SERVER_INFO,
+          instructions: "Be kind",
+        },
       });
     }
     const reply = await peer.call(1, "initialize", initializeParams("2025-06-18"));
@@ -28,9 +33,12 @@ describe("ContextServer legacy era", () => {
 
   it("offers its newest legacy version for an unknown one, and never a modern version", async () => {
     const { peer } = setup();
-    expect((await peer.call(1, "initialize", initializeParams("2099-01-01"))).result.protocolVersion).toBe("2025-11-25");
+    expect((await peer.call(1, "initialize", initializeParams("2099-01-01"))).result.protocolVersion).toBe(
+      "2025-11-25",
+    );
     const second = setup();
-    expect((await second.peer.call(1, "initialize", initializeParams("2026-07-28"))).result.protocolVersion).toBe("2025-11-25");
+    expect((await second.peer.call(1, "initialize", initializeParams("2026-07-28"))).result.protocolVersion)
+      .toBe("2025-11-25");
   });
 
   it("offers the newest legacy version it was configured with", async () => {
@@ -77,13 +85,29 @@ describe("ContextServer legacy era", () => {
     const { server, peer } = setup();
     const seen: Json[] = [];
     server.handle("tools/list", (params, ctx) => {
-      seen.push({ params, era: ctx.era, v: ctx.protocolVersion, info: ctx.clientInfo, caps: ctx.clientCapabilities, id: ctx.requestId, method: ctx.method });
+      seen.push({
+        params,
+        era: ctx.era,
+        v: ctx.protocolVersion,
+        info: ctx.clientInfo,
+        caps: ctx.clientCapabilities,
+        id: ctx.requestId,
+        method: ctx.method,
+      });
       return { tools: [] };
     });
     await peer.call(1, "initialize", initializeParams("2025-03-26"));
     await peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     expect(await peer.call(2, "tools/list", {})).toEqual({ jsonrpc: "2.0", id: 2, result: { tools: [] } });
-    expect(seen).toEqual([{ params: {}, era: "legacy", v: "2025-03-26", info: CLIENT_INFO, caps: { roots: {} }, id: 2, method: "tools/list" }]);
+    expect(seen).toEqual([{
+      params: {},
+      era: "legacy",
+      v: "2025-03-26",
+      info: CLIENT_INFO,
+      caps: { roots: {} },
+      id: 2,
+      method: "tools/list",
+    }]);
   });
 
   it("rejects a request with neither envelope nor initialize with -32602 by default", async () => {
@@ -99,8 +123,21 @@ describe("ContextServer legacy era", () => {
 
   it("serves such a request in the legacy era with unenvelopedRequests: legacy", async () => {
     const { server, peer } = setup({ unenvelopedRequests: "legacy" });
-    server.handle("tools/list", (_p, ctx) => ({ era: ctx.era, v: ctx.protocolVersion, info: ctx.clientInfo ?? null, caps: ctx.clientCapabilities }));
-    expect((await peer.call(1, "tools/list")).result).toEqual({ era: "legacy", v: "2025-11-25", info: null, caps: {} });
+    server.handle(
+      "tools/list",
+      (_p, ctx) => ({
+        era: ctx.era,
+        v: ctx.protocolVersion,
+        info: ctx.clientInfo ?? null,
+        caps: ctx.clientCapabilities,
+      }),
+    );
+    expect((await peer.call(1, "tools/list")).result).toEqual({
+      era: "legacy",
+      v: "2025-11-25",
+      info: null,
+      caps: {},
+    });
   });
 
   it("answers -32601 for a method without a handler", async () => {
@@ -114,12 +151,20 @@ describe("ContextServer admission barrier", () => {
   it("dispatches neither a request nor a notification sent right after initialize before its reply is queued", async () => {
     const time = new FakeTimeProvider();
     const log: string[] = [];
-    const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    const server = new ContextServer({
+      name: "s",
+      version: "1",
+      capabilities: { tools: {} },
+      timeProvider: time,
+    });
     server.handle("tools/list", () => {
       log.push("dispatch tools/list");
       return { tools: [] };
     });
-    server.onNotification("notifications/initialized", () => void log.push("dispatch notifications/initialized"));
+    server.onNotification(
+      "notifications/initialized",
+      () => void log.push("dispatch notifications/initialized"),
+    );
     const [serverSide, clientSide] = createDuplexPair();
     const channel = new NewlineChannel(serverSide, { timeProvider: time });
     const send = channel.send.bind(channel);
@@ -141,7 +186,12 @@ describe("ContextServer admission barrier", () => {
     expect(log).toEqual([]);
     await time.advance(1_000);
     for (let i = 0; i < 20; i++) await flushMicrotasks();
-    expect(log).toEqual(["queued reply 1", "dispatch notifications/initialized", "dispatch tools/list", "queued reply 2"]);
+    expect(log).toEqual([
+      "queued reply 1",
+      "dispatch notifications/initialized",
+      "dispatch tools/list",
+      "queued reply 2",
+    ]);
     const peer = new Peer({ readable: clientSide.readable, writable: new WritableStream() }, time);
     expect((await peer.next()).id).toBe(1);
     expect((await peer.next()).id).toBe(2);
@@ -218,7 +268,14 @@ describe("ContextServer modern era", () => {
     const { server, peer } = setup();
     const seen: Json[] = [];
     server.handle("tools/list", (params, ctx) => {
-      seen.push({ era: ctx.era, v: ctx.protocolVersion, info: ctx.clientInfo, caps: ctx.clientCapabilities, level: ctx.logLevel, params });
+      seen.push({
+        era: ctx.era,
+        v: ctx.protocolVersion,
+        info: ctx.clientInfo,
+        caps: ctx.clientCapabilities,
+        level: ctx.logLevel,
+        params,
+      });
       return { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
     });
     const params = { _meta: envelope("2026-07-28", { [MetaKeys.logLevel]: "info" }) };
@@ -233,16 +290,33 @@ describe("ContextServer modern era", () => {
         cacheScope: "private",
       },
     });
-    expect(seen).toEqual([{ era: "modern", v: "2026-07-28", info: CLIENT_INFO, caps: { elicitation: {} }, level: "info", params }]);
+    expect(seen).toEqual([{
+      era: "modern",
+      v: "2026-07-28",
+      info: CLIENT_INFO,
+      caps: { elicitation: {} },
+      level: "info",
+      params,
+    }]);
   });
 
   it("keeps a resultType and _meta set by the handler, adding serverInfo", async () => {
     const { server, peer } = setup();
-    server.handle("tools/call", () => ({ resultType: "input_required", requestState: "s", _meta: { trace: 1 } }));
+    server.handle(
+      "tools/call",
+      () => ({ resultType: "input_required", requestState: "s", _meta: { trace: 1 } }),
+    );
     server.handle("empty", () => undefined);
     const reply = await peer.call(1, "tools/call", { name: "x", _meta: envelope() });
-    expect(reply.result).toEqual({ resultType: "input_required", requestState: "s", _meta: { trace: 1, [MetaKeys.serverInfo]: SERVER_INFO } });
-    expect((await peer.call(2, "empty", { _meta: envelope() })).result).toEqual({ resultType: "complete", _meta: { [MetaKeys.serverInfo]: SERVER_INFO } });
+    expect(reply.result).toEqual({
+      resultType: "input_required",
+      requestState: "s",
+      _meta: { trace: 1, [MetaKeys.serverInfo]: SERVER_INFO },
+    });
+    expect((await peer.call(2, "empty", { _meta: envelope() })).result).toEqual({
+      resultType: "complete",
+      _meta: { [MetaKeys.serverInfo]: SERVER_INFO },
+    });
   });
 
   it("gives cacheable results (tools/list, resources/read, …) a default cache hint unless the handler set one", async () => {
@@ -251,8 +325,14 @@ describe("ContextServer modern era", () => {
     server.handle("prompts/list", () => ({ prompts: [] }));
     server.handle("tools/call", () => ({ content: [] }));
     server.handle("resources/list", () => ({ resultType: "input_required", requestState: "x" }));
-    expect((await peer.call(1, "resources/read", { uri: "a", _meta: envelope() })).result).toMatchObject({ ttlMs: 5_000, cacheScope: "public" });
-    expect((await peer.call(2, "prompts/list", { _meta: envelope() })).result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+    expect((await peer.call(1, "resources/read", { uri: "a", _meta: envelope() })).result).toMatchObject({
+      ttlMs: 5_000,
+      cacheScope: "public",
+    });
+    expect((await peer.call(2, "prompts/list", { _meta: envelope() })).result).toMatchObject({
+      ttlMs: 0,
+      cacheScope: "private",
+    });
     expect("ttlMs" in (await peer.call(3, "tools/call", { _meta: envelope() })).result).toBe(false);
     expect("ttlMs" in (await peer.call(4, "resources/list", { _meta: envelope() })).result).toBe(false);
     await peer.call(5, "initialize", initializeParams());
@@ -296,14 +376,20 @@ describe("ContextServer modern era", () => {
       expect(reply).toEqual({
         jsonrpc: "2.0",
         id: version,
-        error: { code: -32022, message: expect.stringContaining(JSON.stringify(version)), data: { supported: ["2026-07-28"], requested: version } },
+        error: {
+          code: -32022,
+          message: expect.stringContaining(JSON.stringify(version)),
+          data: { supported: ["2026-07-28"], requested: version },
+        },
       });
     }
   });
 
   it("prefers -32022 over -32602 when the version is readable but unsupported", async () => {
     const { peer } = setup();
-    const reply = await peer.call(1, "server/discover", { _meta: { [MetaKeys.protocolVersion]: "2099-01-01" } });
+    const reply = await peer.call(1, "server/discover", {
+      _meta: { [MetaKeys.protocolVersion]: "2099-01-01" },
+    });
     expect(reply.error.code).toBe(-32022);
     expect(reply.error.data).toEqual({ supported: ["2026-07-28"], requested: "2099-01-01" });
   });
@@ -331,12 +417,15 @@ describe("ContextServer modern era", () => {
 
   it("answers a modern ping with a complete result", async () => {
     const { peer } = setup();
-    expect((await peer.call(1, "ping", { _meta: envelope() })).result).toEqual({ resultType: "complete", _meta: { [MetaKeys.serverInfo]: SERVER_INFO } });
+    expect((await peer.call(1, "ping", { _meta: envelope() })).result).toEqual({
+      resultType: "complete",
+      _meta: { [MetaKeys.serverInfo]: SERVER_INFO },
+    });
   });
 });
 
 describe("ContextServer handlers", () => {
-  it("turns a handler's JsonRpcError into that error reply, and another throw into -32603 \"Internal error\" reported in full", async () => {
+  it('turns a handler\'s JsonRpcError into that error reply, and another throw into -32603 "Internal error" reported in full', async () => {
     const reports: Error[] = [];
     const { server, peer } = setup({ onReport: (e) => void reports.push(e) });
     server.handle("tools/call", () => {
@@ -361,7 +450,11 @@ describe("ContextServer handlers", () => {
     server.handle("boom", () => {
       throw new Error("Kaput at /srv/app");
     });
-    expect(await peer.call(1, "boom", { _meta: envelope() })).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Kaput at /srv/app" } });
+    expect(await peer.call(1, "boom", { _meta: envelope() })).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "Kaput at /srv/app" },
+    });
   });
 
   it("sends progress tied to the request's progressToken before its reply, in both eras", async () => {
@@ -371,12 +464,27 @@ describe("ContextServer handlers", () => {
       await ctx.sendProgress(2);
       return { content: [] };
     });
-    const modern = await peer.call(1, "tools/call", { _meta: envelope("2026-07-28", { progressToken: "tok" }) });
-    expect(modern).toEqual({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok", progress: 1, total: 3, message: "first" } });
-    expect(await peer.next()).toEqual({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok", progress: 2 } });
+    const modern = await peer.call(1, "tools/call", {
+      _meta: envelope("2026-07-28", { progressToken: "tok" }),
+    });
+    expect(modern).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "tok", progress: 1, total: 3, message: "first" },
+    });
+    expect(await peer.next()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "tok", progress: 2 },
+    });
     expect((await peer.next()).id).toBe(1);
     await peer.call(2, "initialize", initializeParams());
-    expect((await peer.call(3, "tools/call", { _meta: { progressToken: 42 } })).params).toEqual({ progressToken: 42, progress: 1, total: 3, message: "first" });
+    expect((await peer.call(3, "tools/call", { _meta: { progressToken: 42 } })).params).toEqual({
+      progressToken: 42,
+      progress: 1,
+      total: 3,
+      message: "first",
+    });
     await peer.next();
     expect((await peer.next()).id).toBe(3);
   });
@@ -396,7 +504,11 @@ describe("ContextServer handlers", () => {
       await ctx.notify("notifications/message", { level: "info", data: "hello" });
       return {};
     });
-    expect(await peer.call(1, "tools/call", { _meta: envelope() })).toEqual({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "hello" } });
+    expect(await peer.call(1, "tools/call", { _meta: envelope() })).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "info", data: "hello" },
+    });
     expect((await peer.next()).id).toBe(1);
   });
 
@@ -431,7 +543,9 @@ describe("ContextServer handlers", () => {
 
   it("refuses handlers for the built-in methods", () => {
     const server = new ContextServer({ name: "s", version: "1", capabilities: {} });
-    for (const method of ["initialize", "server/discover", "ping"]) expect(() => server.handle(method, () => ({}))).toThrow(InvalidOptionError);
+    for (const method of ["initialize", "server/discover", "ping"]) {
+      expect(() => server.handle(method, () => ({}))).toThrow(InvalidOptionError);
+    }
   });
 });
 
@@ -441,11 +555,17 @@ describe("ContextServer options", () => {
     expect(() => new ContextServer({ ...base, name: "" })).toThrow(/name/);
     expect(() => new ContextServer({ ...base, capabilities: null as never })).toThrow(/capabilities/);
     expect(() => new ContextServer({ ...base, supportedVersions: [] })).toThrow(/supportedVersions/);
-    expect(() => new ContextServer({ ...base, supportedVersions: ["DRAFT-2026-v1"] })).toThrow(/DRAFT-2026-v1/);
+    expect(() => new ContextServer({ ...base, supportedVersions: ["DRAFT-2026-v1"] })).toThrow(
+      /DRAFT-2026-v1/,
+    );
     expect(() => new ContextServer({ ...base, discoverTtlMs: -1 })).toThrow(/discoverTtlMs/);
     expect(() => new ContextServer({ ...base, cacheScope: "shared" as never })).toThrow(/cacheScope/);
-    expect(() => new ContextServer({ ...base, connection: { maxConcurrentRequests: 0 } })).toThrow(/maxConcurrentRequests/);
-    expect(() => new ContextServer({ ...base, unenvelopedRequests: "maybe" as never })).toThrow(/unenvelopedRequests/);
+    expect(() => new ContextServer({ ...base, connection: { maxConcurrentRequests: 0 } })).toThrow(
+      /maxConcurrentRequests/,
+    );
+    expect(() => new ContextServer({ ...base, unenvelopedRequests: "maybe" as never })).toThrow(
+      /unenvelopedRequests/,
+    );
   });
 
   it("exposes the versions it speaks, newest first, by era", () => {
@@ -476,9 +596,17 @@ describe("ContextServer lifecycle", () => {
   });
 
   it("cancels a handler still running endOfStreamTimeout after EOF", async () => {
-    const { server, served, peer, time } = setup({ connection: { endOfStreamTimeout: 100, shutdownTimeout: 100 } });
+    const { server, served, peer, time } = setup({
+      connection: { endOfStreamTimeout: 100, shutdownTimeout: 100 },
+    });
     let aborted = false;
-    server.handle("forever", (_p, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener("abort", () => ((aborted = true), reject(ctx.signal.reason)))));
+    server.handle(
+      "forever",
+      (_p, ctx) =>
+        new Promise((_r, reject) =>
+          ctx.signal.addEventListener("abort", () => ((aborted = true), reject(ctx.signal.reason)))
+        ),
+    );
     await peer.send({ jsonrpc: "2.0", id: 1, method: "forever", params: { _meta: envelope() } });
     await peer.channel.closeOutput();
     await time.advance(99);
@@ -494,7 +622,10 @@ describe("ContextServer lifecycle", () => {
     const { served, peer, clientSide } = setup({ onReport: (e) => void reports.push(e) });
     expect((await peer.call(1, "server/discover", { _meta: envelope() })).result.resultType).toBe("complete");
     // The process is killed: both pipes end abruptly.
-    await Promise.all([peer.channel.abort(new Error("SIGTERM")), clientSide.readable.cancel().catch(() => {})]);
+    await Promise.all([
+      peer.channel.abort(new Error("SIGTERM")),
+      clientSide.readable.cancel().catch(() => {}),
+    ]);
     const outcome = await served;
     expect(["eof", "fault"]).toContain(outcome.reason);
   });

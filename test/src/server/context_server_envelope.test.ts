@@ -12,12 +12,19 @@ import {
 import { MetaKeys } from "../../../src/wire/protocol_versions.ts";
 import { ServerVersions } from "../../../src/wire/server_versions.ts";
 
-const ENV = { protocolVersion: "2026-07-28", clientCapabilities: { elicitation: {} }, clientInfo: { name: "c", version: "1" } };
+const ENV = {
+  protocolVersion: "2026-07-28",
+  clientCapabilities: { elicitation: {} },
+  clientInfo: { name: "c", version: "1" },
+};
 const SERVER = { name: "s", version: "2" };
 
 describe("meta envelope", () => {
   it("round-trips an envelope through withRequestEnvelope and readRequestEnvelope, keeping other params and _meta keys", () => {
-    const params = withRequestEnvelope({ cursor: "2", _meta: { progressToken: 5 } }, { ...ENV, logLevel: "debug" });
+    const params = withRequestEnvelope({ cursor: "2", _meta: { progressToken: 5 } }, {
+      ...ENV,
+      logLevel: "debug",
+    });
     expect(params).toEqual({
       cursor: "2",
       _meta: {
@@ -28,12 +35,17 @@ describe("meta envelope", () => {
         [MetaKeys.logLevel]: "debug",
       },
     });
-    expect(readRequestEnvelope(params)).toEqual({ kind: "envelope", envelope: { ...ENV, logLevel: "debug" } });
+    expect(readRequestEnvelope(params)).toEqual({
+      kind: "envelope",
+      envelope: { ...ENV, logLevel: "debug" },
+    });
     expect(progressTokenOf(params)).toBe(5);
   });
 
   it("lets the envelope keys win over same-named extra keys", () => {
-    expect(buildRequestMeta(ENV, { [MetaKeys.protocolVersion]: "old" })[MetaKeys.protocolVersion]).toBe("2026-07-28");
+    expect(buildRequestMeta(ENV, { [MetaKeys.protocolVersion]: "old" })[MetaKeys.protocolVersion]).toBe(
+      "2026-07-28",
+    );
   });
 
   it("sees no claim without the envelope keys; a bare progressToken is no claim", () => {
@@ -46,13 +58,23 @@ describe("meta envelope", () => {
   it("reports a malformed claim, keeping a readable version for a -32022 check", () => {
     const reading = readRequestEnvelope({ _meta: { [MetaKeys.protocolVersion]: "2099-01-01" } });
     expect(reading).toMatchObject({ kind: "malformed", protocolVersion: "2099-01-01" });
-    expect(readRequestEnvelope({ _meta: { [MetaKeys.protocolVersion]: "" , [MetaKeys.clientCapabilities]: {} } })).toMatchObject({ kind: "malformed", protocolVersion: undefined });
+    expect(
+      readRequestEnvelope({ _meta: { [MetaKeys.protocolVersion]: "", [MetaKeys.clientCapabilities]: {} } }),
+    ).toMatchObject({ kind: "malformed", protocolVersion: undefined });
     expect(readRequestEnvelope({ _meta: 3 })).toMatchObject({ kind: "malformed" });
   });
 
   it("decorates a modern result without overwriting what the handler set", () => {
-    expect(decorateModernResult(undefined, SERVER)).toEqual({ resultType: "complete", _meta: { [MetaKeys.serverInfo]: SERVER } });
-    expect(decorateModernResult({ resultType: "input_required", _meta: { [MetaKeys.serverInfo]: { name: "o", version: "0" } } }, SERVER)).toEqual({
+    expect(decorateModernResult(undefined, SERVER)).toEqual({
+      resultType: "complete",
+      _meta: { [MetaKeys.serverInfo]: SERVER },
+    });
+    expect(
+      decorateModernResult({
+        resultType: "input_required",
+        _meta: { [MetaKeys.serverInfo]: { name: "o", version: "0" } },
+      }, SERVER),
+    ).toEqual({
       resultType: "input_required",
       _meta: { [MetaKeys.serverInfo]: { name: "o", version: "0" } },
     });
@@ -63,7 +85,13 @@ describe("meta envelope", () => {
 
 describe("discover result", () => {
   it("builds the 2026-07-28 shape and parses it back", () => {
-    const built = buildDiscoverResult({ serverInfo: SERVER, supportedVersions: ["2026-07-28"], capabilities: {}, ttlMs: 10, cacheScope: "public" });
+    const built = buildDiscoverResult({
+      serverInfo: SERVER,
+      supportedVersions: ["2026-07-28"],
+      capabilities: {},
+      ttlMs: 10,
+      cacheScope: "public",
+    });
     expect(built).toEqual({
       resultType: "complete",
       supportedVersions: ["2026-07-28"],
@@ -72,11 +100,23 @@ describe("discover result", () => {
       cacheScope: "public",
       _meta: { [MetaKeys.serverInfo]: SERVER },
     });
-    expect(parseDiscoverResult(built)).toEqual({ supportedVersions: ["2026-07-28"], capabilities: {}, serverInfo: SERVER, ttlMs: 10, cacheScope: "public" });
+    expect(parseDiscoverResult(built)).toEqual({
+      supportedVersions: ["2026-07-28"],
+      capabilities: {},
+      serverInfo: SERVER,
+      ttlMs: 10,
+      cacheScope: "public",
+    });
   });
 
   it("accepts the older shape with a top-level serverInfo and no cache fields", () => {
-    expect(parseDiscoverResult({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: SERVER })).toEqual({
+    expect(
+      parseDiscoverResult({
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        serverInfo: SERVER,
+      }),
+    ).toEqual({
       supportedVersions: ["2026-07-28"],
       capabilities: { tools: {} },
       serverInfo: SERVER,
@@ -84,7 +124,16 @@ describe("discover result", () => {
   });
 
   it("refuses malformed results", () => {
-    for (const bad of [null, {}, { supportedVersions: "2026-07-28", capabilities: {} }, { supportedVersions: [1], capabilities: {} }, { supportedVersions: [] }, { resultType: "input_required", supportedVersions: [], capabilities: {} }]) {
+    for (
+      const bad of [
+        null,
+        {},
+        { supportedVersions: "2026-07-28", capabilities: {} },
+        { supportedVersions: [1], capabilities: {} },
+        { supportedVersions: [] },
+        { resultType: "input_required", supportedVersions: [], capabilities: {} },
+      ]
+    ) {
       expect(parseDiscoverResult(bad)).toBeUndefined();
     }
   });

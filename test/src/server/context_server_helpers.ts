@@ -37,7 +37,10 @@ export class Peer {
 export const CLIENT_INFO = { name: "test-client", version: "0.0.1" };
 
 /** A modern request's `_meta` envelope. */
-export function envelope(version = "2026-07-28", extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function envelope(
+  version = "2026-07-28",
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     [MetaKeys.protocolVersion]: version,
     [MetaKeys.clientCapabilities]: { elicitation: {} },

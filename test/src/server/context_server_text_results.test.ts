@@ -15,27 +15,58 @@ async function nextLine(peer: ReturnType<typeof setup>["peer"]): Promise<string>
 describe("ContextServer modern results on a stream (pre-serialised decoration)", () => {
   it("writes exactly the JSON of the object form for a plain result", async () => {
     const { server, peer } = setup();
-    const result = { content: [{ type: "text", text: "hi \"you\"\n" }] };
+    const result = { content: [{ type: "text", text: 'hi "you"\n' }] };
     server.handle("tools/call", () => result);
-    await peer.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "x", _meta: envelope() } });
-    expect(await nextLine(peer)).toBe(JSON.stringify({ jsonrpc: "2.0", id: 7, result: decorateModernResult(result, SERVER_INFO, "tools/call") }));
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "x", _meta: envelope() },
+    });
+    expect(await nextLine(peer)).toBe(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        result: decorateModernResult(result, SERVER_INFO, "tools/call"),
+      }),
+    );
   });
 
   it("keeps a handler's own _meta and resultType, and an async handler's result", async () => {
     const { server, peer } = setup();
     server.handle("tools/call", async () => ({ content: [], _meta: { mine: 1 } }));
     server.handle("prompts/get", () => ({ resultType: "complete", messages: [] }));
-    await peer.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", _meta: envelope() } });
-    expect(JSON.parse(await nextLine(peer)).result).toEqual({ content: [], resultType: "complete", _meta: { mine: 1, "io.modelcontextprotocol/serverInfo": SERVER_INFO } });
-    await peer.send({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "p", _meta: envelope() } });
-    expect(JSON.parse(await nextLine(peer)).result).toEqual({ resultType: "complete", messages: [], _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "x", _meta: envelope() },
+    });
+    expect(JSON.parse(await nextLine(peer)).result).toEqual({
+      content: [],
+      resultType: "complete",
+      _meta: { mine: 1, "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+    });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "prompts/get",
+      params: { name: "p", _meta: envelope() },
+    });
+    expect(JSON.parse(await nextLine(peer)).result).toEqual({
+      resultType: "complete",
+      messages: [],
+      _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+    });
   });
 
   it("echoes an id beyond 2^53 byte for byte around a text result", async () => {
     const { server, peer } = setup();
     server.handle("tools/call", () => ({ content: [] }));
     const params = JSON.stringify({ name: "x", _meta: envelope() });
-    await peer.send(new JsonText(`{"jsonrpc":"2.0","id":123456789012345678901,"method":"tools/call","params":${params}}`));
+    await peer.send(
+      new JsonText(`{"jsonrpc":"2.0","id":123456789012345678901,"method":"tools/call","params":${params}}`),
+    );
     const line = await nextLine(peer);
     expect(line.startsWith('{"jsonrpc":"2.0","id":123456789012345678901,"result":')).toBe(true);
     expect(JSON.parse(line).result).toEqual(decorateModernResult({ content: [] }, SERVER_INFO, "tools/call"));
@@ -44,7 +75,12 @@ describe("ContextServer modern results on a stream (pre-serialised decoration)",
   it("answers -32603 for a result JSON cannot serialize, as before", async () => {
     const { server, peer } = setup({ onReport: () => {} });
     server.handle("tools/call", () => ({ n: 1n }));
-    await peer.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "x", _meta: envelope() } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "x", _meta: envelope() },
+    });
     expect(JSON.parse(await nextLine(peer))).toMatchObject({ id: 3, error: { code: -32603 } });
   });
 });

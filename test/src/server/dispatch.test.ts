@@ -9,7 +9,13 @@ import { CLIENT_INFO, envelope, initializeParams, type Json } from "./context_se
 
 function server(options: Partial<ContextServerOptions> = {}) {
   const reports: Error[] = [];
-  const s = new ContextServer({ name: "seam", version: "1", capabilities: { tools: {} }, onReport: (e) => void reports.push(e), ...options });
+  const s = new ContextServer({
+    name: "seam",
+    version: "1",
+    capabilities: { tools: {} },
+    onReport: (e) => void reports.push(e),
+    ...options,
+  });
   return { server: s, reports };
 }
 
@@ -25,7 +31,12 @@ function context(extra: Partial<DispatchContext> & { session?: ServerSession } =
   return { ctx, sent, controller };
 }
 
-const request = (id: number | string, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, params });
+const request = (id: number | string, method: string, params?: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
 
 describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("answers a modern request from its _meta envelope alone: era, version, client and log level reach the handler", async () => {
@@ -33,19 +44,42 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
     let seen: ServerRequestContext | undefined;
     s.handle("tools/list", (_p, ctx) => ((seen = ctx), { tools: [] }));
     const { ctx } = context();
-    const reply: Json = await s.dispatch(request(1, "tools/list", { _meta: envelope("2026-07-28", { [MetaKeys.logLevel]: "warning" }) }), ctx);
+    const reply: Json = await s.dispatch(
+      request(1, "tools/list", { _meta: envelope("2026-07-28", { [MetaKeys.logLevel]: "warning" }) }),
+      ctx,
+    );
     expect(reply).toMatchObject({ jsonrpc: "2.0", id: 1, result: { tools: [], resultType: "complete" } });
-    expect(seen).toMatchObject({ era: "modern", protocolVersion: "2026-07-28", clientInfo: CLIENT_INFO, clientCapabilities: { elicitation: {} }, logLevel: "warning", requestId: 1, method: "tools/list" });
+    expect(seen).toMatchObject({
+      era: "modern",
+      protocolVersion: "2026-07-28",
+      clientInfo: CLIENT_INFO,
+      clientCapabilities: { elicitation: {} },
+      logLevel: "warning",
+      requestId: 1,
+      method: "tools/list",
+    });
   });
 
   it("learns a legacy session from initialize into the session object the transport holds, and serves later requests from it", async () => {
     const { server: s } = server();
-    s.handle("tools/list", (_p, ctx) => ({ era: ctx.era, v: ctx.protocolVersion, caps: ctx.clientCapabilities, level: ctx.logLevel ?? null }));
+    s.handle(
+      "tools/list",
+      (_p, ctx) => ({
+        era: ctx.era,
+        v: ctx.protocolVersion,
+        caps: ctx.clientCapabilities,
+        level: ctx.logLevel ?? null,
+      }),
+    );
     const session: ServerSession = { legacy: undefined };
     const { ctx } = context({ session });
     const init: Json = await s.dispatch(request(1, "initialize", initializeParams("2025-06-18")), ctx);
     expect(init.result).toMatchObject({ protocolVersion: "2025-06-18", serverInfo: { name: "seam" } });
-    expect(session.legacy).toMatchObject({ protocolVersion: "2025-06-18", clientInfo: CLIENT_INFO, clientCapabilities: { roots: {} } });
+    expect(session.legacy).toMatchObject({
+      protocolVersion: "2025-06-18",
+      clientInfo: CLIENT_INFO,
+      clientCapabilities: { roots: {} },
+    });
     session.legacy!.logLevel = "error"; // what logging/setLevel will set
     const reply: Json = await s.dispatch(request(2, "tools/list", {}), ctx);
     expect(reply.result).toEqual({ era: "legacy", v: "2025-06-18", caps: { roots: {} }, level: "error" });
@@ -58,16 +92,22 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
     const b = context({ session: { legacy: undefined } });
     await s.dispatch(request(1, "initialize", initializeParams("2025-03-26")), a.ctx);
     await s.dispatch(request(1, "initialize", initializeParams("2025-11-25")), b.ctx);
-    expect(((await s.dispatch(request(2, "tools/list", {}), a.ctx)) as Json).result).toEqual({ v: "2025-03-26" });
-    expect(((await s.dispatch(request(2, "tools/list", {}), b.ctx)) as Json).result).toEqual({ v: "2025-11-25" });
+    expect(((await s.dispatch(request(2, "tools/list", {}), a.ctx)) as Json).result).toEqual({
+      v: "2025-03-26",
+    });
+    expect(((await s.dispatch(request(2, "tools/list", {}), b.ctx)) as Json).result).toEqual({
+      v: "2025-11-25",
+    });
   });
 
   it("with no session (stateless), answers initialize but remembers nothing: the next unenveloped request is rejected", async () => {
     const { server: s } = server();
     s.handle("tools/list", () => ({ tools: [] }));
     const { ctx } = context();
-    expect(((await s.dispatch(request(1, "initialize", initializeParams()), ctx)) as Json).result).toMatchObject({ protocolVersion: "2025-06-18" });
-    expect(((await s.dispatch(request(1, "initialize", initializeParams()), ctx)) as Json).result).toBeDefined(); // no "already answered"
+    expect(((await s.dispatch(request(1, "initialize", initializeParams()), ctx)) as Json).result)
+      .toMatchObject({ protocolVersion: "2025-06-18" });
+    expect(((await s.dispatch(request(1, "initialize", initializeParams()), ctx)) as Json).result)
+      .toBeDefined(); // no "already answered"
     const reply: Json = await s.dispatch(request(2, "tools/list", {}), ctx);
     expect(reply.error).toMatchObject({ code: -32602 });
     expect(reply.error.message).toMatch(/before initialize/);
@@ -76,7 +116,9 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("serves a stateless legacy request from a fresh session built from its version (what an HTTP header gives)", async () => {
     const { server: s } = server();
     s.handle("tools/list", (_p, ctx) => ({ era: ctx.era, v: ctx.protocolVersion }));
-    const session: ServerSession = { legacy: { protocolVersion: "2025-03-26", clientInfo: undefined, clientCapabilities: {} } };
+    const session: ServerSession = {
+      legacy: { protocolVersion: "2025-03-26", clientInfo: undefined, clientCapabilities: {} },
+    };
     const reply: Json = await s.dispatch(request(1, "tools/list", {}), context({ session }).ctx);
     expect(reply.result).toEqual({ era: "legacy", v: "2025-03-26" });
   });
@@ -106,9 +148,17 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
       },
     };
     let replied = false;
-    const replying = s.dispatch(request(5, "tools/call", { _meta: envelope("2026-07-28", { progressToken: "p" }) }), ctx).then((r) => ((replied = true), r));
+    const replying = s.dispatch(
+      request(5, "tools/call", { _meta: envelope("2026-07-28", { progressToken: "p" }) }),
+      ctx,
+    ).then((r) => ((replied = true), r));
     for (let i = 0; i < 20; i++) await Promise.resolve(); // let the handler run up to its first wait
-    expect(sent).toEqual([["notifications/progress", { progressToken: "p", progress: 1, total: 2, message: "half" }]]);
+    expect(sent).toEqual([["notifications/progress", {
+      progressToken: "p",
+      progress: 1,
+      total: 2,
+      message: "half",
+    }]]);
     expect(replied).toBe(false);
     release();
     const reply: Json = await replying;
@@ -132,16 +182,32 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
       return { code: error.code, message: error.message, isTransportError: error instanceof TransportError };
     });
     const reply: Json = await s.dispatch(request(1, "ask"), context().ctx);
-    expect(reply.result).toEqual({ code: "protocol", message: expect.stringMatching(/roots\/list.*no server-to-client requests \(stateless HTTP\)/), isTransportError: true });
+    expect(reply.result).toEqual({
+      code: "protocol",
+      message: expect.stringMatching(/roots\/list.*no server-to-client requests \(stateless HTTP\)/),
+      isTransportError: true,
+    });
   });
 
   it("sends a server-to-client request through the context on a legacy session, and refuses one on a modern request", async () => {
     const { server: s } = server();
-    s.handle("ask", async (_p, ctx) => ({ roots: await ctx.request("roots/list", { x: 1 }).catch((e: Error) => e.message) }));
+    s.handle(
+      "ask",
+      async (_p, ctx) => ({
+        roots: await ctx.request("roots/list", { x: 1 }).catch((e: Error) => e.message),
+      }),
+    );
     const asked: unknown[] = [];
-    const session: ServerSession = { legacy: { protocolVersion: "2025-06-18", clientInfo: undefined, clientCapabilities: { roots: {} } } };
-    const { ctx } = context({ session, request: async (method, params) => (asked.push([method, params]), { roots: ["file:///a"] }) });
-    expect(((await s.dispatch(request(1, "ask", {}), ctx)) as Json).result).toEqual({ roots: { roots: ["file:///a"] } });
+    const session: ServerSession = {
+      legacy: { protocolVersion: "2025-06-18", clientInfo: undefined, clientCapabilities: { roots: {} } },
+    };
+    const { ctx } = context({
+      session,
+      request: async (method, params) => (asked.push([method, params]), { roots: ["file:///a"] }),
+    });
+    expect(((await s.dispatch(request(1, "ask", {}), ctx)) as Json).result).toEqual({
+      roots: { roots: ["file:///a"] },
+    });
     expect(asked).toEqual([["roots/list", { x: 1 }]]);
     const modern: Json = await s.dispatch(request(2, "ask", { _meta: envelope() }), ctx);
     expect(modern.result.roots).toMatch(/modern era has no server-to-client requests/);
@@ -160,10 +226,25 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
       throw "a bare string from /srv/app";
     });
     const { ctx } = context();
-    expect(await s.dispatch(request(1, "typed"), ctx)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "No such thing", data: { uri: "x" } } });
-    expect(await s.dispatch(request(2, "boom"), ctx)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error" } });
-    expect(await s.dispatch(request(3, "sync"), ctx)).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Internal error" } });
-    expect(reports.map((e) => e.message)).toEqual(["Kaboom: password=hunter2 at /srv/app/db.ts", "a bare string from /srv/app"]);
+    expect(await s.dispatch(request(1, "typed"), ctx)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32002, message: "No such thing", data: { uri: "x" } },
+    });
+    expect(await s.dispatch(request(2, "boom"), ctx)).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32603, message: "Internal error" },
+    });
+    expect(await s.dispatch(request(3, "sync"), ctx)).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32603, message: "Internal error" },
+    });
+    expect(reports.map((e) => e.message)).toEqual([
+      "Kaboom: password=hunter2 at /srv/app/db.ts",
+      "a bare string from /srv/app",
+    ]);
     expect(reports[0].stack).toContain("dispatch.test.ts");
   });
 
@@ -176,30 +257,56 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
       throw new Error("");
     });
     const { ctx } = context();
-    expect(await s.dispatch(request(1, "boom"), ctx)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Kaboom" } });
-    expect(await s.dispatch(request(2, "empty"), ctx)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error" } });
+    expect(await s.dispatch(request(1, "boom"), ctx)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "Kaboom" },
+    });
+    expect(await s.dispatch(request(2, "empty"), ctx)).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32603, message: "Internal error" },
+    });
     expect(reports.map((e) => e.message)).toEqual(["Kaboom", ""]);
   });
 
   it("rejects a non-boolean exposeInternalErrors by name", () => {
-    expect(() => server({ exposeInternalErrors: "yes" as never })).toThrow(/exposeInternalErrors must be a boolean, got string/);
+    expect(() => server({ exposeInternalErrors: "yes" as never })).toThrow(
+      /exposeInternalErrors must be a boolean, got string/,
+    );
   });
 
   it("does not report the exception of a handler whose request was aborted, and still answers it generically", async () => {
     const { server: s, reports } = server({ unenvelopedRequests: "legacy" });
-    s.handle("slow", (_p, c) => new Promise((_r, reject) => c.signal.addEventListener("abort", () => reject(new Error("Aborted inside /srv/app")))));
+    s.handle(
+      "slow",
+      (_p, c) =>
+        new Promise((_r, reject) =>
+          c.signal.addEventListener("abort", () => reject(new Error("Aborted inside /srv/app")))
+        ),
+    );
     const { ctx, controller } = context();
     const pending = s.dispatch(request(1, "slow"), ctx);
     controller.abort();
-    expect(await pending).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } });
+    expect(await pending).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "Internal error" },
+    });
     expect(reports).toEqual([]);
   });
 
   it("answers an unknown method with -32601 and an invalid message with -32600", async () => {
     const { server: s } = server({ unenvelopedRequests: "legacy" });
     const { ctx } = context();
-    expect(((await s.dispatch(request(1, "nope"), ctx)) as Json).error).toEqual({ code: -32601, message: "Method not found: \"nope\"" });
-    expect(((await s.dispatch({ jsonrpc: "1.0", id: 7, method: "x" }, ctx)) as Json)).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect(((await s.dispatch(request(1, "nope"), ctx)) as Json).error).toEqual({
+      code: -32601,
+      message: 'Method not found: "nope"',
+    });
+    expect((await s.dispatch({ jsonrpc: "1.0", id: 7, method: "x" }, ctx)) as Json).toMatchObject({
+      id: 7,
+      error: { code: -32600 },
+    });
   });
 
   it("runs a notification's handler and produces no reply; a failing one is reported", async () => {
@@ -210,7 +317,9 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
       throw new Error("Bad handler");
     });
     const { ctx } = context();
-    expect(await s.dispatch({ jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { a: 1 } }, ctx)).toBeUndefined();
+    expect(
+      await s.dispatch({ jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { a: 1 } }, ctx),
+    ).toBeUndefined();
     expect(await s.dispatch({ jsonrpc: "2.0", method: "notifications/bad" }, ctx)).toBeUndefined();
     expect(got).toEqual([{ a: 1 }]);
     expect(reports.map((e) => e.message)).toEqual(["Bad handler"]);
@@ -225,7 +334,8 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("answers server/discover and ping itself, in both eras", async () => {
     const { server: s } = server();
     const { ctx } = context();
-    expect(((await s.dispatch(request(1, "server/discover", { _meta: envelope() }), ctx)) as Json).result).toMatchObject({ supportedVersions: ["2026-07-28"] });
+    expect(((await s.dispatch(request(1, "server/discover", { _meta: envelope() }), ctx)) as Json).result)
+      .toMatchObject({ supportedVersions: ["2026-07-28"] });
     expect(((await s.dispatch(request(2, "ping"), ctx)) as Json).result).toEqual({});
   });
 });

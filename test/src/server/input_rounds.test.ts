@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type InputContext, type InputRequiredOutcome, InputRequiredSignal, type InputRoundRequest, InputRounds, runModernRound } from "../../../src/server/input_rounds.ts";
+import {
+  type InputContext,
+  type InputRequiredOutcome,
+  InputRequiredSignal,
+  type InputRoundRequest,
+  InputRounds,
+  runModernRound,
+} from "../../../src/server/input_rounds.ts";
 import { RequestStateCodec } from "../../../src/server/request_state.ts";
 import { RequestStateError } from "../../../src/server/request_state_error.ts";
 import { JsonRpcError, ProtocolError, TimeoutError } from "../../../src/wire/errors.ts";
@@ -7,13 +14,25 @@ import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_pr
 
 const KEY = "0f".repeat(32);
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
-const NAME_SCHEMA = { type: "object" as const, properties: { name: { type: "string" as const } }, required: ["name"] };
+const NAME_SCHEMA = {
+  type: "object" as const,
+  properties: { name: { type: "string" as const } },
+  required: ["name"],
+};
 const ACCEPT = (content: Record<string, unknown>) => ({ action: "accept", content });
-const SAMPLED = (text: string) => ({ role: "assistant", content: { type: "text", text }, model: "m", stopReason: "endTurn" });
+const SAMPLED = (text: string) => ({
+  role: "assistant",
+  content: { type: "text", text },
+  model: "m",
+  stopReason: "endTurn",
+});
 const ROOTS = { roots: [{ uri: "file:///r", name: "R" }] };
 
 function setup(time = new FakeTimeProvider()) {
-  const rounds = new InputRounds({ codec: new RequestStateCodec({ key: KEY, timeProvider: time }), timeProvider: time });
+  const rounds = new InputRounds({
+    codec: new RequestStateCodec({ key: KEY, timeProvider: time }),
+    timeProvider: time,
+  });
   return { rounds, time };
 }
 
@@ -26,7 +45,10 @@ function asInputRequired(value: unknown): InputRequiredOutcome {
   return value as InputRequiredOutcome;
 }
 
-async function rejection<T extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => T): Promise<T> {
+async function rejection<T extends Error>(
+  promise: Promise<unknown>,
+  type: new (...args: never[]) => T,
+): Promise<T> {
   try {
     await promise;
   } catch (error) {
@@ -37,7 +59,9 @@ async function rejection<T extends Error>(promise: Promise<unknown>, type: new (
 }
 
 const greet = async (input: InputContext) => {
-  const answer = await input.elicit({ message: "What is your name?", requestedSchema: NAME_SCHEMA }, { key: "user_name" });
+  const answer = await input.elicit({ message: "What is your name?", requestedSchema: NAME_SCHEMA }, {
+    key: "user_name",
+  });
   return { text: `Hello, ${(answer.content as { name: string }).name}!` };
 };
 
@@ -47,10 +71,17 @@ describe("InputRounds, modern era", () => {
     const params = { name: "greet", arguments: {} };
     const first = asInputRequired(await rounds.run(modern(params), greet));
     expect(first.inputRequests).toEqual({
-      user_name: { method: "elicitation/create", params: { message: "What is your name?", requestedSchema: NAME_SCHEMA } },
+      user_name: {
+        method: "elicitation/create",
+        params: { message: "What is your name?", requestedSchema: NAME_SCHEMA },
+      },
     });
     expect(typeof first.requestState).toBe("string");
-    const retry = { ...params, inputResponses: { user_name: ACCEPT({ name: "Alice" }) }, requestState: first.requestState };
+    const retry = {
+      ...params,
+      inputResponses: { user_name: ACCEPT({ name: "Alice" }) },
+      requestState: first.requestState,
+    };
     expect(await rounds.run(modern(retry), greet)).toEqual({ text: "Hello, Alice!" });
   });
 
@@ -61,7 +92,10 @@ describe("InputRounds, modern era", () => {
       runs++;
       const [who, hi, roots] = await Promise.all([
         input.elicit({ message: "Name?", requestedSchema: NAME_SCHEMA }),
-        input.sample({ messages: [{ role: "user", content: { type: "text", text: "Greet" } }], maxTokens: 50 }),
+        input.sample({
+          messages: [{ role: "user", content: { type: "text", text: "Greet" } }],
+          maxTokens: 50,
+        }),
         input.listRoots(),
       ]);
       return [who.action, (hi.content as { text: string }).text, roots.roots.length];
@@ -74,7 +108,11 @@ describe("InputRounds, modern era", () => {
       modern({
         name: "x",
         requestState: first.requestState,
-        inputResponses: { "elicit-0": ACCEPT({ name: "A" }), "sample-1": SAMPLED("Hello there!"), "roots-2": ROOTS },
+        inputResponses: {
+          "elicit-0": ACCEPT({ name: "A" }),
+          "sample-1": SAMPLED("Hello there!"),
+          "roots-2": ROOTS,
+        },
       }),
       handler,
     );
@@ -95,11 +133,25 @@ describe("InputRounds, modern era", () => {
     const r1 = asInputRequired(await rounds.run(modern(params), handler));
     expect(Object.keys(r1.inputRequests)).toEqual(["step1"]);
     const r2 = asInputRequired(
-      await rounds.run(modern({ ...params, requestState: r1.requestState, inputResponses: { step1: ACCEPT({ name: "Alice" }) } }), handler),
+      await rounds.run(
+        modern({
+          ...params,
+          requestState: r1.requestState,
+          inputResponses: { step1: ACCEPT({ name: "Alice" }) },
+        }),
+        handler,
+      ),
     );
     expect(Object.keys(r2.inputRequests)).toEqual(["step2"]);
     expect(r2.requestState).not.toBe(r1.requestState);
-    const r3 = await rounds.run(modern({ ...params, requestState: r2.requestState, inputResponses: { step2: ACCEPT({ name: "blue" }) } }), handler);
+    const r3 = await rounds.run(
+      modern({
+        ...params,
+        requestState: r2.requestState,
+        inputResponses: { step2: ACCEPT({ name: "blue" }) },
+      }),
+      handler,
+    );
     expect(r3).toBe("Alice/blue");
     expect(seen).toEqual([0, 1, 2]);
   });
@@ -107,12 +159,23 @@ describe("InputRounds, modern era", () => {
   it("a missing answer is asked again, with or without state, and extra keys are ignored", async () => {
     const { rounds } = setup();
     const params = { name: "greet" };
-    const wrongKey = asInputRequired(await rounds.run(modern({ ...params, inputResponses: { wrong_key: ACCEPT({ data: "x" }) } }), greet));
+    const wrongKey = asInputRequired(
+      await rounds.run(modern({ ...params, inputResponses: { wrong_key: ACCEPT({ data: "x" }) } }), greet),
+    );
     expect(Object.keys(wrongKey.inputRequests)).toEqual(["user_name"]);
-    const again = asInputRequired(await rounds.run(modern({ ...params, requestState: wrongKey.requestState, inputResponses: {} }), greet));
+    const again = asInputRequired(
+      await rounds.run(modern({ ...params, requestState: wrongKey.requestState, inputResponses: {} }), greet),
+    );
     expect(Object.keys(again.inputRequests)).toEqual(["user_name"]);
     const extra = await rounds.run(
-      modern({ ...params, inputResponses: { user_name: ACCEPT({ name: "Bo" }), unknown_extra_key: 1, another_unexpected: { x: 1 } } }),
+      modern({
+        ...params,
+        inputResponses: {
+          user_name: ACCEPT({ name: "Bo" }),
+          unknown_extra_key: 1,
+          another_unexpected: { x: 1 },
+        },
+      }),
       greet,
     );
     expect(extra).toEqual({ text: "Hello, Bo!" });
@@ -120,12 +183,18 @@ describe("InputRounds, modern era", () => {
 
   it("an answer of the wrong shape or inputResponses that is not an object is -32602, never a complete result", async () => {
     const { rounds } = setup();
-    const bad = await rejection(rounds.run(modern({ name: "g", inputResponses: { user_name: 12345 } }), greet), RequestStateError);
+    const bad = await rejection(
+      rounds.run(modern({ name: "g", inputResponses: { user_name: 12345 } }), greet),
+      RequestStateError,
+    );
     expect(bad.reason).toBe("invalid_input");
     expect(bad.code).toBe(-32602);
     expect(bad.message).toContain('"user_name"');
     for (const value of [null, [1], "x"]) {
-      const err = await rejection(rounds.run(modern({ name: "g", inputResponses: value }), greet), RequestStateError);
+      const err = await rejection(
+        rounds.run(modern({ name: "g", inputResponses: value }), greet),
+        RequestStateError,
+      );
       expect(err.reason).toBe("invalid_input");
     }
     // Even a handler that swallows the failure does not complete.
@@ -136,7 +205,10 @@ describe("InputRounds, modern era", () => {
         return "swallowed";
       }
     };
-    const err = await rejection(rounds.run(modern({ name: "g", inputResponses: { s: { role: "assistant" } } }), swallowing), RequestStateError);
+    const err = await rejection(
+      rounds.run(modern({ name: "g", inputResponses: { s: { role: "assistant" } } }), swallowing),
+      RequestStateError,
+    );
     expect(err.message).toMatch(/content/);
   });
 
@@ -145,19 +217,49 @@ describe("InputRounds, modern era", () => {
     const params = { name: "greet", arguments: { a: 1 } };
     const first = asInputRequired(await rounds.run(modern(params), greet));
     const answer = { user_name: ACCEPT({ name: "A" }) };
-    const tampered = await rejection(rounds.run(modern({ ...params, requestState: first.requestState + "-TAMPERED", inputResponses: answer }), greet), RequestStateError);
+    const tampered = await rejection(
+      rounds.run(
+        modern({ ...params, requestState: first.requestState + "-TAMPERED", inputResponses: answer }),
+        greet,
+      ),
+      RequestStateError,
+    );
     expect(["tampered", "malformed"]).toContain(tampered.reason);
-    const foreign = await rejection(rounds.run(modern({ name: "greet", arguments: { a: 2 }, requestState: first.requestState, inputResponses: answer }), greet), RequestStateError);
+    const foreign = await rejection(
+      rounds.run(
+        modern({
+          name: "greet",
+          arguments: { a: 2 },
+          requestState: first.requestState,
+          inputResponses: answer,
+        }),
+        greet,
+      ),
+      RequestStateError,
+    );
     expect(foreign.reason).toBe("foreign");
     const otherMethod = await rejection(
-      rounds.run(modern({ ...params, requestState: first.requestState, inputResponses: answer }, { method: "prompts/get" }), greet),
+      rounds.run(
+        modern({ ...params, requestState: first.requestState, inputResponses: answer }, {
+          method: "prompts/get",
+        }),
+        greet,
+      ),
       RequestStateError,
     );
     expect(otherMethod.reason).toBe("foreign");
     await time.advance(600_000);
-    expect(await rounds.run(modern({ ...params, requestState: first.requestState, inputResponses: answer }), greet)).toEqual({ text: "Hello, A!" });
+    expect(
+      await rounds.run(
+        modern({ ...params, requestState: first.requestState, inputResponses: answer }),
+        greet,
+      ),
+    ).toEqual({ text: "Hello, A!" });
     await time.advance(1);
-    const expired = await rejection(rounds.run(modern({ ...params, requestState: first.requestState, inputResponses: answer }), greet), RequestStateError);
+    const expired = await rejection(
+      rounds.run(modern({ ...params, requestState: first.requestState, inputResponses: answer }), greet),
+      RequestStateError,
+    );
     expect(expired.reason).toBe("expired");
   });
 
@@ -167,7 +269,11 @@ describe("InputRounds, modern era", () => {
     const b = new InputRounds({ codec: new RequestStateCodec({ key: KEY, timeProvider: time }) });
     const c = new InputRounds({ codec: new RequestStateCodec({ timeProvider: time }) });
     const first = asInputRequired(await a.run(modern({ name: "g" }), greet));
-    const retry = modern({ name: "g", requestState: first.requestState, inputResponses: { user_name: ACCEPT({ name: "R" }) } });
+    const retry = modern({
+      name: "g",
+      requestState: first.requestState,
+      inputResponses: { user_name: ACCEPT({ name: "R" }) },
+    });
     expect(await b.run(retry, greet)).toEqual({ text: "Hello, R!" });
     expect((await rejection(c.run(retry, greet), RequestStateError)).reason).toBe("tampered");
   });
@@ -179,18 +285,33 @@ describe("InputRounds, modern era", () => {
       const r = await input.elicit({ message: "x", requestedSchema: NAME_SCHEMA }, { key: "k" });
       return { name, got: r.content?.name };
     };
-    const [p1, p2] = await Promise.all([rounds.run(modern({ name: "one" }), echo), rounds.run(modern({ name: "two" }), echo)]);
+    const [p1, p2] = await Promise.all([
+      rounds.run(modern({ name: "one" }), echo),
+      rounds.run(modern({ name: "two" }), echo),
+    ]);
     const s1 = asInputRequired(p1).requestState;
     const s2 = asInputRequired(p2).requestState;
     const [r1, r2] = await Promise.all([
-      rounds.run(modern({ name: "one", requestState: s1, inputResponses: { k: ACCEPT({ name: "first" }) } }), echo),
-      rounds.run(modern({ name: "two", requestState: s2, inputResponses: { k: ACCEPT({ name: "second" }) } }), echo),
+      rounds.run(
+        modern({ name: "one", requestState: s1, inputResponses: { k: ACCEPT({ name: "first" }) } }),
+        echo,
+      ),
+      rounds.run(
+        modern({ name: "two", requestState: s2, inputResponses: { k: ACCEPT({ name: "second" }) } }),
+        echo,
+      ),
     ]);
     expect((r1 as { got: string }).got).toBe("first");
     expect((r2 as { got: string }).got).toBe("second");
     expect((r1 as { name: number }).name).not.toBe((r2 as { name: number }).name);
     // Swapping the states across the two requests is refused.
-    const swapped = await rejection(rounds.run(modern({ name: "one", requestState: s2, inputResponses: { k: ACCEPT({ name: "x" }) } }), echo), RequestStateError);
+    const swapped = await rejection(
+      rounds.run(
+        modern({ name: "one", requestState: s2, inputResponses: { k: ACCEPT({ name: "x" }) } }),
+        echo,
+      ),
+      RequestStateError,
+    );
     expect(swapped.reason).toBe("foreign");
   });
 
@@ -204,21 +325,33 @@ describe("InputRounds, modern era", () => {
       return { id, state: input.state };
     };
     const first = asInputRequired(await rounds.run(modern({}), handler));
-    const done = await rounds.run(modern({ requestState: first.requestState, inputResponses: { "elicit-0": ACCEPT({ name: "n" }) } }), handler);
+    const done = await rounds.run(
+      modern({ requestState: first.requestState, inputResponses: { "elicit-0": ACCEPT({ name: "n" }) } }),
+      handler,
+    );
     expect(done).toEqual({ id: "id-1", state: { started: "yes" } });
     expect(computed).toBe(1);
   });
 
   it("asks only for what the request's capabilities declare, else -32021 with requiredCapabilities", async () => {
     const { rounds } = setup();
-    const ask = (caps: Record<string, unknown>, fn: (input: InputContext) => Promise<unknown>) => rounds.run(modern({}, { clientCapabilities: caps }), fn);
+    const ask = (caps: Record<string, unknown>, fn: (input: InputContext) => Promise<unknown>) =>
+      rounds.run(modern({}, { clientCapabilities: caps }), fn);
     const cases: [Record<string, unknown>, (input: InputContext) => Promise<unknown>, unknown][] = [
       [{}, (i) => i.elicit({ message: "m", requestedSchema: NAME_SCHEMA }), { elicitation: { form: {} } }],
-      [{ elicitation: { form: {} } }, (i) => i.elicit({ mode: "url", message: "m", url: "https://x" }), { elicitation: { url: {} } }],
-      [{ elicitation: { url: {} } }, (i) => i.elicit({ message: "m", requestedSchema: NAME_SCHEMA }), { elicitation: { form: {} } }],
+      [{ elicitation: { form: {} } }, (i) => i.elicit({ mode: "url", message: "m", url: "https://x" }), {
+        elicitation: { url: {} },
+      }],
+      [{ elicitation: { url: {} } }, (i) => i.elicit({ message: "m", requestedSchema: NAME_SCHEMA }), {
+        elicitation: { form: {} },
+      }],
       [{ elicitation: {} }, (i) => i.sample({ messages: [], maxTokens: 1 }), { sampling: {} }],
-      [{ sampling: {} }, (i) => i.sample({ messages: [], maxTokens: 1, tools: [] }), { sampling: { tools: {} } }],
-      [{ sampling: {} }, (i) => i.sample({ messages: [], maxTokens: 1, includeContext: "allServers" }), { sampling: { context: {} } }],
+      [{ sampling: {} }, (i) => i.sample({ messages: [], maxTokens: 1, tools: [] }), {
+        sampling: { tools: {} },
+      }],
+      [{ sampling: {} }, (i) => i.sample({ messages: [], maxTokens: 1, includeContext: "allServers" }), {
+        sampling: { context: {} },
+      }],
       [{ sampling: {} }, (i) => i.listRoots(), { roots: {} }],
     ];
     for (const [caps, fn, required] of cases) {
@@ -226,12 +359,25 @@ describe("InputRounds, modern era", () => {
       expect(err.code, JSON.stringify(required)).toBe(-32021);
       expect(err.data).toEqual({ requiredCapabilities: required });
     }
-    const ok = asInputRequired(await ask({ elicitation: { url: {} } }, (i) => i.elicit({ mode: "url", message: "m", url: "https://x" })));
+    const ok = asInputRequired(
+      await ask(
+        { elicitation: { url: {} } },
+        (i) => i.elicit({ mode: "url", message: "m", url: "https://x" }),
+      ),
+    );
     expect(ok.inputRequests["elicit-0"].method).toBe("elicitation/create");
     // A handler that adapts to the capabilities (the conformance capability-check tool).
-    const adaptive = async (i: InputContext) => (i.canElicit() ? i.elicit({ message: "m", requestedSchema: NAME_SCHEMA }) : i.canSample() ? i.sample({ messages: [], maxTokens: 5 }) : "none");
+    const adaptive = async (
+      i: InputContext,
+    ) => (i.canElicit()
+      ? i.elicit({ message: "m", requestedSchema: NAME_SCHEMA })
+      : i.canSample()
+      ? i.sample({ messages: [], maxTokens: 5 })
+      : "none");
     const samplingOnly = asInputRequired(await ask({ sampling: {} }, adaptive));
-    expect(Object.values(samplingOnly.inputRequests).map((r) => r.method)).toEqual(["sampling/createMessage"]);
+    expect(Object.values(samplingOnly.inputRequests).map((r) => r.method)).toEqual([
+      "sampling/createMessage",
+    ]);
     expect(await ask({}, adaptive)).toBe("none");
   });
 
@@ -305,8 +451,18 @@ describe("InputRounds, modern era", () => {
 });
 
 describe("InputRounds, legacy era", () => {
-  function legacy(sendRequest?: InputRoundRequest["sendRequest"], extra: Partial<InputRoundRequest> = {}): InputRoundRequest {
-    return { era: "legacy", method: "tools/call", params: {}, clientCapabilities: ALL, sendRequest, ...extra };
+  function legacy(
+    sendRequest?: InputRoundRequest["sendRequest"],
+    extra: Partial<InputRoundRequest> = {},
+  ): InputRoundRequest {
+    return {
+      era: "legacy",
+      method: "tools/call",
+      params: {},
+      clientCapabilities: ALL,
+      sendRequest,
+      ...extra,
+    };
   }
 
   it("sends the real request to the client and resumes with its reply", async () => {
@@ -320,7 +476,10 @@ describe("InputRounds, legacy era", () => {
       greet,
     );
     expect(result).toEqual({ text: "Hello, Lee!" });
-    expect(sent).toEqual([["elicitation/create", { message: "What is your name?", requestedSchema: NAME_SCHEMA }]]);
+    expect(sent).toEqual([["elicitation/create", {
+      message: "What is your name?",
+      requestedSchema: NAME_SCHEMA,
+    }]]);
   });
 
   it("a client that never answers fails the call after clientRequestTimeout (60 s default), not before, and cancels the send", async () => {
@@ -349,7 +508,10 @@ describe("InputRounds, legacy era", () => {
     const err = await rejection(rounds.run(legacy(undefined), greet), JsonRpcError);
     expect(err.message).toMatch(/cannot carry server-to-client requests/);
     // Before the capability check: a stateless request never learned the client's capabilities.
-    const bare = await rejection(rounds.run(legacy(undefined, { clientCapabilities: {} }), greet), JsonRpcError);
+    const bare = await rejection(
+      rounds.run(legacy(undefined, { clientCapabilities: {} }), greet),
+      JsonRpcError,
+    );
     expect(bare.message).toMatch(/cannot carry server-to-client requests/);
   });
 
@@ -357,7 +519,11 @@ describe("InputRounds, legacy era", () => {
     const { rounds } = setup();
     const controller = new AbortController();
     const outcome = rounds.run(
-      legacy((_m, _p, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))), { signal: controller.signal }),
+      legacy(
+        (_m, _p, { signal }) =>
+          new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+        { signal: controller.signal },
+      ),
       greet,
     );
     controller.abort(new Error("cancelled by peer"));
@@ -367,12 +533,18 @@ describe("InputRounds, legacy era", () => {
   it("an invalid reply is a ProtocolError; capabilities and methods are checked as in the modern era; URL mode gets an elicitationId", async () => {
     const { rounds } = setup();
     await expect(rounds.run(legacy(async () => ({ nope: 1 })), greet)).rejects.toBeInstanceOf(ProtocolError);
-    const err = await rejection(rounds.run(legacy(async () => ROOTS, { clientCapabilities: {} }), (i) => i.listRoots()), JsonRpcError);
+    const err = await rejection(
+      rounds.run(legacy(async () => ROOTS, { clientCapabilities: {} }), (i) => i.listRoots()),
+      JsonRpcError,
+    );
     expect(err.code).toBe(-32021);
-    await expect(rounds.run(legacy(async () => ROOTS, { method: "tools/list" }), (i) => i.listRoots())).rejects.toThrow(/only tools\/call/);
+    await expect(rounds.run(legacy(async () => ROOTS, { method: "tools/list" }), (i) => i.listRoots()))
+      .rejects.toThrow(/only tools\/call/);
     let params: Record<string, unknown> | undefined;
     await rounds.run(
-      legacy(async (_m, p) => ((params = p as Record<string, unknown>), { action: "accept" }), { clientCapabilities: { elicitation: { url: {} } } }),
+      legacy(async (_m, p) => ((params = p as Record<string, unknown>), { action: "accept" }), {
+        clientCapabilities: { elicitation: { url: {} } },
+      }),
       (i) => i.elicit({ mode: "url", message: "Go", url: "https://example.com/x" }),
     );
     expect(typeof params?.elicitationId).toBe("string");
@@ -387,9 +559,11 @@ describe("runModernRound (the stream's fast path)", () => {
 
   it("throws a first round's synchronous failure at once", () => {
     const { rounds } = setup();
-    expect(() => runModernRound(rounds, modern({}), () => {
-      throw new JsonRpcError(-32000, "no");
-    })).toThrow("no");
+    expect(() =>
+      runModernRound(rounds, modern({}), () => {
+        throw new JsonRpcError(-32000, "no");
+      })
+    ).toThrow("no");
   });
 
   it("ends with input_required like run() when the body asks, and the retry with the answer completes", async () => {
@@ -397,13 +571,21 @@ describe("runModernRound (the stream's fast path)", () => {
     const first = asInputRequired(await runModernRound(rounds, modern({}), greet));
     const again = asInputRequired(await rounds.run(modern({}), greet));
     expect(first.inputRequests).toEqual(again.inputRequests);
-    const retry = modern({ inputResponses: { user_name: ACCEPT({ name: "Ada" }) }, requestState: first.requestState });
+    const retry = modern({
+      inputResponses: { user_name: ACCEPT({ name: "Ada" }) },
+      requestState: first.requestState,
+    });
     expect(await runModernRound(rounds, retry, greet)).toEqual(await rounds.run(retry, greet));
   });
 
   it("leaves legacy requests and async bodies to a promise with run()'s outcome", async () => {
     const { rounds } = setup();
-    const legacy = runModernRound(rounds, { era: "legacy", method: "tools/call", params: {}, clientCapabilities: {} }, () => 1);
+    const legacy = runModernRound(rounds, {
+      era: "legacy",
+      method: "tools/call",
+      params: {},
+      clientCapabilities: {},
+    }, () => 1);
     expect(legacy).toBeInstanceOf(Promise);
     expect(await legacy).toBe(1);
     const later = runModernRound(rounds, modern({}), async () => 2);

@@ -16,33 +16,60 @@ type Ctx = InputContext & { era: string };
 async function confirmAndSummarise(params: { arguments?: { topic?: string } }, ctx: Ctx) {
   const topic = params.arguments?.topic ?? "nothing";
   const confirm = await ctx.elicit(
-    { message: `Summarise ${topic}?`, requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } },
+    {
+      message: `Summarise ${topic}?`,
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+    },
     { key: "confirm" },
   );
-  if (confirm.action !== "accept" || confirm.content?.ok !== true) return { content: [{ type: "text", text: "Not confirmed" }] };
-  const summary = await ctx.sample({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${topic}` } }], maxTokens: 100 });
-  const text = Array.isArray(summary.content) ? "" : summary.content.type === "text" ? summary.content.text : "";
+  if (confirm.action !== "accept" || confirm.content?.ok !== true) {
+    return { content: [{ type: "text", text: "Not confirmed" }] };
+  }
+  const summary = await ctx.sample({
+    messages: [{ role: "user", content: { type: "text", text: `Summarise ${topic}` } }],
+    maxTokens: 100,
+  });
+  const text = Array.isArray(summary.content)
+    ? ""
+    : summary.content.type === "text"
+    ? summary.content.text
+    : "";
   return { content: [{ type: "text", text: `Summary (${ctx.era}): ${text}` }] };
 }
 
 function setup(options: { era: "modern" | "legacy"; clientInputs?: ClientInputs }) {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time, requestState: { key: KEY } });
+  const server = new ContextServer({
+    name: "s",
+    version: "1",
+    capabilities: { tools: {} },
+    timeProvider: time,
+    requestState: { key: KEY },
+  });
   const ids: unknown[] = [];
   server.handle("tools/call", (params: Record<string, unknown>, ctx) => {
     ids.push(ctx.requestId);
     if (params.name === "multi") return multiRound(ctx);
     return confirmAndSummarise(params, ctx);
   });
-  const inputs =
-    options.clientInputs ??
+  const inputs = options.clientInputs ??
     new ClientInputs()
       .onElicit(() => ({ action: "accept", content: { ok: true } }))
-      .onSample((p) => ({ role: "assistant", content: { type: "text", text: `short ${JSON.stringify(p.maxTokens)}` }, model: "m", stopReason: "endTurn" }));
+      .onSample((p) => ({
+        role: "assistant",
+        content: { type: "text", text: `short ${JSON.stringify(p.maxTokens)}` },
+        model: "m",
+        stopReason: "endTurn",
+      }));
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
   const connect = async () => {
-    return ContextClient.connect(clientSide, { era: options.era, timeProvider: time, eraCache: null, inputs });
+    return ContextClient.connect(clientSide, {
+      era: options.era,
+      timeProvider: time,
+      eraCache: null,
+      inputs,
+    });
   };
   return { server, served, connect, inputs, ids, time };
 }
@@ -59,7 +86,10 @@ describe("input rounds end to end, modern era", () => {
     const { connect, ids, server } = setup({ era: "modern" });
     const client = await connect();
     const result = await client.request("tools/call", { name: "summarise", arguments: { topic: "MCP" } });
-    expect(result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Summary (modern): short 100" }] });
+    expect(result).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: "Summary (modern): short 100" }],
+    });
     expect(ids).toHaveLength(3); // ask confirm, ask summary, complete
     expect(new Set(ids).size).toBe(3);
     await client.close();
@@ -70,12 +100,19 @@ describe("input rounds end to end, modern era", () => {
     const { connect } = setup({ era: "modern" });
     const client = await connect();
     const params = { name: "multi" };
-    const first = (await client.request("tools/call", params, { inputRequired: "manual" })) as Record<string, unknown>;
+    const first = (await client.request("tools/call", params, { inputRequired: "manual" })) as Record<
+      string,
+      unknown
+    >;
     expect(first.resultType).toBe("input_required");
     expect(Object.keys(first.inputRequests as object)).toEqual(["step1"]);
     expect(typeof first.requestState).toBe("string");
     const tampered = await client
-      .request("tools/call", { ...params, requestState: `${first.requestState}-TAMPERED`, inputResponses: { step1: { action: "accept", content: { v: "x" } } } }, { inputRequired: "manual" })
+      .request("tools/call", {
+        ...params,
+        requestState: `${first.requestState}-TAMPERED`,
+        inputResponses: { step1: { action: "accept", content: { v: "x" } } },
+      }, { inputRequired: "manual" })
       .then(() => undefined, (e: unknown) => e);
     expect(tampered).toBeInstanceOf(JsonRpcError);
     expect((tampered as JsonRpcError).code).toBe(-32602);
@@ -87,7 +124,10 @@ describe("input rounds end to end, modern era", () => {
 
   it("parallel calls are isolated, and an unrelated call in between carries no input fields", async () => {
     let n = 0;
-    const inputs = new ClientInputs().onElicit((p) => ({ action: "accept", content: { v: `${p.message}#${++n}` } }));
+    const inputs = new ClientInputs().onElicit((p) => ({
+      action: "accept",
+      content: { v: `${p.message}#${++n}` },
+    }));
     const { connect } = setup({ era: "modern", clientInputs: inputs });
     const client = await connect();
     const [a, b] = await Promise.all([
@@ -103,7 +143,10 @@ describe("input rounds end to end, modern era", () => {
   it("a client without the capabilities gets -32021 naming them", async () => {
     const { connect } = setup({ era: "modern", clientInputs: new ClientInputs() });
     const client = await connect();
-    const error = await client.request("tools/call", { name: "summarise" }).then(() => undefined, (e: unknown) => e);
+    const error = await client.request("tools/call", { name: "summarise" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(JsonRpcError);
     expect((error as JsonRpcError).code).toBe(-32021);
     expect((error as JsonRpcError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
@@ -113,11 +156,16 @@ describe("input rounds end to end, modern era", () => {
   it("handlers registered on the client after connect are declared on later modern requests", async () => {
     const { connect } = setup({ era: "modern", clientInputs: new ClientInputs() });
     const client = await connect();
-    const before = await client.request("tools/call", { name: "multi" }).then(() => undefined, (e: unknown) => e);
+    const before = await client.request("tools/call", { name: "multi" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((before as JsonRpcError).code).toBe(-32021);
     client.onElicit(() => ({ action: "accept", content: { v: "late" } }));
     expect(client.inputs.capabilities()).toEqual({ elicitation: { form: {} } });
-    expect(await client.request("tools/call", { name: "multi" })).toMatchObject({ content: [{ type: "text", text: "late+late in round 2" }] });
+    expect(await client.request("tools/call", { name: "multi" })).toMatchObject({
+      content: [{ type: "text", text: "late+late in round 2" }],
+    });
     await client.close();
   });
 });
@@ -125,17 +173,36 @@ describe("input rounds end to end, modern era", () => {
 describe("roots in a legacy session", () => {
   it("setRoots tells the server with notifications/roots/list_changed; roots/list answers the new roots", async () => {
     const time = new FakeTimeProvider();
-    const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+    const server = new ContextServer({
+      name: "s",
+      version: "1",
+      capabilities: { tools: {} },
+      timeProvider: time,
+    });
     let changed = 0;
     server.onNotification("notifications/roots/list_changed", () => void changed++);
-    server.handle("tools/call", async (_p, ctx) => ({ content: [{ type: "text", text: (await ctx.listRoots()).roots.map((r) => r.uri).join(",") }] }));
+    server.handle(
+      "tools/call",
+      async (_p, ctx) => ({
+        content: [{ type: "text", text: (await ctx.listRoots()).roots.map((r) => r.uri).join(",") }],
+      }),
+    );
     const [serverSide, clientSide] = createDuplexPair();
     void server.serve(serverSide);
     const inputs = new ClientInputs().setRoots([{ uri: "file:///one" }]);
-    const client = await ContextClient.connect(clientSide, { era: "legacy", timeProvider: time, eraCache: null, inputs });
-    expect(await client.request("tools/call", { name: "r" })).toEqual({ content: [{ type: "text", text: "file:///one" }] });
+    const client = await ContextClient.connect(clientSide, {
+      era: "legacy",
+      timeProvider: time,
+      eraCache: null,
+      inputs,
+    });
+    expect(await client.request("tools/call", { name: "r" })).toEqual({
+      content: [{ type: "text", text: "file:///one" }],
+    });
     client.setRoots([{ uri: "file:///two" }, { uri: "file:///three" }]);
-    expect(await client.request("tools/call", { name: "r" })).toEqual({ content: [{ type: "text", text: "file:///two,file:///three" }] });
+    expect(await client.request("tools/call", { name: "r" })).toEqual({
+      content: [{ type: "text", text: "file:///two,file:///three" }],
+    });
     expect(changed).toBe(1);
     await client.close();
     await server.close();

@@ -9,15 +9,31 @@ import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_pr
 
 function setup(inputs: ClientInputs) {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "s", version: "1", capabilities: { tools: {} }, timeProvider: time });
+  const server = new ContextServer({
+    name: "s",
+    version: "1",
+    capabilities: { tools: {} },
+    timeProvider: time,
+  });
   let calls = 0;
   server.handle("tools/list", () => ({ tools: [] }));
   server.handle("tools/call", async (_params, ctx) => {
-      calls++;
-      const confirm = await ctx.elicit({ message: "Go?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } });
-      const summary = await ctx.sample({ messages: [{ role: "user", content: { type: "text", text: "Summarise" } }], maxTokens: 100 });
-      const roots = ctx.canListRoots() ? (await ctx.listRoots()).roots.length : -1;
-      return { content: [{ type: "text", text: `${ctx.era} ${confirm.action} ${JSON.stringify(summary.content)} roots=${roots}` }] };
+    calls++;
+    const confirm = await ctx.elicit({
+      message: "Go?",
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+    });
+    const summary = await ctx.sample({
+      messages: [{ role: "user", content: { type: "text", text: "Summarise" } }],
+      maxTokens: 100,
+    });
+    const roots = ctx.canListRoots() ? (await ctx.listRoots()).roots.length : -1;
+    return {
+      content: [{
+        type: "text",
+        text: `${ctx.era} ${confirm.action} ${JSON.stringify(summary.content)} roots=${roots}`,
+      }],
+    };
   });
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
@@ -36,7 +52,9 @@ describe("input requests in a legacy session", () => {
     const { connect, calls, server } = setup(inputs);
     const client = await connect();
     const result = await client.request("tools/call", { name: "t", arguments: {} });
-    expect(result).toEqual({ content: [{ type: "text", text: 'legacy accept {"type":"text","text":"short"} roots=2' }] });
+    expect(result).toEqual({
+      content: [{ type: "text", text: 'legacy accept {"type":"text","text":"short"} roots=2' }],
+    });
     expect(calls()).toBe(1);
     await client.close();
     await server.close();
@@ -50,7 +68,10 @@ describe("input requests in a legacy session", () => {
     });
     const { connect, time, server } = setup(inputs);
     const client = await connect();
-    const call = client.request("tools/call", { name: "t", arguments: {} }).then(() => undefined, (e: unknown) => e);
+    const call = client.request("tools/call", { name: "t", arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     let settled = false;
     void call.then(() => (settled = true));
     await flushMicrotasks();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { base64UrlDecode, base64UrlEncode, canonicalJson, paramsDigest, RequestStateCodec } from "../../../src/server/request_state.ts";
+import {
+  base64UrlDecode,
+  base64UrlEncode,
+  canonicalJson,
+  paramsDigest,
+  RequestStateCodec,
+} from "../../../src/server/request_state.ts";
 import { RequestStateError } from "../../../src/server/request_state_error.ts";
 import { InvalidOptionError, JsonRpcError } from "../../../src/wire/errors.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
@@ -25,12 +31,23 @@ describe("RequestStateCodec", () => {
     const codec = new RequestStateCodec({ key: KEY });
     const state = await codec.seal({ round: 2, answers: { x: "é" } }, binding);
     expect(state).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    const retry = { arguments: { b: [1, 2], a: 1 }, name: "t", inputResponses: { k: {} }, requestState: state, _meta: { progressToken: 1 } };
-    expect(await codec.open(state, { method: "tools/call", params: retry })).toEqual({ round: 2, answers: { x: "é" } });
+    const retry = {
+      arguments: { b: [1, 2], a: 1 },
+      name: "t",
+      inputResponses: { k: {} },
+      requestState: state,
+      _meta: { progressToken: 1 },
+    };
+    expect(await codec.open(state, { method: "tools/call", params: retry })).toEqual({
+      round: 2,
+      answers: { x: "é" },
+    });
   });
 
   it("replicas sharing a key (hex or raw bytes) open each other's state", async () => {
-    const bytes = new Uint8Array(32).map((_, i) => [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff][i % 16]);
+    const bytes = new Uint8Array(32).map((_, i) =>
+      [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff][i % 16]
+    );
     const a = new RequestStateCodec({ key: KEY });
     const b = new RequestStateCodec({ key: bytes });
     expect(await b.open(await a.seal("p", binding), binding)).toBe("p");
@@ -49,8 +66,10 @@ describe("RequestStateCodec", () => {
     const state = await codec.seal({ admin: false }, binding);
     const other = await codec.seal({ admin: true }, binding);
     const [body, tag] = state.split(".");
-    const flipped = (body[5] === "A" ? "B" : "A");
-    expect((await rejection(codec.open(`${body.slice(0, 5)}${flipped}${body.slice(6)}.${tag}`, binding))).reason).toBe("tampered");
+    const flipped = body[5] === "A" ? "B" : "A";
+    expect(
+      (await rejection(codec.open(`${body.slice(0, 5)}${flipped}${body.slice(6)}.${tag}`, binding))).reason,
+    ).toBe("tampered");
     expect((await rejection(codec.open(`${other.split(".")[0]}.${tag}`, binding))).reason).toBe("tampered");
     const err = await rejection(codec.open(state + "-TAMPERED", binding));
     expect(["tampered", "malformed"]).toContain(err.reason);
@@ -87,7 +106,9 @@ describe("RequestStateCodec", () => {
     const m = await rejection(codec.open(state, { method: "prompts/get", params }));
     expect(m.reason).toBe("foreign");
     expect(m.message).toContain('"tools/call"');
-    const p = await rejection(codec.open(state, { method: "tools/call", params: { ...params, name: "other" } }));
+    const p = await rejection(
+      codec.open(state, { method: "tools/call", params: { ...params, name: "other" } }),
+    );
     expect(p.reason).toBe("foreign");
     expect(p.message).toMatch(/other params/);
     expect((await rejection(codec.open(state, { ...binding, principal: "alice" }))).reason).toBe("foreign");
@@ -99,7 +120,22 @@ describe("RequestStateCodec", () => {
 
   it("non-strings and shapes that are not ours are malformed", async () => {
     const codec = new RequestStateCodec({ key: KEY });
-    for (const bad of [null, 5, {}, ["a"], "", "abc", "a.b.c", ".abc", "a+b.c", "abc.", "abc.!!!", `abc.${"A".repeat(42)}`]) {
+    for (
+      const bad of [
+        null,
+        5,
+        {},
+        ["a"],
+        "",
+        "abc",
+        "a.b.c",
+        ".abc",
+        "a+b.c",
+        "abc.",
+        "abc.!!!",
+        `abc.${"A".repeat(42)}`,
+      ]
+    ) {
       const err = await rejection(codec.open(bad, binding));
       expect(err.reason, JSON.stringify(bad)).toBe("malformed");
     }
@@ -108,29 +144,39 @@ describe("RequestStateCodec", () => {
   it("a body that verifies but is not our JSON is malformed (strict parsing)", async () => {
     // Sign arbitrary bodies with the same key to reach the parser.
     const keyBytes = new Uint8Array(32).map((_, i) => parseInt(KEY.slice(i * 2, i * 2 + 2), 16));
-    const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
     const codec = new RequestStateCodec({ key: KEY });
     const digest = await paramsDigest(params);
     const forge = async (text: string) => {
       const body = base64UrlEncode(new TextEncoder().encode(text));
-      const tag = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("omc-request-state-v1." + body)));
+      const tag = new Uint8Array(
+        await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("omc-request-state-v1." + body)),
+      );
       return `${body}.${base64UrlEncode(tag)}`;
     };
     const good = await forge(JSON.stringify({ v: 1, m: "tools/call", d: digest, e: 9e15, p: 7 }));
     expect(await codec.open(good, binding)).toBe(7);
-    for (const text of [
-      "not json",
-      "[]",
-      JSON.stringify({ v: 2, m: "tools/call", d: digest, e: 9e15, p: 7 }),
-      JSON.stringify({ v: 1, m: "tools/call", d: digest, e: "9e15", p: 7 }),
-      JSON.stringify({ v: 1, m: "tools/call", d: digest, e: 9e15 }),
-      JSON.stringify({ v: 1, m: "tools/call", d: digest, e: 9e15, p: 7, extra: 1 }),
-    ]) {
+    for (
+      const text of [
+        "not json",
+        "[]",
+        JSON.stringify({ v: 2, m: "tools/call", d: digest, e: 9e15, p: 7 }),
+        JSON.stringify({ v: 1, m: "tools/call", d: digest, e: "9e15", p: 7 }),
+        JSON.stringify({ v: 1, m: "tools/call", d: digest, e: 9e15 }),
+        JSON.stringify({ v: 1, m: "tools/call", d: digest, e: 9e15, p: 7, extra: 1 }),
+      ]
+    ) {
       expect((await rejection(codec.open(await forge(text), binding))).reason, text).toBe("malformed");
     }
     const badUtf8 = base64UrlEncode(new Uint8Array([0xff, 0xfe]));
-    const tag = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("omc-request-state-v1." + badUtf8)));
-    expect((await rejection(codec.open(`${badUtf8}.${base64UrlEncode(tag)}`, binding))).reason).toBe("malformed");
+    const tag = new Uint8Array(
+      await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("omc-request-state-v1." + badUtf8)),
+    );
+    expect((await rejection(codec.open(`${badUtf8}.${base64UrlEncode(tag)}`, binding))).reason).toBe(
+      "malformed",
+    );
   });
 
   it("refuses a state longer than maxStateBytes before decoding it, and accepts one at the limit", async () => {
@@ -175,9 +221,19 @@ describe("RequestStateCodec", () => {
 
 describe("canonical params digest", () => {
   it("ignores key order, inputResponses, requestState and _meta, and nothing else", async () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     const base = await paramsDigest({ name: "x", arguments: { q: 1 } });
-    expect(await paramsDigest({ arguments: { q: 1 }, name: "x", inputResponses: {}, requestState: "s", _meta: { a: 1 } })).toBe(base);
+    expect(
+      await paramsDigest({
+        arguments: { q: 1 },
+        name: "x",
+        inputResponses: {},
+        requestState: "s",
+        _meta: { a: 1 },
+      }),
+    ).toBe(base);
     expect(await paramsDigest({ name: "x", arguments: { q: 2 } })).not.toBe(base);
     expect(await paramsDigest({ name: "x", arguments: { q: 1 }, extra: true })).not.toBe(base);
   });

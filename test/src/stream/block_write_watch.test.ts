@@ -20,7 +20,10 @@ describe("watchBlockWrites", () => {
   it("tells of a failed block write with its cause, after output is marked failed", async () => {
     const { channel, output } = recordedChannel();
     const seen: Array<[unknown, unknown]> = [];
-    watchBlockWrites(channel, { progress: () => {}, failed: (cause) => seen.push([cause, channel.failure?.cause]) });
+    watchBlockWrites(channel, {
+      progress: () => {},
+      failed: (cause) => seen.push([cause, channel.failure?.cause]),
+    });
     await channel.send({ a: 1 });
     const epipe = new Error("EPIPE");
     output.fail(epipe);
@@ -32,7 +35,9 @@ describe("watchBlockWrites", () => {
 
   it("is not told when the stream errors without a write: the channel fails, the owner sees it at its next send", async () => {
     let fail!: (cause: unknown) => void;
-    const writable = new WritableStream<Uint8Array>({ start: (controller) => void (fail = (cause) => controller.error(cause)) });
+    const writable = new WritableStream<Uint8Array>({
+      start: (controller) => void (fail = (cause) => controller.error(cause)),
+    });
     const { NewlineChannel } = await import("../../../src/stream/newline_channel.ts");
     const channel = new NewlineChannel({ readable: new ReadableStream(), writable });
     const causes: unknown[] = [];

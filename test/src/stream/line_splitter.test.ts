@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { InvalidUtf8Error, MessageTooLargeError } from "../../../src/wire/errors.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader, LineSplitter, splitLines } from "../../../src/stream/line_splitter.ts";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type InputLine,
+  LineReader,
+  LineSplitter,
+  splitLines,
+} from "../../../src/stream/line_splitter.ts";
 import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import {
   collect,
@@ -74,7 +80,10 @@ describe("splitLines framing", () => {
 
   it("drops a byte order mark at the start of input only", async () => {
     const bom = bytes(0xef, 0xbb, 0xbf);
-    expect(await linesEverySplit(concatBytes([bom, utf8("[1]\n"), bom, utf8("[2]\n")]))).toEqual(["[1]", "\uFEFF[2]"]);
+    expect(await linesEverySplit(concatBytes([bom, utf8("[1]\n"), bom, utf8("[2]\n")]))).toEqual([
+      "[1]",
+      "\uFEFF[2]",
+    ]);
   });
 
   it("yields nothing for empty input", async () => {
@@ -133,7 +142,14 @@ describe("splitLines invalid UTF-8", () => {
       bytes(0x80, 0x80),
       utf8("[3]"),
     ]);
-    expect(await linesEverySplit(input)).toEqual(["BAD_UTF8", "[1]", "BAD_UTF8", "BAD_UTF8", "[2]", "BAD_UTF8"]);
+    expect(await linesEverySplit(input)).toEqual([
+      "BAD_UTF8",
+      "[1]",
+      "BAD_UTF8",
+      "BAD_UTF8",
+      "[2]",
+      "BAD_UTF8",
+    ]);
   });
 
   it("finds a bad byte anywhere in a chunk that starts at any offset of its buffer", async () => {
@@ -160,7 +176,9 @@ describe("splitLines invalid UTF-8", () => {
 
   it("passes the largest code points and the last ones before the surrogates", async () => {
     const input = utf8('["\u{10FFFF}","\uD7FF","\uE000","\u0080","\u07FF","\u0800","\uFFFF","\u{10000}"]\n');
-    expect(await linesEverySplit(input)).toEqual(['["\u{10FFFF}","\uD7FF","\uE000","\u0080","\u07FF","\u0800","\uFFFF","\u{10000}"]']);
+    expect(await linesEverySplit(input)).toEqual([
+      '["\u{10FFFF}","\uD7FF","\uE000","\u0080","\u07FF","\u0800","\uFFFF","\u{10000}"]',
+    ]);
   });
 });
 
@@ -199,7 +217,7 @@ describe("splitLines maxMessageBytes", () => {
     const early = await reader.read();
     expect(early.value?.kind).toBe("error");
     expect((early.value as { error: unknown }).error).toBeInstanceOf(MessageTooLargeError);
-    expect(((early.value as { error: MessageTooLargeError }).error).limitBytes).toBe(max);
+    expect((early.value as { error: MessageTooLargeError }).error.limitBytes).toBe(max);
     source.push(utf8("c".repeat(10 * max)));
     source.push(utf8("d\n[2]\n"));
     expect(await reader.read()).toEqual({ done: false, value: { kind: "line", text: "[2]", bytes: 3 } });
@@ -269,7 +287,7 @@ describe("LineReader", () => {
 
   it("pulls a chunk only when asked for a line and none is left, and keeps a line cut across chunks", async () => {
     let pulls = 0;
-    const chunks = [utf8('[1]\n[2]\n[3'), utf8("]\n")];
+    const chunks = [utf8("[1]\n[2]\n[3"), utf8("]\n")];
     const readable = new ReadableStream<Uint8Array>(
       {
         pull(controller) {

@@ -3,7 +3,13 @@ import { ClosedError, InvalidOptionError, WriteFailedError } from "../../../src/
 import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
-import { completeBlock, completeBlocks, messageOfLineBytes, recordedChannel, track } from "../../helpers/channel.ts";
+import {
+  completeBlock,
+  completeBlocks,
+  messageOfLineBytes,
+  recordedChannel,
+  track,
+} from "../../helpers/channel.ts";
 import { KiB, MiB, utf8 } from "../../helpers/streams.ts";
 
 const BLOCK = 16 * KiB;
@@ -94,7 +100,10 @@ describe("NewlineChannel output queue bound (1 MiB)", () => {
 
   it("serves senders in order (FIFO), also when they waited", async () => {
     const { channel, output } = recordedChannel({}, { autoComplete: true });
-    const sends = [channel.send(messageOfLineBytes(MiB)), ...Array.from({ length: 20 }, (_, i) => channel.send({ i }))];
+    const sends = [
+      channel.send(messageOfLineBytes(MiB)),
+      ...Array.from({ length: 20 }, (_, i) => channel.send({ i })),
+    ];
     await Promise.all(sends);
     await channel.close();
     const lines = output.text().split("\n").filter(Boolean).slice(1);
@@ -296,7 +305,11 @@ describe("NewlineChannel input", () => {
     const sending = left.send(big);
     const got = await right.read();
     await sending;
-    expect(got).toEqual({ kind: "line", text: JSON.stringify(big), bytes: new TextEncoder().encode(JSON.stringify(big)).byteLength });
+    expect(got).toEqual({
+      kind: "line",
+      text: JSON.stringify(big),
+      bytes: new TextEncoder().encode(JSON.stringify(big)).byteLength,
+    });
     await left.close();
     await right.close();
   });
@@ -311,7 +324,15 @@ describe("NewlineChannel input", () => {
 
 describe("NewlineChannel options", () => {
   const bad = [-1, Number.NaN, "1", null];
-  for (const name of ["maxQueuedOutputBytes", "writeBlockBytes", "maxMessageBytes", "shutdownTimeout", "drainTimeout"] as const) {
+  for (
+    const name of [
+      "maxQueuedOutputBytes",
+      "writeBlockBytes",
+      "maxMessageBytes",
+      "shutdownTimeout",
+      "drainTimeout",
+    ] as const
+  ) {
     for (const value of bad) {
       it(`rejects ${name}: ${String(value)} with InvalidOptionError`, () => {
         expect(() => recordedChannel({ [name]: value as number })).toThrow(InvalidOptionError);
@@ -348,7 +369,9 @@ describe("NewlineChannel room waiters", () => {
   it("wakes waitForOutputRoom when a sender that held the turn leaves, even with no block written", async () => {
     const { RecordingWritable } = await import("../../../testing/recording_writable.ts");
     const sink = new RecordingWritable({ autoComplete: false });
-    const channel = new NewlineChannel({ readable: new ReadableStream(), writable: sink.writable }, { maxQueuedOutputBytes: 100 });
+    const channel = new NewlineChannel({ readable: new ReadableStream(), writable: sink.writable }, {
+      maxQueuedOutputBytes: 100,
+    });
     await channel.send({ fill: "x".repeat(40) }); // in flight, queue has room left
     const controller = new AbortController();
     const blocked = channel.send({ big: "y".repeat(200) }, controller.signal); // waits: does not fit

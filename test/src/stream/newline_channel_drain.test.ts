@@ -9,7 +9,10 @@ import { KiB, MiB } from "../../helpers/streams.ts";
 const BLOCK = 16 * KiB;
 
 /** A channel on fake time with `blocks` full blocks queued and the first one in flight. */
-async function channelWithBlocks(blocks: number, options: { shutdownTimeout?: number; drainTimeout?: number } = {}) {
+async function channelWithBlocks(
+  blocks: number,
+  options: { shutdownTimeout?: number; drainTimeout?: number } = {},
+) {
   const time = new FakeTimeProvider();
   const parts = recordedChannel({ timeProvider: time, ...options });
   await parts.channel.send(messageOfLineBytes(blocks * BLOCK));

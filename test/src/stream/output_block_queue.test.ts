@@ -154,22 +154,25 @@ describe("OutputBlockQueue with text lines", () => {
   const lines = [{ a: 1 }, { b: "é€😀" }, "x".repeat(40), { c: [1, 2, 3] }, "y".repeat(66_000), { d: null }];
   const expected = lines.map((m) => JSON.stringify(m) + "\n").join("");
 
-  it.each([3, 16, 64, 1024, 16 * 1024])("writes exactly the encoded lines, in order, in blocks of at most %i bytes", (limit) => {
-    const queue = new OutputBlockQueue(1 << 24);
-    for (const m of lines) queue.push(encodeLine(m));
-    const total = new TextEncoder().encode(expected).byteLength;
-    expect(queue.bytes).toBe(total);
-    const out: Uint8Array[] = [];
-    while (queue.hasBlock) {
-      const block = queue.take(limit);
-      expect(block.byteLength).toBeLessThanOrEqual(limit);
-      expect(block.byteLength).toBeGreaterThan(0);
-      out.push(block);
-      queue.written(queue.size(block));
-    }
-    expect(new TextDecoder().decode(concat(out))).toBe(expected);
-    expect(queue.bytes).toBe(0);
-  });
+  it.each([3, 16, 64, 1024, 16 * 1024])(
+    "writes exactly the encoded lines, in order, in blocks of at most %i bytes",
+    (limit) => {
+      const queue = new OutputBlockQueue(1 << 24);
+      for (const m of lines) queue.push(encodeLine(m));
+      const total = new TextEncoder().encode(expected).byteLength;
+      expect(queue.bytes).toBe(total);
+      const out: Uint8Array[] = [];
+      while (queue.hasBlock) {
+        const block = queue.take(limit);
+        expect(block.byteLength).toBeLessThanOrEqual(limit);
+        expect(block.byteLength).toBeGreaterThan(0);
+        out.push(block);
+        queue.written(queue.size(block));
+      }
+      expect(new TextDecoder().decode(concat(out))).toBe(expected);
+      expect(queue.bytes).toBe(0);
+    },
+  );
 
   it("holds the high-water mark in UTF-8 bytes for text lines: refuses one byte more than the room", () => {
     const queue = new OutputBlockQueue(20);

@@ -4,7 +4,9 @@ import { deadline, delay, settlesWithin, timeoutSignal, withTimeout } from "../.
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 /** The state of a promise after the fake clock has let microtasks settle. */
-function track<T>(promise: Promise<T>): { readonly state: "pending" | "resolved" | "rejected"; readonly value: unknown } {
+function track<T>(
+  promise: Promise<T>,
+): { readonly state: "pending" | "resolved" | "rejected"; readonly value: unknown } {
   const out = { state: "pending" as "pending" | "resolved" | "rejected", value: undefined as unknown };
   promise.then(
     (v) => ((out.state = "resolved"), (out.value = v)),

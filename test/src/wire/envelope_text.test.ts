@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { decoratedResultText, envelopeMembersText, paramsTextWithEnvelope, serverInfoMembersText } from "../../../src/wire/envelope_text.ts";
-import { decorateModernResult, type RequestEnvelope, withRequestEnvelope } from "../../../src/wire/meta_envelope.ts";
+import {
+  decoratedResultText,
+  envelopeMembersText,
+  paramsTextWithEnvelope,
+  serverInfoMembersText,
+} from "../../../src/wire/envelope_text.ts";
+import {
+  decorateModernResult,
+  type RequestEnvelope,
+  withRequestEnvelope,
+} from "../../../src/wire/meta_envelope.ts";
 
 const envelope: RequestEnvelope = {
   protocolVersion: "2026-07-28",
   clientCapabilities: { elicitation: { form: {} } },
-  clientInfo: { name: "c\"lient", version: "1.0.0" },
+  clientInfo: { name: 'c"lient', version: "1.0.0" },
 };
 const members = envelopeMembersText(envelope);
 const serverInfo = { name: "srv", version: "2.0.0" };
@@ -15,7 +24,7 @@ describe("paramsTextWithEnvelope", () => {
   it.each([
     ["no params", undefined],
     ["empty params", {}],
-    ["a tool call", { name: "echo", arguments: { text: "a\nb \u2028 \"q\" é" } }],
+    ["a tool call", { name: "echo", arguments: { text: 'a\nb \u2028 "q" é' } }],
     ["params with an undefined member", { cursor: undefined, x: [1, null] }],
   ])("gives exactly the JSON of the object form for %s", (_name, params) => {
     const text = paramsTextWithEnvelope(params, members);
@@ -47,14 +56,15 @@ describe("decoratedResultText", () => {
     ["nothing", undefined],
     ["null", null],
     ["an empty result", {}],
-    ["a tool result", { content: [{ type: "text", text: "hi \"there\"" }], isError: false }],
+    ["a tool result", { content: [{ type: "text", text: 'hi "there"' }], isError: false }],
   ])("gives exactly the JSON of decorateModernResult for %s", (_name, result) => {
     const text = decoratedResultText(result, resultMembers, "tools/call");
     expect(text).toBe(JSON.stringify(decorateModernResult(result, serverInfo, "tools/call")));
   });
 
   it("leaves results with their own resultType or _meta, cacheable methods, and non-objects to the object form", () => {
-    expect(decoratedResultText({ resultType: "input_required" }, resultMembers, "tools/call")).toBeUndefined();
+    expect(decoratedResultText({ resultType: "input_required" }, resultMembers, "tools/call"))
+      .toBeUndefined();
     expect(decoratedResultText({ _meta: { a: 1 } }, resultMembers, "tools/call")).toBeUndefined();
     expect(decoratedResultText({ tools: [] }, resultMembers, "tools/list")).toBeUndefined();
     expect(decoratedResultText("text", resultMembers, "x/y")).toBeUndefined();

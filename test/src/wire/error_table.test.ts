@@ -39,8 +39,24 @@ const exported = Object.entries(errors)
 
 /** The code a TransportError subclass answers `instanceof` for, found through its brand. */
 function codeOf(cls: Function): string | undefined {
-  const codes: errors.TransportErrorCode[] = ["closed", "timeout", "output_full", "message_too_large", "parse", "invalid_utf8", "write_failed", "read_failed", "process_exited", "invalid_option", "protocol", "cancelled", "negotiation_failed"];
-  const claimed = codes.filter((code) => cls[Symbol.hasInstance]({ [Symbol.for("onemodelcontext.error")]: code, code }));
+  const codes: errors.TransportErrorCode[] = [
+    "closed",
+    "timeout",
+    "output_full",
+    "message_too_large",
+    "parse",
+    "invalid_utf8",
+    "write_failed",
+    "read_failed",
+    "process_exited",
+    "invalid_option",
+    "protocol",
+    "cancelled",
+    "negotiation_failed",
+  ];
+  const claimed = codes.filter((code) =>
+    cls[Symbol.hasInstance]({ [Symbol.for("onemodelcontext.error")]: code, code })
+  );
   return claimed.length === 1 ? claimed[0] : undefined;
 }
 
@@ -72,8 +88,9 @@ describe("the README error table", () => {
   it("gives each TransportError subclass the code it carries, the base none, JsonRpcError a number", () => {
     for (const row of rows) {
       const cls = (errors as Record<string, unknown>)[row.className] as Function;
-      if (row.className === "TransportError" || row.className === "JsonRpcError") expect(row.code, row.className).toBeUndefined();
-      else {
+      if (row.className === "TransportError" || row.className === "JsonRpcError") {
+        expect(row.code, row.className).toBeUndefined();
+      } else {
         expect(row.code, row.className).toBeDefined();
         expect(codeOf(cls), row.className).toBe(row.code);
         expect((SAMPLES[row.className]!() as errors.TransportError).code).toBe(row.code);
@@ -93,7 +110,8 @@ describe("the README error table", () => {
       expect(sample, `add a sample of ${row.className} to this test`).toBeDefined();
       const instance = sample!();
       const own = Object.keys(instance).filter((key) => !base.has(key)).sort();
-      const listed = row.fields.filter((field) => !base.has(field) || row.className === "JsonRpcError").sort();
+      const listed = row.fields.filter((field) => !base.has(field) || row.className === "JsonRpcError")
+        .sort();
       if (row.className === "JsonRpcError") expect(listed).toEqual(["code", "data", "message"]);
       else expect(listed, row.className).toEqual(own);
       for (const field of row.fields) expect(field in instance, `${row.className}.${field}`).toBe(true);
@@ -104,7 +122,9 @@ describe("the README error table", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const missing = parseErrorTable(readme.replace(/^\| `CancelledError` .*\n/m, ""));
     expect(missing.map((r) => r.className).sort()).not.toEqual(exported);
-    const wrong = parseErrorTable(readme.replace("| `ProtocolError` | `protocol` |", "| `ProtocolError` | `closed` |"));
+    const wrong = parseErrorTable(
+      readme.replace("| `ProtocolError` | `protocol` |", "| `ProtocolError` | `closed` |"),
+    );
     expect(codeOf(errors.ProtocolError)).not.toBe(wrong.find((r) => r.className === "ProtocolError")!.code);
   });
 });

@@ -20,7 +20,13 @@ beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   try {
-    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", OUT], { cwd: ROOT, stdio: "pipe" });
+    execFileSync(process.execPath, [
+      join(ROOT, "node_modules/typescript/bin/tsc"),
+      "-p",
+      "tsconfig.build.json",
+      "--outDir",
+      OUT,
+    ], { cwd: ROOT, stdio: "pipe" });
   } catch (error) {
     // tsc emits even when some other file has a type error (the type check reports those); the import below fails if it did not.
     void error;
@@ -143,7 +149,8 @@ describe("the error model", () => {
       for (const error of errors) {
         expect(error instanceof mine.TransportError).toBe(true);
         expect(error instanceof mine[CLASS_BY_CODE[error.code]]).toBe(true);
-        expect(mine.ClosedError === mine[CLASS_BY_CODE[error.code]] || !(error instanceof mine.ClosedError)).toBe(true);
+        expect(mine.ClosedError === mine[CLASS_BY_CODE[error.code]] || !(error instanceof mine.ClosedError))
+          .toBe(true);
       }
       expect(errors.map(detail)).toEqual(oneOfEach(mine).map(detail));
       const rpc = new theirs.JsonRpcError(-32602, "Invalid params: x", { why: 1 });
@@ -168,9 +175,16 @@ describe("the error model", () => {
 
   it("keeps cause, and JsonRpcError keeps code, message and data", () => {
     const cause = new Error("disk full");
-    expect(new Src.ProtocolError("Era cache set(\"k\") failed: disk full", { cause }).cause).toBe(cause);
-    const rpc = new Src.JsonRpcError(-32022, "Unsupported protocol version: 1999-01-01", { supported: ["2026-07-28"] });
-    expect(rpc).toMatchObject({ name: "JsonRpcError", code: -32022, message: "Unsupported protocol version: 1999-01-01", data: { supported: ["2026-07-28"] } });
+    expect(new Src.ProtocolError('Era cache set("k") failed: disk full', { cause }).cause).toBe(cause);
+    const rpc = new Src.JsonRpcError(-32022, "Unsupported protocol version: 1999-01-01", {
+      supported: ["2026-07-28"],
+    });
+    expect(rpc).toMatchObject({
+      name: "JsonRpcError",
+      code: -32022,
+      message: "Unsupported protocol version: 1999-01-01",
+      data: { supported: ["2026-07-28"] },
+    });
     expect(new Src.JsonRpcError(-32601, "Method not found: x").data).toBeUndefined();
   });
 });
@@ -196,9 +210,12 @@ describe("asError", () => {
 
 describe("error messages in src/ and adapters/", () => {
   const files = (dir: string): string[] =>
-    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((
+      d,
+    ) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
   /** `new X("…` for the constructors whose first argument is the message, and `new JsonRpcError(code, "…`. */
-  const MESSAGE_FIRST = /new (ClosedError|TimeoutError|InvalidOptionError|ProtocolError|CancelledError|NegotiationFailedError|Error|TypeError|RangeError)\(\s*(["'`])(.)/g;
+  const MESSAGE_FIRST =
+    /new (ClosedError|TimeoutError|InvalidOptionError|ProtocolError|CancelledError|NegotiationFailedError|Error|TypeError|RangeError)\(\s*(["'`])(.)/g;
   const MESSAGE_SECOND = /new JsonRpcError\(\s*[^,()]+,\s*(["'`])(.)/g;
 
   function lowercaseStarts(text: string): string[] {
@@ -210,12 +227,20 @@ describe("error messages in src/ and adapters/", () => {
   }
 
   it("start with a capital letter", () => {
-    const offenders = [...files("src"), ...files("adapters")].flatMap((file) => lowercaseStarts(readFileSync(join(ROOT, file), "utf8")).map((hit) => `${file}: ${hit}`));
+    const offenders = [...files("src"), ...files("adapters")].flatMap((file) =>
+      lowercaseStarts(readFileSync(join(ROOT, file), "utf8")).map((hit) => `${file}: ${hit}`)
+    );
     expect(offenders).toEqual([]);
   });
 
   it("are caught by this check when they do not", () => {
-    expect(lowercaseStarts('throw new ProtocolError(`bad id ${id}`);\nthrow new JsonRpcError(ErrorCodes.InvalidParams, "unknown tool");')).toHaveLength(2);
-    expect(lowercaseStarts('/** throw new Error("peer overran"); */\nthrow new ClosedError("The port closed");')).toEqual([]);
+    expect(
+      lowercaseStarts(
+        'throw new ProtocolError(`bad id ${id}`);\nthrow new JsonRpcError(ErrorCodes.InvalidParams, "unknown tool");',
+      ),
+    ).toHaveLength(2);
+    expect(
+      lowercaseStarts('/** throw new Error("peer overran"); */\nthrow new ClosedError("The port closed");'),
+    ).toEqual([]);
   });
 });

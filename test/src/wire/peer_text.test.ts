@@ -35,12 +35,22 @@ describe("quotePeerText", () => {
 describe("scanMessageHead", () => {
   it("reads the top-level id literal and the members seen", () => {
     const head = scanMessageHead('{"jsonrpc":"2.0","id":9007199254740993,"result":{"id":1}}');
-    expect(head).toEqual({ idLiteral: "9007199254740993", hasMethod: false, hasResult: true, hasError: false });
+    expect(head).toEqual({
+      idLiteral: "9007199254740993",
+      hasMethod: false,
+      hasResult: true,
+      hasError: false,
+    });
   });
 
   it("skips nested ids, strings holding braces and quotes, to find the top-level one", () => {
     const text = '{"params":{"id":1,"s":"}\\"{"},"method":"m","id":"top"}';
-    expect(scanMessageHead(text)).toEqual({ idLiteral: '"top"', hasMethod: true, hasResult: false, hasError: false });
+    expect(scanMessageHead(text)).toEqual({
+      idLiteral: '"top"',
+      hasMethod: true,
+      hasResult: false,
+      hasError: false,
+    });
   });
 
   it("stops at the limit with what it read by then", () => {

@@ -51,16 +51,38 @@ function unionMethods(source: string, union: string): string[] {
 }
 
 describe("protocol method lists", () => {
-  it.each([
-    ["2025-11-25 ClientRequest", legacySource, "ClientRequest", LEGACY_CLIENT_REQUEST_METHODS],
-    ["2025-11-25 ServerRequest", legacySource, "ServerRequest", LEGACY_SERVER_REQUEST_METHODS],
-    ["2025-11-25 ClientNotification", legacySource, "ClientNotification", LEGACY_CLIENT_NOTIFICATION_METHODS],
-    ["2025-11-25 ServerNotification", legacySource, "ServerNotification", LEGACY_SERVER_NOTIFICATION_METHODS],
-    ["2026-07-28 ClientRequest", modernSource, "ClientRequest", MODERN_CLIENT_REQUEST_METHODS],
-    ["2026-07-28 InputRequest", modernSource, "InputRequest", MODERN_INPUT_REQUEST_METHODS],
-    ["2026-07-28 ClientNotification", modernSource, "ClientNotification", MODERN_CLIENT_NOTIFICATION_METHODS],
-    ["2026-07-28 ServerNotification", modernSource, "ServerNotification", MODERN_SERVER_NOTIFICATION_METHODS],
-  ] as const)("the %s list holds exactly the methods of that schema union, in its order", (_, source, union, list) => {
+  it.each(
+    [
+      ["2025-11-25 ClientRequest", legacySource, "ClientRequest", LEGACY_CLIENT_REQUEST_METHODS],
+      ["2025-11-25 ServerRequest", legacySource, "ServerRequest", LEGACY_SERVER_REQUEST_METHODS],
+      [
+        "2025-11-25 ClientNotification",
+        legacySource,
+        "ClientNotification",
+        LEGACY_CLIENT_NOTIFICATION_METHODS,
+      ],
+      [
+        "2025-11-25 ServerNotification",
+        legacySource,
+        "ServerNotification",
+        LEGACY_SERVER_NOTIFICATION_METHODS,
+      ],
+      ["2026-07-28 ClientRequest", modernSource, "ClientRequest", MODERN_CLIENT_REQUEST_METHODS],
+      ["2026-07-28 InputRequest", modernSource, "InputRequest", MODERN_INPUT_REQUEST_METHODS],
+      [
+        "2026-07-28 ClientNotification",
+        modernSource,
+        "ClientNotification",
+        MODERN_CLIENT_NOTIFICATION_METHODS,
+      ],
+      [
+        "2026-07-28 ServerNotification",
+        modernSource,
+        "ServerNotification",
+        MODERN_SERVER_NOTIFICATION_METHODS,
+      ],
+    ] as const,
+  )("the %s list holds exactly the methods of that schema union, in its order", (_, source, union, list) => {
     expect([...list]).toEqual(unionMethods(source, union));
   });
 
@@ -85,19 +107,52 @@ describe("protocol method lists", () => {
     expect(modernLiterals.filter((method) => !modern.has(method))).toEqual([]);
   });
 
-  it.each([
-    ["client requests", CLIENT_REQUEST_METHODS, LEGACY_CLIENT_REQUEST_METHODS, MODERN_CLIENT_REQUEST_METHODS],
-    ["server requests", SERVER_REQUEST_METHODS, LEGACY_SERVER_REQUEST_METHODS, MODERN_INPUT_REQUEST_METHODS],
-    ["client notifications", CLIENT_NOTIFICATION_METHODS, LEGACY_CLIENT_NOTIFICATION_METHODS, MODERN_CLIENT_NOTIFICATION_METHODS],
-    ["server notifications", SERVER_NOTIFICATION_METHODS, LEGACY_SERVER_NOTIFICATION_METHODS, MODERN_SERVER_NOTIFICATION_METHODS],
-  ] as const)("the merged %s list is both eras' methods, each once, legacy order first", (_, merged, legacy, modern) => {
-    expect(new Set(merged).size).toBe(merged.length);
-    expect([...merged]).toEqual([...new Set<string>([...legacy, ...modern])]);
-    expect(Object.isFrozen(merged)).toBe(true);
-  });
+  it.each(
+    [
+      [
+        "client requests",
+        CLIENT_REQUEST_METHODS,
+        LEGACY_CLIENT_REQUEST_METHODS,
+        MODERN_CLIENT_REQUEST_METHODS,
+      ],
+      [
+        "server requests",
+        SERVER_REQUEST_METHODS,
+        LEGACY_SERVER_REQUEST_METHODS,
+        MODERN_INPUT_REQUEST_METHODS,
+      ],
+      [
+        "client notifications",
+        CLIENT_NOTIFICATION_METHODS,
+        LEGACY_CLIENT_NOTIFICATION_METHODS,
+        MODERN_CLIENT_NOTIFICATION_METHODS,
+      ],
+      [
+        "server notifications",
+        SERVER_NOTIFICATION_METHODS,
+        LEGACY_SERVER_NOTIFICATION_METHODS,
+        MODERN_SERVER_NOTIFICATION_METHODS,
+      ],
+    ] as const,
+  )(
+    "the merged %s list is both eras' methods, each once, legacy order first",
+    (_, merged, legacy, modern) => {
+      expect(new Set(merged).size).toBe(merged.length);
+      expect([...merged]).toEqual([...new Set<string>([...legacy, ...modern])]);
+      expect(Object.isFrozen(merged)).toBe(true);
+    },
+  );
 
   it("puts the era-only methods where the wire contract says", () => {
-    for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]) {
+    for (
+      const method of [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+      ]
+    ) {
       expect(LEGACY_CLIENT_REQUEST_METHODS).toContain(method);
       expect(MODERN_CLIENT_REQUEST_METHODS).not.toContain(method);
     }
@@ -106,8 +161,14 @@ describe("protocol method lists", () => {
       expect(LEGACY_CLIENT_REQUEST_METHODS).not.toContain(method);
     }
     expect([...MODERN_CLIENT_NOTIFICATION_METHODS]).toEqual(["notifications/cancelled"]);
-    expect([...MODERN_INPUT_REQUEST_METHODS].sort()).toEqual(["elicitation/create", "roots/list", "sampling/createMessage"]);
-    expect(SERVER_REQUEST_METHODS).toEqual(expect.arrayContaining(["ping", "sampling/createMessage", "elicitation/create", "roots/list"]));
+    expect([...MODERN_INPUT_REQUEST_METHODS].sort()).toEqual([
+      "elicitation/create",
+      "roots/list",
+      "sampling/createMessage",
+    ]);
+    expect(SERVER_REQUEST_METHODS).toEqual(
+      expect.arrayContaining(["ping", "sampling/createMessage", "elicitation/create", "roots/list"]),
+    );
     expect(SERVER_NOTIFICATION_METHODS).toContain("notifications/subscriptions/acknowledged");
     expect(LEGACY_SERVER_NOTIFICATION_METHODS).not.toContain("notifications/subscriptions/acknowledged");
   });
@@ -115,7 +176,10 @@ describe("protocol method lists", () => {
 
 /** Text outside comments and string literals. */
 function code(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/.*$/gm, "").replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
+  return source.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/.*$/gm, "").replace(
+    /"(?:[^"\\\n]|\\.)*"/g,
+    '""',
+  );
 }
 
 describe("generated protocol files", () => {
@@ -123,7 +187,9 @@ describe("generated protocol files", () => {
     ["v2025_11_25.ts", legacySource, "2025-11-25"],
     ["v2026_07_28.ts", modernSource, "2026-07-28"],
   ])("%s names its source, commit and license, and has no `any`", (_, source, version) => {
-    expect(source).toContain(`Source: schema/${version}/schema.ts of https://github.com/modelcontextprotocol/modelcontextprotocol`);
+    expect(source).toContain(
+      `Source: schema/${version}/schema.ts of https://github.com/modelcontextprotocol/modelcontextprotocol`,
+    );
     expect(source).toMatch(/at commit [0-9a-f]{40}\./);
     expect(source).toContain("Licensed under the MIT License");
     expect(source).toContain(`export const LATEST_PROTOCOL_VERSION = "${version}";`);
@@ -136,7 +202,8 @@ describe("scripts/generate_protocol_types.mjs", () => {
   const work = mkdtempSync(join(tmpdir(), "protocol-types-"));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  const base = (version: string) => `/* JSON-RPC types */
+  const base = (version: string) =>
+    `/* JSON-RPC types */
 /** @internal */
 export const LATEST_PROTOCOL_VERSION = "${version}";
 /** @internal */
@@ -230,12 +297,21 @@ export type InputRequest = AskRequest;
   it("turns a schema checkout into the revision files, the shared view, the era maps and the equality check", () => {
     const spec = writeSpec("spec-ok", legacyFake, modernFake);
     const out = join(work, "out-ok");
-    execFileSync(process.execPath, [generator, spec, "--commit", "0123456789abcdef0123456789abcdef01234567", "--out", out], { stdio: "pipe" });
+    execFileSync(process.execPath, [
+      generator,
+      spec,
+      "--commit",
+      "0123456789abcdef0123456789abcdef01234567",
+      "--out",
+      out,
+    ], { stdio: "pipe" });
     const legacy = readFileSync(join(out, "src/wire/protocol/v2025_11_25.ts"), "utf8");
     expect(legacy).toContain("at commit 0123456789abcdef0123456789abcdef01234567.");
     expect(legacy).toContain("params?: object;");
     expect(legacy).not.toContain("eslint-disable");
-    expect(legacy).toContain("[General fields](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta)");
+    expect(legacy).toContain(
+      "[General fields](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta)",
+    );
     expect(legacy).toContain(
       " * Example (Small): {@link https://github.com/modelcontextprotocol/modelcontextprotocol/blob/0123456789abcdef0123456789abcdef01234567/schema/2025-11-25/examples/Implementation/small.json}",
     );
@@ -255,25 +331,40 @@ export type InputRequest = AskRequest;
       "ServerNotification",
     ]);
     const maps = readFileSync(join(out, "src/wire/protocol/era_method_maps.ts"), "utf8");
-    expect(maps).toContain('"ping": { params: NonNullable<L.PingRequest["params"]>; result: L.EmptyResult };');
+    expect(maps).toContain(
+      '"ping": { params: NonNullable<L.PingRequest["params"]>; result: L.EmptyResult };',
+    );
     expect(maps).toContain('"echo": { params: L.EchoParams; result: L.EchoResult };');
     expect(maps).toContain('"echo": { params: M.EchoParams; result: M.EchoResultResponse["result"] };');
     expect(maps).toContain('"ask": { params: NonNullable<M.AskRequest["params"]>; result: M.EmptyResult };');
-    expect(maps).toMatch(/export const LEGACY_CLIENT_REQUEST_METHODS = \[\n {2}"ping",\n {2}"echo",\n\] as const/);
+    expect(maps).toMatch(
+      /export const LEGACY_CLIENT_REQUEST_METHODS = \[\n {2}"ping",\n {2}"echo",\n\] as const/,
+    );
   });
 
   it("fails without writing half a result when a union member has no method", () => {
-    const broken = legacyFake.replace("export type ServerRequest = PingRequest;", "export type ServerRequest = PingRequest | Implementation;");
+    const broken = legacyFake.replace(
+      "export type ServerRequest = PingRequest;",
+      "export type ServerRequest = PingRequest | Implementation;",
+    );
     const spec = writeSpec("spec-broken", broken, modernFake);
-    const run = spawnSync(process.execPath, [generator, spec, "--out", join(work, "out-broken")], { encoding: "utf8" });
+    const run = spawnSync(process.execPath, [generator, spec, "--out", join(work, "out-broken")], {
+      encoding: "utf8",
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("Implementation has no method literal");
     expect(existsSync(join(work, "out-broken"))).toBe(false);
   });
 
   it("fails when the schema's open params no longer use `any` the known way", () => {
-    const spec = writeSpec("spec-changed", legacyFake.replace("params?: { [key: string]: any };", "params?: object;"), modernFake);
-    const run = spawnSync(process.execPath, [generator, spec, "--out", join(work, "out-changed")], { encoding: "utf8" });
+    const spec = writeSpec(
+      "spec-changed",
+      legacyFake.replace("params?: { [key: string]: any };", "params?: object;"),
+      modernFake,
+    );
+    const run = spawnSync(process.execPath, [generator, spec, "--out", join(work, "out-changed")], {
+      encoding: "utf8",
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("expected 2 open params with `any`, found 1");
   });

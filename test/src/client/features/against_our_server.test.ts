@@ -10,15 +10,27 @@ import { until } from "./helpers.ts";
 
 async function setup(era: "modern" | "legacy") {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "ours", version: "1.0.0", timeProvider: time, features: { pageSize: 2, listCache: { ttlMs: 30_000 } } });
-  server.tool("add", { inputSchema: z.object({ a: z.number(), b: z.number() }), outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] } }, async ({ a, b }, ctx) => {
+  const server = new ContextServer({
+    name: "ours",
+    version: "1.0.0",
+    timeProvider: time,
+    features: { pageSize: 2, listCache: { ttlMs: 30_000 } },
+  });
+  server.tool("add", {
+    inputSchema: z.object({ a: z.number(), b: z.number() }),
+    outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+  }, async ({ a, b }, ctx) => {
     await ctx.log("info", `adding ${a} and ${b}`, "math");
     await ctx.sendProgress(1, 1, "added");
     return { structuredContent: { sum: a + b } };
   });
   for (const name of ["b", "c", "d"]) server.tool(name, {}, () => name);
   server.resource("test://static", { name: "static", mimeType: "text/plain", text: "hello" });
-  server.resourceTemplate("test://item/{id}", { name: "item", complete: { id: (v) => [`${v}1`, `${v}2`] } }, (_uri, { id }) => ({ text: `id=${id}` }));
+  server.resourceTemplate(
+    "test://item/{id}",
+    { name: "item", complete: { id: (v) => [`${v}1`, `${v}2`] } },
+    (_uri, { id }) => ({ text: `id=${id}` }),
+  );
   server.prompt("greet", { argsSchema: z.object({ name: z.string() }) }, ({ name }) => `Hello ${name}`);
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
@@ -46,9 +58,18 @@ describe.each(["modern", "legacy"] as const)("our client against our server (%s 
     const { client } = await setup(era);
     expect((await client.listResources()).map((r) => r.uri)).toEqual(["test://static"]);
     expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(["test://item/{id}"]);
-    expect((await client.readResource("test://item/7")).contents).toEqual([{ uri: "test://item/7", text: "id=7" }]);
-    expect((await client.getPrompt("greet", { name: "Ada" })).messages).toEqual([{ role: "user", content: { type: "text", text: "Hello Ada" } }]);
-    expect((await client.complete({ type: "ref/resource", uri: "test://item/{id}" }, { name: "id", value: "x" })).completion.values).toEqual(["x1", "x2"]);
+    expect((await client.readResource("test://item/7")).contents).toEqual([{
+      uri: "test://item/7",
+      text: "id=7",
+    }]);
+    expect((await client.getPrompt("greet", { name: "Ada" })).messages).toEqual([{
+      role: "user",
+      content: { type: "text", text: "Hello Ada" },
+    }]);
+    expect(
+      (await client.complete({ type: "ref/resource", uri: "test://item/{id}" }, { name: "id", value: "x" }))
+        .completion.values,
+    ).toEqual(["x1", "x2"]);
     await client.close();
   });
 

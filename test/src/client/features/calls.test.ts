@@ -6,9 +6,17 @@ import { connectScripted, type Handler, until } from "./helpers.ts";
 
 const echo: Handler = (m, peer) => {
   if (m.id === undefined) return;
-  if (m.method === "resources/read") return peer.reply(m.id, { contents: [{ uri: m.params.uri, text: "body" }] });
-  if (m.method === "prompts/get") return peer.reply(m.id, { messages: [{ role: "user", content: { type: "text", text: JSON.stringify(m.params.arguments) } }] });
-  if (m.method === "completion/complete") return peer.reply(m.id, { completion: { values: [`${m.params.argument.value}x`], hasMore: false } });
+  if (m.method === "resources/read") {
+    return peer.reply(m.id, { contents: [{ uri: m.params.uri, text: "body" }] });
+  }
+  if (m.method === "prompts/get") {
+    return peer.reply(m.id, {
+      messages: [{ role: "user", content: { type: "text", text: JSON.stringify(m.params.arguments) } }],
+    });
+  }
+  if (m.method === "completion/complete") {
+    return peer.reply(m.id, { completion: { values: [`${m.params.argument.value}x`], hasMore: false } });
+  }
   peer.reply(m.id, {});
 };
 
@@ -30,7 +38,10 @@ describe.each(["modern", "legacy"] as const)("resources, prompts, completions, l
 
   it("complete sends ref, argument and the context arguments", async () => {
     const s = await connectScripted(era, echo);
-    const result = await s.client.complete({ type: "ref/resource", uri: "file:///{path}" }, { name: "path", value: "RE" }, { context: { arguments: { root: "/" } } });
+    const result = await s.client.complete({ type: "ref/resource", uri: "file:///{path}" }, {
+      name: "path",
+      value: "RE",
+    }, { context: { arguments: { root: "/" } } });
     expect(result.completion.values).toEqual(["REx"]);
     expect(s.requests("completion/complete")[0].params).toMatchObject({
       ref: { type: "ref/resource", uri: "file:///{path}" },
@@ -44,7 +55,11 @@ describe.each(["modern", "legacy"] as const)("resources, prompts, completions, l
     const s = await connectScripted(era, echo);
     const entries: LogEntry[] = [];
     const off = s.client.onLog((entry) => entries.push(entry));
-    s.peer.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "error", logger: "db", data: { code: 7 } } });
+    s.peer.send({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "error", logger: "db", data: { code: 7 } },
+    });
     await until(() => entries.length === 1);
     expect(entries[0]).toEqual({ level: "error", logger: "db", data: { code: 7 } });
     off();
@@ -94,7 +109,10 @@ describe("era-specific calls", () => {
     await modern.client.setLogLevel("error");
     await modern.client.readResource("file:///a", { logLevel: "debug" });
     await modern.client.readResource("file:///a");
-    expect(modern.requests("resources/read").map((m) => m.params._meta[MetaKeys.logLevel])).toEqual(["debug", "error"]);
+    expect(modern.requests("resources/read").map((m) => m.params._meta[MetaKeys.logLevel])).toEqual([
+      "debug",
+      "error",
+    ]);
     const legacy = await connectScripted("legacy", echo);
     await legacy.client.readResource("file:///a", { logLevel: "debug" });
     expect(legacy.requests("resources/read")[0].params._meta).toBeUndefined();
@@ -104,8 +122,12 @@ describe("era-specific calls", () => {
 
   it("subscribe and unsubscribe do not exist in the modern era: unsupported_in_era, nothing sent", async () => {
     const s = await connectScripted("modern", echo);
-    expect(() => s.client.subscribe("file:///a")).toThrow(expect.objectContaining({ code: "unsupported_in_era", message: expect.stringMatching(/listen/) }));
-    expect(() => s.client.unsubscribe("file:///a")).toThrow(expect.objectContaining({ code: "unsupported_in_era" }));
+    expect(() => s.client.subscribe("file:///a")).toThrow(
+      expect.objectContaining({ code: "unsupported_in_era", message: expect.stringMatching(/listen/) }),
+    );
+    expect(() => s.client.unsubscribe("file:///a")).toThrow(
+      expect.objectContaining({ code: "unsupported_in_era" }),
+    );
     expect(s.requests("resources/subscribe")).toHaveLength(0);
     await s.client.close();
   });
@@ -125,7 +147,10 @@ describe("era-specific calls", () => {
 
   it("a failed subscribe leaves the URI unheld, so the next subscribe asks again", async () => {
     let fail = true;
-    const s = await connectScripted("legacy", (m, peer) => (fail ? peer.error(m.id, -32602, "No such resource") : peer.reply(m.id, {})));
+    const s = await connectScripted(
+      "legacy",
+      (m, peer) => (fail ? peer.error(m.id, -32602, "No such resource") : peer.reply(m.id, {})),
+    );
     await expect(s.client.subscribe("file:///a")).rejects.toMatchObject({ code: -32602 });
     fail = false;
     await s.client.subscribe("file:///a");
@@ -136,6 +161,7 @@ describe("era-specific calls", () => {
 
 describe("feature options", () => {
   it("a bad client-wide option fails the connect, naming it", async () => {
-    await expect(connectScripted("modern", echo, { client: { features: { maxListPages: 0 } } })).rejects.toMatchObject({ code: "invalid_option", message: expect.stringMatching(/maxListPages/) });
+    await expect(connectScripted("modern", echo, { client: { features: { maxListPages: 0 } } })).rejects
+      .toMatchObject({ code: "invalid_option", message: expect.stringMatching(/maxListPages/) });
   });
 });

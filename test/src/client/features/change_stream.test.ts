@@ -10,7 +10,9 @@ describe("ChangeStream", () => {
     stream.push({ type: "toolsListChanged" });
     stream.push({ type: "promptsListChanged" });
     await settle(3);
-    expect([a.value?.value, b.value?.value]).toEqual([{ type: "toolsListChanged" }, { type: "promptsListChanged" }]);
+    expect([a.value?.value, b.value?.value]).toEqual([{ type: "toolsListChanged" }, {
+      type: "promptsListChanged",
+    }]);
   });
 
   it("coalesces an event equal to one still queued, and queues it again once read", async () => {

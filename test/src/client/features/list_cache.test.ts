@@ -5,7 +5,13 @@ import { connectScripted, type Handler, page, until } from "./helpers.ts";
 function withTtl(ttls: Array<number | undefined>): Handler {
   return (m, peer) => {
     if (m.id === undefined) return;
-    const key = m.method === "tools/list" ? "tools" : m.method === "prompts/list" ? "prompts" : m.method === "resources/list" ? "resources" : "resourceTemplates";
+    const key = m.method === "tools/list"
+      ? "tools"
+      : m.method === "prompts/list"
+      ? "prompts"
+      : m.method === "resources/list"
+      ? "resources"
+      : "resourceTemplates";
     const n = m.params?.cursor === undefined ? 0 : Number(String(m.params.cursor).slice(1));
     const ttl = ttls[n];
     peer.reply(m.id, {
@@ -95,7 +101,9 @@ describe("client list cache (ttlMs)", () => {
   });
 
   it("the client option listCache: false turns caching off", async () => {
-    const s = await connectScripted("modern", withTtl([60_000]), { client: { features: { listCache: false } } });
+    const s = await connectScripted("modern", withTtl([60_000]), {
+      client: { features: { listCache: false } },
+    });
     await s.client.listTools();
     await s.client.listTools();
     expect(s.requests("tools/list")).toHaveLength(2);

@@ -21,7 +21,8 @@ describe("listen (modern era): one subscriptions/listen request", () => {
     const s = await connectScripted("modern", (m) => {
       if (m.method === "subscriptions/listen") listens.push(m);
     });
-    const notify = (method: string, params: Record<string, unknown>) => s.peer.send({ jsonrpc: "2.0", method, params });
+    const notify = (method: string, params: Record<string, unknown>) =>
+      s.peer.send({ jsonrpc: "2.0", method, params });
     return { ...s, listens, notify };
   }
 
@@ -30,8 +31,15 @@ describe("listen (modern era): one subscriptions/listen request", () => {
     const changes = s.client.listen({ tools: true, prompts: true, resourceUris: ["file:///a", "file:///a"] });
     await until(() => s.listens.length === 1);
     const listen = s.listens[0];
-    expect(listen.params.notifications).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["file:///a"] });
-    s.notify("notifications/subscriptions/acknowledged", { ...sub(listen.id), notifications: { toolsListChanged: true, resourceSubscriptions: ["file:///a"] } });
+    expect(listen.params.notifications).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["file:///a"],
+    });
+    s.notify("notifications/subscriptions/acknowledged", {
+      ...sub(listen.id),
+      notifications: { toolsListChanged: true, resourceSubscriptions: ["file:///a"] },
+    });
     expect(await changes.ready).toEqual({ toolsListChanged: true, resourceSubscriptions: ["file:///a"] });
     s.notify("notifications/tools/list_changed", sub("someone-else"));
     s.notify("notifications/tools/list_changed", sub(listen.id));
@@ -71,7 +79,9 @@ describe("listen (modern era): one subscriptions/listen request", () => {
       break;
     }
     await until(() => s.received().some((m) => m.method === "notifications/cancelled"));
-    expect(s.received().find((m) => m.method === "notifications/cancelled").params.requestId).toBe(s.listens[0].id);
+    expect(s.received().find((m) => m.method === "notifications/cancelled").params.requestId).toBe(
+      s.listens[0].id,
+    );
     expect(await changes.next()).toEqual({ done: true, value: undefined });
     expect(changes.endReason).toBeUndefined();
     await s.client.close();
@@ -126,7 +136,11 @@ describe("listen (modern era): one subscriptions/listen request", () => {
 
   it("a slow consumer: equal events coalesce, so the queue holds one per type and URI", async () => {
     const s = await modern();
-    const changes = s.client.listen({ tools: true, resources: true, resourceUris: ["file:///a", "file:///b"] });
+    const changes = s.client.listen({
+      tools: true,
+      resources: true,
+      resourceUris: ["file:///a", "file:///b"],
+    });
     await until(() => s.listens.length === 1);
     const id = s.listens[0].id;
     for (let i = 0; i < 100; i++) {
@@ -181,14 +195,19 @@ describe("listen (legacy era): notifications mapped onto the same events", () =>
         return peer.reply(m.id, {});
       }
     }, capabilities ? { capabilities } : {});
-    const notify = (method: string, params: Record<string, unknown> = {}) => s.peer.send({ jsonrpc: "2.0", method, params });
+    const notify = (method: string, params: Record<string, unknown> = {}) =>
+      s.peer.send({ jsonrpc: "2.0", method, params });
     return { ...s, notify };
   }
 
   it("maps list_changed and resources/updated notifications; ready reflects the capabilities and subscriptions", async () => {
     const s = await legacy();
     const changes = s.client.listen({ tools: true, prompts: true, resourceUris: ["file:///a"] });
-    expect(await changes.ready).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["file:///a"] });
+    expect(await changes.ready).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["file:///a"],
+    });
     expect(s.requests("resources/subscribe").map((m) => m.params.uri)).toEqual(["file:///a"]);
     s.notify("notifications/tools/list_changed");
     s.notify("notifications/resources/updated", { uri: "file:///other" });
@@ -217,7 +236,10 @@ describe("listen (legacy era): notifications mapped onto the same events", () =>
   it("a failing resources/subscribe ends the stream with the server's error", async () => {
     const s = await legacy(undefined, true);
     const changes = s.client.listen({ resourceUris: ["file:///missing"] });
-    await expect(changes.next()).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/missing/) });
+    await expect(changes.next()).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/missing/),
+    });
     await s.client.close();
   });
 

@@ -5,12 +5,18 @@
  * `listen_ended` past `maxAttempts`. A fake FeatureHost stands in for the HTTP client.
  */
 import { describe, expect, it } from "vitest";
-import { ClientFeatures, type ClientFeatureOptions } from "../../../../src/client/features/client_features.ts";
+import {
+  type ClientFeatureOptions,
+  ClientFeatures,
+} from "../../../../src/client/features/client_features.ts";
 import type { ChangeStream } from "../../../../src/client/features/change_stream.ts";
 import { ClientFeatureError } from "../../../../src/client/features/feature_errors.ts";
 import type { FeatureHost, HostRequestOptions } from "../../../../src/client/features/feature_host.ts";
 import type { ChangeEvent } from "../../../../src/client/features/feature_types.ts";
-import { listenReconnectDelay, listenReconnectPolicy } from "../../../../src/client/features/listen_reconnect.ts";
+import {
+  listenReconnectDelay,
+  listenReconnectPolicy,
+} from "../../../../src/client/features/listen_reconnect.ts";
 import { HttpStatusError, StreamBrokenError } from "../../../../src/http/http_client_errors.ts";
 import { ClosedError, InvalidOptionError, JsonRpcError } from "../../../../src/wire/errors.ts";
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
@@ -38,7 +44,10 @@ function fakeHost(separate = true) {
     request(method: string, params: Record<string, unknown>, options: HostRequestOptions) {
       if (method === "tools/list") {
         toolLists.count++;
-        return Promise.resolve({ tools: [{ name: `t${toolLists.count}`, inputSchema: { type: "object" } }], ttlMs: 60_000 });
+        return Promise.resolve({
+          tools: [{ name: `t${toolLists.count}`, inputSchema: { type: "object" } }],
+          ttlMs: 60_000,
+        });
       }
       expect(method).toBe("subscriptions/listen");
       return new Promise((resolve, reject) => {
@@ -57,12 +66,18 @@ function setup(options: ClientFeatureOptions = {}, separate = true) {
   const h = fakeHost(separate);
   const features = new ClientFeatures(h.host, options);
   const sub = (id: unknown) => ({ _meta: { [MetaKeys.subscriptionId]: id } });
-  const ack = (id: unknown) => features.dispatchNotification("notifications/subscriptions/acknowledged", { ...sub(id), notifications: { toolsListChanged: true } });
-  const toolsChanged = (id: unknown) => features.dispatchNotification("notifications/tools/list_changed", sub(id));
+  const ack = (id: unknown) =>
+    features.dispatchNotification("notifications/subscriptions/acknowledged", {
+      ...sub(id),
+      notifications: { toolsListChanged: true },
+    });
+  const toolsChanged = (id: unknown) =>
+    features.dispatchNotification("notifications/tools/list_changed", sub(id));
   return { ...h, features, ack, toolsChanged };
 }
 
-const broken = (id: unknown) => new StreamBrokenError("subscriptions/listen", id as string, { cause: new TypeError("terminated") });
+const broken = (id: unknown) =>
+  new StreamBrokenError("subscriptions/listen", id as string, { cause: new TypeError("terminated") });
 
 /** The events queued now, without waiting for more. */
 async function drain(stream: ChangeStream): Promise<ChangeEvent[]> {
@@ -202,7 +217,10 @@ describe("listen over separate requests: a broken stream reopens", () => {
       await settle();
       if (round < 2) await s.time.advance(10 * 2 ** round);
     }
-    await expect(drain(stream).then(() => stream.next())).rejects.toMatchObject({ code: "listen_ended", message: expect.stringMatching(/gave up after 2 reopenings in a row/) });
+    await expect(drain(stream).then(() => stream.next())).rejects.toMatchObject({
+      code: "listen_ended",
+      message: expect.stringMatching(/gave up after 2 reopenings in a row/),
+    });
     await s.time.advance(60_000);
     expect(s.listens.length).toBe(3);
   });
@@ -234,7 +252,12 @@ describe("listen over separate requests: a broken stream reopens", () => {
   });
 
   it("does not reopen on the server's JSON-RPC error or a 4xx: the stream ends with that error", async () => {
-    for (const error of [new JsonRpcError(-32601, "Method not found"), new HttpStatusError("subscriptions/listen", { status: 401 })]) {
+    for (
+      const error of [
+        new JsonRpcError(-32601, "Method not found"),
+        new HttpStatusError("subscriptions/listen", { status: 401 }),
+      ]
+    ) {
       const s = setup();
       const stream = s.features.listen({ tools: true });
       await settle();
@@ -270,7 +293,10 @@ describe("listen over separate requests: a broken stream reopens", () => {
     const s = setup();
     const stream = s.features.listen({ tools: true });
     await settle();
-    s.features.dispatchNotification("notifications/cancelled", { requestId: s.listens[0]!.id, reason: "Gone" });
+    s.features.dispatchNotification("notifications/cancelled", {
+      requestId: s.listens[0]!.id,
+      reason: "Gone",
+    });
     expect(await stream.next()).toEqual({ done: true, value: undefined });
     expect(stream.endReason).toBe("cancelled: Gone");
     await s.time.advance(60_000);
@@ -308,9 +334,18 @@ describe("listen without reconnection", () => {
 
 describe("listenReconnect option", () => {
   it("fills the defaults and rejects wrong values with invalid_option", () => {
-    expect(listenReconnectPolicy(undefined)).toEqual({ initialDelay: 500, maxDelay: 15_000, factor: 2, maxAttempts: 8 });
+    expect(listenReconnectPolicy(undefined)).toEqual({
+      initialDelay: 500,
+      maxDelay: 15_000,
+      factor: 2,
+      maxAttempts: 8,
+    });
     expect(listenReconnectPolicy(false)).toBeUndefined();
-    for (const wrong of [{ maxAttempts: 0 }, { maxAttempts: 1.5 }, { maxAttempts: Infinity }, { factor: 0.5 }, { initialDelay: -1 }, "fast"]) {
+    for (
+      const wrong of [{ maxAttempts: 0 }, { maxAttempts: 1.5 }, { maxAttempts: Infinity }, { factor: 0.5 }, {
+        initialDelay: -1,
+      }, "fast"]
+    ) {
       expect(() => listenReconnectPolicy(wrong as never), JSON.stringify(wrong)).toThrow(InvalidOptionError);
     }
   });

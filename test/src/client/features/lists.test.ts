@@ -3,9 +3,16 @@ import { ClientFeatureError } from "../../../../src/client/features/feature_erro
 import { connectScripted, type Handler, page, settle, until } from "./helpers.ts";
 
 /** A server whose `method` answers page n (cursor "c<n>") with `sizes[n]` items and a cursor to page n+1. */
-function paged(method: string, key: string, sizes: number[], extra: (n: number) => Record<string, unknown> = () => ({})): Handler {
+function paged(
+  method: string,
+  key: string,
+  sizes: number[],
+  extra: (n: number) => Record<string, unknown> = () => ({}),
+): Handler {
   return (m, peer) => {
-    if (m.method !== method) return m.id !== undefined ? peer.error(m.id, -32601, "Method not found") : undefined;
+    if (m.method !== method) {
+      return m.id !== undefined ? peer.error(m.id, -32601, "Method not found") : undefined;
+    }
     const n = m.params?.cursor === undefined ? 0 : Number(String(m.params.cursor).slice(1));
     const from = sizes.slice(0, n).reduce((a, b) => a + b, 0);
     const next = n + 1 < sizes.length ? { nextCursor: `c${n + 1}` } : {};
@@ -22,11 +29,13 @@ describe.each(["modern", "legacy"] as const)("client lists (%s era)", (era) => {
     await s.client.close();
   });
 
-  it.each([
-    ["listResources", "resources/list", "resources"],
-    ["listResourceTemplates", "resources/templates/list", "resourceTemplates"],
-    ["listPrompts", "prompts/list", "prompts"],
-  ] as const)("%s follows every cursor of %s", async (fn, method, key) => {
+  it.each(
+    [
+      ["listResources", "resources/list", "resources"],
+      ["listResourceTemplates", "resources/templates/list", "resourceTemplates"],
+      ["listPrompts", "prompts/list", "prompts"],
+    ] as const,
+  )("%s follows every cursor of %s", async (fn, method, key) => {
     const s = await connectScripted(era, paged(method, key, [1, 2]));
     const items = await s.client[fn]();
     expect(items).toHaveLength(3);
@@ -51,14 +60,19 @@ describe.each(["modern", "legacy"] as const)("client lists (%s era)", (era) => {
   });
 
   it("the client-wide maxListPages applies when the call gives none", async () => {
-    const s = await connectScripted(era, paged("tools/list", "tools", [1, 1, 1]), { client: { features: { maxListPages: 2 } } });
+    const s = await connectScripted(era, paged("tools/list", "tools", [1, 1, 1]), {
+      client: { features: { maxListPages: 2 } },
+    });
     await expect(s.client.listTools()).rejects.toMatchObject({ code: "list_too_long" });
     await s.client.close();
   });
 
   it("maxItems holds (5 items over 4) and is not hit early (4 items of 4)", async () => {
     const s = await connectScripted(era, paged("tools/list", "tools", [2, 3]));
-    await expect(s.client.listTools({ maxItems: 4 })).rejects.toMatchObject({ code: "list_too_long", message: expect.stringMatching(/more than 4 items/) });
+    await expect(s.client.listTools({ maxItems: 4 })).rejects.toMatchObject({
+      code: "list_too_long",
+      message: expect.stringMatching(/more than 4 items/),
+    });
     const exact = await connectScripted(era, paged("tools/list", "tools", [2, 2]));
     expect(await exact.client.listTools({ maxItems: 4 })).toHaveLength(4);
     await s.client.close();
@@ -78,10 +92,19 @@ describe.each(["modern", "legacy"] as const)("client lists (%s era)", (era) => {
   });
 
   it("a page without its array, or with a non-string cursor, is an invalid_result", async () => {
-    const s = await connectScripted(era, (m, peer) => peer.reply(m.id, m.params?.cursor ? { tools: {} } : { tools: [], nextCursor: 7 }));
-    await expect(s.client.listTools()).rejects.toMatchObject({ code: "invalid_result", message: expect.stringMatching(/nextCursor/) });
+    const s = await connectScripted(
+      era,
+      (m, peer) => peer.reply(m.id, m.params?.cursor ? { tools: {} } : { tools: [], nextCursor: 7 }),
+    );
+    await expect(s.client.listTools()).rejects.toMatchObject({
+      code: "invalid_result",
+      message: expect.stringMatching(/nextCursor/),
+    });
     const t = await connectScripted(era, (m, peer) => peer.reply(m.id, { prompts: "x" }));
-    await expect(t.client.listPrompts()).rejects.toMatchObject({ code: "invalid_result", message: expect.stringMatching(/no prompts array/) });
+    await expect(t.client.listPrompts()).rejects.toMatchObject({
+      code: "invalid_result",
+      message: expect.stringMatching(/no prompts array/),
+    });
     await s.client.close();
     await t.client.close();
   });

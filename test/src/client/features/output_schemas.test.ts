@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { OutputSchemas } from "../../../../src/client/features/output_schemas.ts";
 import { JsonSchemaValidator } from "../../../../src/schema/json_schema_validator.ts";
 
-const tool = (name: string) => ({ name, inputSchema: { type: "object" }, outputSchema: { type: "object", required: ["x"] } });
+const tool = (name: string) => ({
+  name,
+  inputSchema: { type: "object" },
+  outputSchema: { type: "object", required: ["x"] },
+});
 
 describe("OutputSchemas", () => {
   it("remembers at most maxEntries schemas: the oldest goes first, and none goes early", () => {

@@ -7,7 +7,9 @@ import type { LogEntry, ProgressUpdate } from "../../../../src/client/features/f
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
 import { FakeTimeProvider } from "../../../../testing/fake_time_provider.ts";
 
-function fakeHost(answer: (method: string, params: Record<string, unknown>, options: HostRequestOptions) => unknown): FeatureHost {
+function fakeHost(
+  answer: (method: string, params: Record<string, unknown>, options: HostRequestOptions) => unknown,
+): FeatureHost {
   return {
     era: () => "modern",
     serverCapabilities: () => ({}),
@@ -46,7 +48,10 @@ describe("notifications tied to their request", () => {
     }));
     const changes = features.listen({ tools: true });
     expect(related).toBeTypeOf("function");
-    related!("notifications/subscriptions/acknowledged", { _meta: { [MetaKeys.subscriptionId]: id }, notifications: { toolsListChanged: true } });
+    related!("notifications/subscriptions/acknowledged", {
+      _meta: { [MetaKeys.subscriptionId]: id },
+      notifications: { toolsListChanged: true },
+    });
     related!("notifications/tools/list_changed", { _meta: { [MetaKeys.subscriptionId]: id } });
     expect(await changes.ready).toEqual({ toolsListChanged: true });
     expect((await changes.next()).value).toEqual({ type: "toolsListChanged" });

@@ -28,7 +28,10 @@ describe("list-changed notifications and subscriptions", () => {
     features.tool("b", {}, () => "x");
     features.prompt("q", {}, () => "x");
     await tick();
-    expect(ready.sent).toEqual([{ method: "notifications/tools/list_changed", params: undefined }, { method: "notifications/prompts/list_changed", params: undefined }]);
+    expect(ready.sent).toEqual([{ method: "notifications/tools/list_changed", params: undefined }, {
+      method: "notifications/prompts/list_changed",
+      params: undefined,
+    }]);
     expect(early.sent).toEqual([]);
   });
 
@@ -38,10 +41,14 @@ describe("list-changed notifications and subscriptions", () => {
     const subscribed = new FakeSession();
     const other = new FakeSession();
     host.live.add(subscribed).add(other);
-    expect(await host.call("resources/subscribe", { uri: "test://watched" }, legacyContext(subscribed))).toEqual({});
+    expect(await host.call("resources/subscribe", { uri: "test://watched" }, legacyContext(subscribed)))
+      .toEqual({});
     features.resourceUpdated("test://watched");
     features.resourceUpdated("test://elsewhere");
-    expect(subscribed.sent).toEqual([{ method: "notifications/resources/updated", params: { uri: "test://watched" } }]);
+    expect(subscribed.sent).toEqual([{
+      method: "notifications/resources/updated",
+      params: { uri: "test://watched" },
+    }]);
     expect(other.sent).toEqual([]);
     await host.call("resources/unsubscribe", { uri: "test://watched" }, legacyContext(subscribed));
     features.resourceUpdated("test://watched");
@@ -50,8 +57,11 @@ describe("list-changed notifications and subscriptions", () => {
 
   it("answers resources/subscribe in the modern era with -32601 and without a uri with -32602", async () => {
     const { host } = setup();
-    await expect(host.call("resources/subscribe", { uri: "test://watched" }, modernContext())).rejects.toMatchObject({ code: -32601 });
-    await expect(host.call("resources/subscribe", {}, legacyContext())).rejects.toMatchObject({ code: -32602 });
+    await expect(host.call("resources/subscribe", { uri: "test://watched" }, modernContext())).rejects
+      .toMatchObject({ code: -32601 });
+    await expect(host.call("resources/subscribe", {}, legacyContext())).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it("subscriptions/listen acknowledges first with the honoured subset, then sends only requested types stamped with the listen id", async () => {
@@ -62,12 +72,20 @@ describe("list-changed notifications and subscriptions", () => {
     await tick();
     const context = modernContext({ requestId: 42 });
     const listening = host.call("subscriptions/listen", {
-      notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: false, resourceSubscriptions: ["test://watched"] },
+      notifications: {
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: false,
+        resourceSubscriptions: ["test://watched"],
+      },
     }, context);
     await tick();
     expect(context.sent[0]).toEqual({
       method: "notifications/subscriptions/acknowledged",
-      params: { _meta: { [SUB]: 42 }, notifications: { toolsListChanged: true, resourceSubscriptions: ["test://watched"] } },
+      params: {
+        _meta: { [SUB]: 42 },
+        notifications: { toolsListChanged: true, resourceSubscriptions: ["test://watched"] },
+      },
     });
     expect(features.listenStreams).toBe(1);
     features.tool("u", {}, () => "x");
@@ -98,17 +116,27 @@ describe("list-changed notifications and subscriptions", () => {
     features.prompt("q", {}, () => "x");
     await tick();
     expect(tools.sent.map((m) => m.method)).toEqual(["notifications/subscriptions/acknowledged"]);
-    expect(prompts.sent.slice(1)).toEqual([{ method: "notifications/prompts/list_changed", params: { _meta: { [SUB]: "b" } } }]);
+    expect(prompts.sent.slice(1)).toEqual([{
+      method: "notifications/prompts/list_changed",
+      params: { _meta: { [SUB]: "b" } },
+    }]);
     tools.controller.abort();
     prompts.controller.abort();
   });
 
   it("answers subscriptions/listen in the legacy era with -32601 and a malformed filter with -32602", async () => {
     const { host } = setup();
-    await expect(host.call("subscriptions/listen", { notifications: {} }, legacyContext())).rejects.toMatchObject({ code: -32601 });
-    await expect(host.call("subscriptions/listen", {}, modernContext())).rejects.toMatchObject({ code: -32602 });
-    await expect(host.call("subscriptions/listen", { notifications: { toolsListChanged: "yes" } }, modernContext())).rejects.toMatchObject({ code: -32602 });
-    await expect(host.call("subscriptions/listen", { notifications: { resourceSubscriptions: [1] } }, modernContext())).rejects.toMatchObject({ code: -32602 });
+    await expect(host.call("subscriptions/listen", { notifications: {} }, legacyContext())).rejects
+      .toMatchObject({ code: -32601 });
+    await expect(host.call("subscriptions/listen", {}, modernContext())).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(
+      host.call("subscriptions/listen", { notifications: { toolsListChanged: "yes" } }, modernContext()),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      host.call("subscriptions/listen", { notifications: { resourceSubscriptions: [1] } }, modernContext()),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it("derives capabilities from what is registered", () => {

@@ -9,26 +9,52 @@ import { FakeTimeProvider } from "../../../../testing/fake_time_provider.ts";
 import type { Json } from "./helpers.ts";
 
 /** A raw request whose result the test reads untyped. */
-function ask(client: ContextClient, method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Json> {
+function ask(
+  client: ContextClient,
+  method: string,
+  params?: Record<string, unknown>,
+  options?: { signal?: AbortSignal },
+): Promise<Json> {
   return client.request(method, params, options) as Promise<Json>;
 }
 
 function serverWithFeatures() {
   const time = new FakeTimeProvider();
-  const server = new ContextServer({ name: "features", version: "1.0.0", timeProvider: time, features: { listCache: { ttlMs: 60000, cacheScope: "public" } } });
-  server.tool("add", { description: "Adds", inputSchema: z.object({ a: z.number(), b: z.number() }), outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] } }, async ({ a, b }, ctx) => {
+  const server = new ContextServer({
+    name: "features",
+    version: "1.0.0",
+    timeProvider: time,
+    features: { listCache: { ttlMs: 60000, cacheScope: "public" } },
+  });
+  server.tool("add", {
+    description: "Adds",
+    inputSchema: z.object({ a: z.number(), b: z.number() }),
+    outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+  }, async ({ a, b }, ctx) => {
     await ctx.log("info", `adding ${a} and ${b}`, "math");
     await ctx.sendProgress(1, 1);
     return { structuredContent: { sum: a + b } };
   });
-  server.tool("wait", {}, (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"))));
+  server.tool(
+    "wait",
+    {},
+    (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"))),
+  );
   server.resource("test://static-text", { name: "static-text", mimeType: "text/plain", text: "hello" });
-  server.resourceTemplate("test://template/{id}/data", { name: "template", complete: { id: (v) => [`${v}1`, `${v}2`] } }, (uri, { id }) => ({ text: `id=${id}` }));
+  server.resourceTemplate("test://template/{id}/data", {
+    name: "template",
+    complete: { id: (v) => [`${v}1`, `${v}2`] },
+  }, (uri, { id }) => ({ text: `id=${id}` }));
   server.prompt("greet", { argsSchema: z.object({ name: z.string() }) }, ({ name }) => `Hello ${name}`);
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);
   const connect = (era: "legacy" | "modern") =>
-    ContextClient.connect(clientSide, { era, timeProvider: time, eraCache: null, clientInfo: { name: "e2e", version: "1" } });
+    ContextClient.connect(clientSide, {
+      era,
+      timeProvider: time,
+      eraCache: null,
+      clientInfo: { name: "e2e", version: "1" },
+    });
   return { server, served, connect, time };
 }
 
@@ -59,16 +85,41 @@ describe("server features end to end", () => {
       expect(client.serverCapabilities).toEqual(EXPECTED_CAPABILITIES);
       const tools = await ask(client, "tools/list", {});
       expect(tools.tools.map((t: Json) => t.name)).toEqual(["add", "wait"]);
-      expect(tools.tools[0].inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" } } });
-      if (era === "modern") expect(tools).toMatchObject({ resultType: "complete", ttlMs: 60000, cacheScope: "public" });
-      else expect(tools).not.toHaveProperty("ttlMs");
-      expect(await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 }, content: [{ type: "text", text: '{"sum":5}' }] });
-      expect(await ask(client, "tools/call", { name: "add", arguments: { a: "2" } })).toMatchObject({ isError: true });
-      expect((await ask(client, "resources/read", { uri: "test://static-text" })).contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "hello" }]);
-      expect((await ask(client, "resources/read", { uri: "test://template/7/data" })).contents).toEqual([{ uri: "test://template/7/data", text: "id=7" }]);
-      await expect(ask(client, "resources/read", { uri: "test://missing" })).rejects.toMatchObject({ code: era === "modern" ? -32602 : -32002, data: { uri: "test://missing" } });
-      expect((await ask(client, "prompts/get", { name: "greet", arguments: { name: "Ada" } })).messages).toEqual([{ role: "user", content: { type: "text", text: "Hello Ada" } }]);
-      expect((await ask(client, "completion/complete", { ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "x" } })).completion).toEqual({
+      expect(tools.tools[0].inputSchema).toMatchObject({
+        type: "object",
+        properties: { a: { type: "number" } },
+      });
+      if (era === "modern") {
+        expect(tools).toMatchObject({ resultType: "complete", ttlMs: 60000, cacheScope: "public" });
+      } else expect(tools).not.toHaveProperty("ttlMs");
+      expect(await ask(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({
+        structuredContent: { sum: 5 },
+        content: [{ type: "text", text: '{"sum":5}' }],
+      });
+      expect(await ask(client, "tools/call", { name: "add", arguments: { a: "2" } })).toMatchObject({
+        isError: true,
+      });
+      expect((await ask(client, "resources/read", { uri: "test://static-text" })).contents).toEqual([{
+        uri: "test://static-text",
+        mimeType: "text/plain",
+        text: "hello",
+      }]);
+      expect((await ask(client, "resources/read", { uri: "test://template/7/data" })).contents).toEqual([{
+        uri: "test://template/7/data",
+        text: "id=7",
+      }]);
+      await expect(ask(client, "resources/read", { uri: "test://missing" })).rejects.toMatchObject({
+        code: era === "modern" ? -32602 : -32002,
+        data: { uri: "test://missing" },
+      });
+      expect((await ask(client, "prompts/get", { name: "greet", arguments: { name: "Ada" } })).messages)
+        .toEqual([{ role: "user", content: { type: "text", text: "Hello Ada" } }]);
+      expect(
+        (await ask(client, "completion/complete", {
+          ref: { type: "ref/resource", uri: "test://template/{id}/data" },
+          argument: { name: "id", value: "x" },
+        })).completion,
+      ).toEqual({
         values: ["x1", "x2"],
         total: 2,
         hasMore: false,
@@ -83,7 +134,11 @@ describe("server features end to end", () => {
     const client = await connect("legacy");
     const messages = collect(client, "notifications/message");
     const progress = collect(client, "notifications/progress");
-    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { progressToken: "tok" } });
+    await ask(client, "tools/call", {
+      name: "add",
+      arguments: { a: 1, b: 1 },
+      _meta: { progressToken: "tok" },
+    });
     expect(messages).toEqual([{ level: "info", data: "adding 1 and 1", logger: "math" }]);
     expect(progress).toEqual([{ progressToken: "tok", progress: 1, total: 1 }]);
     await ask(client, "logging/setLevel", { level: "error" });
@@ -98,7 +153,11 @@ describe("server features end to end", () => {
     const messages = collect(client, "notifications/message");
     await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 } });
     expect(messages).toEqual([]);
-    await ask(client, "tools/call", { name: "add", arguments: { a: 1, b: 1 }, _meta: { [MetaKeys.logLevel]: "debug" } });
+    await ask(client, "tools/call", {
+      name: "add",
+      arguments: { a: 1, b: 1 },
+      _meta: { [MetaKeys.logLevel]: "debug" },
+    });
     expect(messages).toEqual([{ level: "info", data: "adding 1 and 1", logger: "math" }]);
     await expect(ask(client, "logging/setLevel", { level: "info" })).rejects.toMatchObject({ code: -32601 });
     await client.close();
@@ -128,11 +187,16 @@ describe("server features end to end", () => {
     const acks = collect(client, "notifications/subscriptions/acknowledged");
     const toolChanges = collect(client, "notifications/tools/list_changed");
     const updates = collect(client, "notifications/resources/updated");
-    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] } });
+    const listening = ask(client, "subscriptions/listen", {
+      notifications: { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] },
+    });
     await settle();
     expect(acks).toHaveLength(1);
     const id = acks[0]._meta[MetaKeys.subscriptionId];
-    expect(acks[0].notifications).toEqual({ toolsListChanged: true, resourceSubscriptions: ["test://static-text"] });
+    expect(acks[0].notifications).toEqual({
+      toolsListChanged: true,
+      resourceSubscriptions: ["test://static-text"],
+    });
     server.tool("late", {}, () => "late");
     server.prompt("late", {}, () => "late");
     server.resourceUpdated("test://static-text");
@@ -150,7 +214,9 @@ describe("server features end to end", () => {
     const client = await connect("modern");
     const toolChanges = collect(client, "notifications/tools/list_changed");
     const abort = new AbortController();
-    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true } }, { signal: abort.signal });
+    const listening = ask(client, "subscriptions/listen", { notifications: { toolsListChanged: true } }, {
+      signal: abort.signal,
+    });
     await settle();
     expect(server.features.listenStreams).toBe(1);
     abort.abort(new Error("done listening"));
@@ -176,14 +242,29 @@ describe("server features end to end", () => {
 
   it("the capabilities option is merged over the derived ones, and discover follows registrations", async () => {
     const time = new FakeTimeProvider();
-    const server = new ContextServer({ name: "s", version: "1", timeProvider: time, capabilities: { experimental: { x: {} } } });
+    const server = new ContextServer({
+      name: "s",
+      version: "1",
+      timeProvider: time,
+      capabilities: { experimental: { x: {} } },
+    });
     const [serverSide, clientSide] = createDuplexPair();
     void server.serve(serverSide);
     server.tool("t", {}, () => "x");
-    const client = await ContextClient.connect(clientSide, { era: "modern", timeProvider: time, eraCache: null });
-    expect(client.serverCapabilities).toEqual({ tools: { listChanged: true }, logging: {}, experimental: { x: {} } });
+    const client = await ContextClient.connect(clientSide, {
+      era: "modern",
+      timeProvider: time,
+      eraCache: null,
+    });
+    expect(client.serverCapabilities).toEqual({
+      tools: { listChanged: true },
+      logging: {},
+      experimental: { x: {} },
+    });
     server.prompt("p", {}, () => "x");
-    expect((await ask(client, "server/discover", {})).capabilities).toMatchObject({ prompts: { listChanged: true } });
+    expect((await ask(client, "server/discover", {})).capabilities).toMatchObject({
+      prompts: { listChanged: true },
+    });
     await client.close();
   });
 });

@@ -1,5 +1,11 @@
 /** Test doubles of the feature layer: a recording host, sessions and request contexts of either era. */
-import type { FeatureHost, FeatureRequestContext, FeatureRequestHandler, FeatureSession, ReachableSession } from "../../../../src/server/features/feature_host.ts";
+import type {
+  FeatureHost,
+  FeatureRequestContext,
+  FeatureRequestHandler,
+  FeatureSession,
+  ReachableSession,
+} from "../../../../src/server/features/feature_host.ts";
 import type { LoggingLevel } from "../../../../src/wire/meta_envelope.ts";
 import { InputRounds } from "../../../../src/server/input_rounds.ts";
 
@@ -52,20 +58,44 @@ export interface FakeContext extends FeatureRequestContext {
   readonly controller: AbortController;
 }
 
-export function modernContext(options: { logLevel?: LoggingLevel; requestId?: string | number } = {}): FakeContext {
-  return context({ era: "modern", protocolVersion: "2026-07-28", logLevel: options.logLevel, requestId: options.requestId ?? 1, session: undefined });
+export function modernContext(
+  options: { logLevel?: LoggingLevel; requestId?: string | number } = {},
+): FakeContext {
+  return context({
+    era: "modern",
+    protocolVersion: "2026-07-28",
+    logLevel: options.logLevel,
+    requestId: options.requestId ?? 1,
+    session: undefined,
+  });
 }
 
 /** A legacy request on `session`, carrying the level the session set (as the server does). */
-export function legacyContext(session: FakeSession = new FakeSession(), requestId: string | number = 1): FakeContext {
-  return context({ era: "legacy", protocolVersion: "2025-11-25", logLevel: session.logLevel, requestId, session });
+export function legacyContext(
+  session: FakeSession = new FakeSession(),
+  requestId: string | number = 1,
+): FakeContext {
+  return context({
+    era: "legacy",
+    protocolVersion: "2025-11-25",
+    logLevel: session.logLevel,
+    requestId,
+    session,
+  });
 }
 
-function context(base: Pick<FeatureRequestContext, "era" | "protocolVersion" | "logLevel" | "requestId" | "session">): FakeContext {
+function context(
+  base: Pick<FeatureRequestContext, "era" | "protocolVersion" | "logLevel" | "requestId" | "session">,
+): FakeContext {
   const sent: { method: string; params: unknown }[] = [];
   const controller = new AbortController();
   // No way back to the client: an ask fails at once (legacy) or ends the round (modern).
-  const input = new InputRounds().passive({ era: base.era, method: "tools/call", params: {}, clientCapabilities: {} });
+  const input = new InputRounds().passive({
+    era: base.era,
+    method: "tools/call",
+    params: {},
+    clientCapabilities: {},
+  });
   return {
     ...base,
     elicit: (params, options) => input.elicit(params, options),

@@ -3,8 +3,17 @@ import { describe, expect, it } from "vitest";
 import { InProcessListenBus } from "../../../../src/server/features/in_process_listen_bus.ts";
 import type { ListenBusEvent, ListenEvent } from "../../../../src/server/features/listen_bus.ts";
 import { listenBusEvents } from "../../../../src/server/features/listen_bus_events.ts";
-import { decodeListenMessage, encodeListenMessage, ListenMessageTooLargeError } from "../../../../src/server/features/listen_event_codec.ts";
-import { ClosedError, InvalidOptionError, MessageTooLargeError, ProtocolError } from "../../../../src/wire/errors.ts";
+import {
+  decodeListenMessage,
+  encodeListenMessage,
+  ListenMessageTooLargeError,
+} from "../../../../src/server/features/listen_event_codec.ts";
+import {
+  ClosedError,
+  InvalidOptionError,
+  MessageTooLargeError,
+  ProtocolError,
+} from "../../../../src/wire/errors.ts";
 
 const tools: ListenEvent = { type: "list_changed", list: "tools" };
 
@@ -48,7 +57,9 @@ describe("InProcessListenBus", () => {
     const bus = new InProcessListenBus();
     const seen: ListenBusEvent[] = [];
     bus.subscribe((e) => seen.push(e));
-    const error = await bus.publish({ type: "list_changed", list: "files" } as never).catch((e: unknown) => e);
+    const error = await bus.publish({ type: "list_changed", list: "files" } as never).catch((e: unknown) =>
+      e
+    );
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as Error).message).toContain('got "files"');
     expect(seen).toEqual([]);
@@ -64,8 +75,15 @@ describe("InProcessListenBus", () => {
 describe("listen bus messages", () => {
   it("round-trip with version 1 and the origin", () => {
     const text = encodeListenMessage({ type: "resource_updated", uri: "mem://x" }, "r1");
-    expect(JSON.parse(text)).toEqual({ v: 1, origin: "r1", event: { type: "resource_updated", uri: "mem://x" } });
-    expect(decodeListenMessage(text)).toEqual({ ok: true, event: { type: "resource_updated", uri: "mem://x", origin: "r1" } });
+    expect(JSON.parse(text)).toEqual({
+      v: 1,
+      origin: "r1",
+      event: { type: "resource_updated", uri: "mem://x" },
+    });
+    expect(decodeListenMessage(text)).toEqual({
+      ok: true,
+      event: { type: "resource_updated", uri: "mem://x", origin: "r1" },
+    });
   });
 
   it("drop fields an event does not define", () => {
@@ -76,11 +94,27 @@ describe("listen bus messages", () => {
   it.each([
     ["not JSON", "{nope", "is not JSON"],
     ["an array", "[1]", "must be a JSON object"],
-    ["another version", JSON.stringify({ v: 2, origin: "r", event: { type: "list_changed", list: "tools" } }), "version 2"],
-    ["no version", JSON.stringify({ origin: "r", event: { type: "list_changed", list: "tools" } }), "version none"],
+    [
+      "another version",
+      JSON.stringify({ v: 2, origin: "r", event: { type: "list_changed", list: "tools" } }),
+      "version 2",
+    ],
+    [
+      "no version",
+      JSON.stringify({ origin: "r", event: { type: "list_changed", list: "tools" } }),
+      "version none",
+    ],
     ["no origin", JSON.stringify({ v: 1, event: { type: "list_changed", list: "tools" } }), "no origin"],
-    ["an unknown event type", JSON.stringify({ v: 1, origin: "r", event: { type: "deleted" } }), 'got "deleted"'],
-    ["an empty uri", JSON.stringify({ v: 1, origin: "r", event: { type: "resource_updated", uri: "" } }), 'got ""'],
+    [
+      "an unknown event type",
+      JSON.stringify({ v: 1, origin: "r", event: { type: "deleted" } }),
+      'got "deleted"',
+    ],
+    [
+      "an empty uri",
+      JSON.stringify({ v: 1, origin: "r", event: { type: "resource_updated", uri: "" } }),
+      'got ""',
+    ],
   ])("are reported, not thrown, when they are %s", (_name, text, fragment) => {
     const decoded = decodeListenMessage(text);
     expect(decoded.ok).toBe(false);
@@ -102,7 +136,9 @@ describe("listen bus messages", () => {
     const over = decodeListenMessage(text, size - 1);
     expect(over.ok).toBe(false);
     if (!over.ok) expect(over.error).toBeInstanceOf(MessageTooLargeError);
-    expect(() => encodeListenMessage({ type: "resource_updated", uri: "u" }, "r", size - 1)).toThrow(ListenMessageTooLargeError);
+    expect(() => encodeListenMessage({ type: "resource_updated", uri: "u" }, "r", size - 1)).toThrow(
+      ListenMessageTooLargeError,
+    );
   });
 
   it("count UTF-8 bytes, not characters, against the bound", () => {
@@ -157,6 +193,8 @@ describe("listenBusEvents", () => {
   });
 
   it("refuses a maxPendingEvents below 1", () => {
-    expect(() => listenBusEvents(new InProcessListenBus(), { maxPendingEvents: 0 })).toThrow(InvalidOptionError);
+    expect(() => listenBusEvents(new InProcessListenBus(), { maxPendingEvents: 0 })).toThrow(
+      InvalidOptionError,
+    );
   });
 });

@@ -1,7 +1,12 @@
 /** ServerFeatures with a listenBus: changes made on one replica reach the listen streams and sessions of another. */
 import { describe, expect, it } from "vitest";
 import { InProcessListenBus } from "../../../../src/server/features/in_process_listen_bus.ts";
-import type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler } from "../../../../src/server/features/listen_bus.ts";
+import type {
+  ListenBus,
+  ListenBusEvent,
+  ListenEvent,
+  ListenEventHandler,
+} from "../../../../src/server/features/listen_bus.ts";
 import { ServerFeatures } from "../../../../src/server/features/server_features.ts";
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
 import { FakeHost, FakeSession, modernContext } from "./helpers.ts";
@@ -40,7 +45,13 @@ async function replica(bus: ListenBus) {
   features.prompt("p", {}, () => "x");
   await tick();
   const stream = modernContext({ requestId: 7 });
-  void host.call("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://watched"] } }, stream);
+  void host.call("subscriptions/listen", {
+    notifications: {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["test://watched"],
+    },
+  }, stream);
   await tick();
   stream.sent.length = 0; // the acknowledgement
   return { host, features, stream };
@@ -53,14 +64,22 @@ describe("ServerFeatures with a listen bus", () => {
     const b = await replica(bus);
     // b's own registrations at start reached a's stream: a replica that starts announces its lists
     // (a rolling update may change them).
-    expect(a.stream.sent.map((m) => m.method).sort()).toEqual(["notifications/prompts/list_changed", "notifications/tools/list_changed"]);
+    expect(a.stream.sent.map((m) => m.method).sort()).toEqual([
+      "notifications/prompts/list_changed",
+      "notifications/tools/list_changed",
+    ]);
     a.stream.sent.length = 0;
     const session = new FakeSession();
     b.host.live.add(session);
     a.features.tool("added", {}, () => "x");
     await tick();
-    expect(b.stream.sent).toEqual([{ method: "notifications/tools/list_changed", params: { _meta: { [SUB]: 7 } } }]);
-    expect(session.sent.map((m) => m.method), JSON.stringify(session.sent)).toEqual(["notifications/tools/list_changed"]);
+    expect(b.stream.sent).toEqual([{
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [SUB]: 7 } },
+    }]);
+    expect(session.sent.map((m) => m.method), JSON.stringify(session.sent)).toEqual([
+      "notifications/tools/list_changed",
+    ]);
     expect(a.stream.sent.map((m) => m.method)).toEqual(["notifications/tools/list_changed"]); // its own streams too, once
   });
 
@@ -70,7 +89,10 @@ describe("ServerFeatures with a listen bus", () => {
     const b = await replica(bus);
     a.features.resourceUpdated("test://watched");
     a.features.resourceUpdated("test://unwatched");
-    expect(b.stream.sent).toEqual([{ method: "notifications/resources/updated", params: { uri: "test://watched", _meta: { [SUB]: 7 } } }]);
+    expect(b.stream.sent).toEqual([{
+      method: "notifications/resources/updated",
+      params: { uri: "test://watched", _meta: { [SUB]: 7 } },
+    }]);
   });
 
   it("publishes one event per list for registrations made in one run", async () => {
@@ -81,7 +103,10 @@ describe("ServerFeatures with a listen bus", () => {
     features.tool("x2", {}, () => "x");
     features.prompt("p2", {}, () => "x");
     await tick();
-    expect(bus.published).toEqual([{ type: "list_changed", list: "tools" }, { type: "list_changed", list: "prompts" }]);
+    expect(bus.published).toEqual([{ type: "list_changed", list: "tools" }, {
+      type: "list_changed",
+      list: "prompts",
+    }]);
   });
 
   it("announces every list it has as changed on resync", async () => {
@@ -89,7 +114,10 @@ describe("ServerFeatures with a listen bus", () => {
     const { stream } = await replica(bus);
     bus.deliver({ type: "resync", origin: "bus" });
     await tick();
-    expect(stream.sent.map((m) => m.method).sort()).toEqual(["notifications/prompts/list_changed", "notifications/tools/list_changed"]);
+    expect(stream.sent.map((m) => m.method).sort()).toEqual([
+      "notifications/prompts/list_changed",
+      "notifications/tools/list_changed",
+    ]);
   });
 
   it("reports a publish that fails", async () => {

@@ -13,7 +13,8 @@ function setup() {
   return { host, features };
 }
 
-const messages = (sent: { method: string; params: unknown }[]) => sent.filter((m) => m.method === "notifications/message").map((m) => m.params);
+const messages = (sent: { method: string; params: unknown }[]) =>
+  sent.filter((m) => m.method === "notifications/message").map((m) => m.params);
 
 describe("logging: ctx.log, logging/setLevel and the modern per-request level", () => {
   it("sends nothing on a modern request without a _meta log level", async () => {
@@ -48,8 +49,12 @@ describe("logging: ctx.log, logging/setLevel and the modern per-request level", 
 
   it("answers logging/setLevel with an unknown level with -32602, and in the modern era with -32601", async () => {
     const { host } = setup();
-    await expect(host.call("logging/setLevel", { level: "loud" }, legacyContext())).rejects.toMatchObject({ code: -32602 });
-    await expect(host.call("logging/setLevel", { level: "info" }, modernContext())).rejects.toMatchObject({ code: -32601 });
+    await expect(host.call("logging/setLevel", { level: "loud" }, legacyContext())).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(host.call("logging/setLevel", { level: "info" }, modernContext())).rejects.toMatchObject({
+      code: -32601,
+    });
   });
 
   it("refuses an unknown level in ctx.log", async () => {
@@ -58,6 +63,7 @@ describe("logging: ctx.log, logging/setLevel and the modern per-request level", 
       await ctx.log("loud" as never, "x");
       return "x";
     });
-    expect(await host.call("tools/call", { name: "bad" }, modernContext({ logLevel: "debug" }))).toMatchObject({ isError: true, content: [{ text: /Log level must be/ }] });
+    expect(await host.call("tools/call", { name: "bad" }, modernContext({ logLevel: "debug" })))
+      .toMatchObject({ isError: true, content: [{ text: /Log level must be/ }] });
   });
 });

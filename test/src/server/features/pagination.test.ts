@@ -21,8 +21,20 @@ describe("paginate and list cursors", () => {
   });
 
   it("answers a cursor that is not a string, not ours, or from another list with -32602", () => {
-    for (const cursor of [7, "not-base64!", btoa("{}"), btoa(JSON.stringify(["tools", -1])), btoa(JSON.stringify(["tools", 1.5])), encodeCursor("prompts", 2), "x".repeat(300)]) {
-      expect(() => paginate("tools", items, { cursor }, 2)).toThrow(expect.objectContaining({ code: -32602 }));
+    for (
+      const cursor of [
+        7,
+        "not-base64!",
+        btoa("{}"),
+        btoa(JSON.stringify(["tools", -1])),
+        btoa(JSON.stringify(["tools", 1.5])),
+        encodeCursor("prompts", 2),
+        "x".repeat(300),
+      ]
+    ) {
+      expect(() => paginate("tools", items, { cursor }, 2)).toThrow(
+        expect.objectContaining({ code: -32602 }),
+      );
     }
   });
 
@@ -40,13 +52,20 @@ describe("paginate and list cursors", () => {
       features.resource(`test://r${i}`, { text: "x" });
       features.resourceTemplate(`test://t${i}/{x}`, {}, () => "x");
     }
-    for (const [method, key] of [["tools/list", "tools"], ["prompts/list", "prompts"], ["resources/list", "resources"], ["resources/templates/list", "resourceTemplates"]]) {
+    for (
+      const [method, key] of [["tools/list", "tools"], ["prompts/list", "prompts"], [
+        "resources/list",
+        "resources",
+      ], ["resources/templates/list", "resourceTemplates"]]
+    ) {
       const first = await host.call(method, {}, legacyContext());
       expect(first[key]).toHaveLength(2);
       const second = await host.call(method, { cursor: first.nextCursor }, modernContext());
       expect(second[key]).toHaveLength(1);
       expect(second.nextCursor).toBeUndefined();
-      await expect(host.call(method, { cursor: "bogus" }, modernContext())).rejects.toMatchObject({ code: -32602 });
+      await expect(host.call(method, { cursor: "bogus" }, modernContext())).rejects.toMatchObject({
+        code: -32602,
+      });
     }
   });
 

@@ -9,6 +9,8 @@ describe("README: Writing a server", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## Writing a server"));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(block).toBe(readFileSync(join(ROOT, "test/src/server/features/readme/writing_a_server.ts"), "utf8"));
+    expect(block).toBe(
+      readFileSync(join(ROOT, "test/src/server/features/readme/writing_a_server.ts"), "utf8"),
+    );
   });
 });

@@ -56,23 +56,32 @@ describe("ToolRegistry (through ServerFeatures.tool)", () => {
   it("validates arguments before the handler runs: a failure is an isError result in both eras and the handler never runs", async () => {
     const { host, features } = setup();
     const handler = vi.fn(() => "ran");
-    features.tool("add", { inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }, handler);
+    features.tool("add", {
+      inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+    }, handler);
     for (const context of [legacyContext(), modernContext()]) {
       const result = await host.call("tools/call", { name: "add", arguments: { a: "x" } }, context);
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toMatch(/^Invalid arguments for tool add: \/a: /);
     }
     expect(handler).not.toHaveBeenCalled();
-    expect(await host.call("tools/call", { name: "add", arguments: { a: 1 } }, modernContext())).toEqual({ content: [{ type: "text", text: "ran" }] });
+    expect(await host.call("tools/call", { name: "add", arguments: { a: 1 } }, modernContext())).toEqual({
+      content: [{ type: "text", text: "ran" }],
+    });
   });
 
   it("passes the parsed value of a zod schema to the handler, typed", async () => {
     const { host, features } = setup();
-    features.tool("greet", { inputSchema: z.object({ name: z.string(), times: z.number().default(2) }) }, (args) => {
-      expectTypeOf(args).toEqualTypeOf<{ name: string; times: number }>();
-      return args.name.repeat(args.times);
-    });
-    expect(await host.call("tools/call", { name: "greet", arguments: { name: "ab" } }, modernContext())).toEqual({ content: [{ type: "text", text: "abab" }] });
+    features.tool(
+      "greet",
+      { inputSchema: z.object({ name: z.string(), times: z.number().default(2) }) },
+      (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ name: string; times: number }>();
+        return args.name.repeat(args.times);
+      },
+    );
+    expect(await host.call("tools/call", { name: "greet", arguments: { name: "ab" } }, modernContext()))
+      .toEqual({ content: [{ type: "text", text: "abab" }] });
     const { tools } = await host.call("tools/list", {}, modernContext());
     expect(tools[0].inputSchema).toMatchObject({ type: "object", properties: { name: { type: "string" } } });
   });
@@ -85,30 +94,50 @@ describe("ToolRegistry (through ServerFeatures.tool)", () => {
     features.tool("strict", {}, () => {
       throw new JsonRpcError(ErrorCodes.InvalidParams, "Nope");
     });
-    expect(await host.call("tools/call", { name: "boom" }, legacyContext())).toEqual({ content: [{ type: "text", text: "Disk full" }], isError: true });
-    await expect(host.call("tools/call", { name: "strict" }, legacyContext())).rejects.toMatchObject({ code: -32602, message: "Nope" });
+    expect(await host.call("tools/call", { name: "boom" }, legacyContext())).toEqual({
+      content: [{ type: "text", text: "Disk full" }],
+      isError: true,
+    });
+    await expect(host.call("tools/call", { name: "strict" }, legacyContext())).rejects.toMatchObject({
+      code: -32602,
+      message: "Nope",
+    });
   });
 
   it("answers an unknown tool, a missing name and non-object arguments with -32602", async () => {
     const { host, features } = setup();
     features.tool("t", {}, () => "x");
-    await expect(host.call("tools/call", { name: "nope" }, modernContext())).rejects.toMatchObject({ code: -32602, message: "Unknown tool: nope" });
+    await expect(host.call("tools/call", { name: "nope" }, modernContext())).rejects.toMatchObject({
+      code: -32602,
+      message: "Unknown tool: nope",
+    });
     await expect(host.call("tools/call", {}, modernContext())).rejects.toMatchObject({ code: -32602 });
-    await expect(host.call("tools/call", { name: "t", arguments: [1] }, modernContext())).rejects.toMatchObject({ code: -32602 });
+    await expect(host.call("tools/call", { name: "t", arguments: [1] }, modernContext())).rejects
+      .toMatchObject({ code: -32602 });
   });
 
   it("checks structuredContent against the output schema, and adds its JSON as text when content is absent", async () => {
     const { host, features } = setup();
     let value: unknown = { temp: 21 };
-    features.tool("weather", { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: value }));
+    features.tool(
+      "weather",
+      { outputSchema: z.object({ temp: z.number() }) },
+      () => ({ structuredContent: value }),
+    );
     expect(await host.call("tools/call", { name: "weather" }, modernContext())).toEqual({
       structuredContent: { temp: 21 },
       content: [{ type: "text", text: '{"temp":21}' }],
     });
     value = { temp: "warm" };
-    await expect(host.call("tools/call", { name: "weather" }, modernContext())).rejects.toMatchObject({ code: -32603, message: /does not match its output schema/ });
+    await expect(host.call("tools/call", { name: "weather" }, modernContext())).rejects.toMatchObject({
+      code: -32603,
+      message: /does not match its output schema/,
+    });
     value = undefined;
-    await expect(host.call("tools/call", { name: "weather" }, modernContext())).rejects.toMatchObject({ code: -32603, message: /returned no structuredContent/ });
+    await expect(host.call("tools/call", { name: "weather" }, modernContext())).rejects.toMatchObject({
+      code: -32603,
+      message: /returned no structuredContent/,
+    });
   });
 
   it("does not check the output schema of an isError result, nor of an input_required result", async () => {
@@ -139,9 +168,16 @@ describe("ToolRegistry (through ServerFeatures.tool)", () => {
       return "done";
     });
     const context = modernContext({ requestId: "r-7" });
-    await host.call("tools/call", { name: "ctx", _meta: { progressToken: "p", "example.com/trace": "t1" } }, context);
+    await host.call(
+      "tools/call",
+      { name: "ctx", _meta: { progressToken: "p", "example.com/trace": "t1" } },
+      context,
+    );
     expect(seen).toEqual(["modern", { progressToken: "p", "example.com/trace": "t1" }, false, "r-7"]);
-    expect(context.sent).toEqual([{ method: "notifications/progress", params: { progress: 1, total: 2, message: "half" } }]);
+    expect(context.sent).toEqual([{
+      method: "notifications/progress",
+      params: { progress: 1, total: 2, message: "half" },
+    }]);
   });
 
   it("removing a tool takes it off tools/list and makes it unknown to tools/call", async () => {
@@ -150,8 +186,12 @@ describe("ToolRegistry (through ServerFeatures.tool)", () => {
     tool.remove();
     tool.remove();
     expect((await host.call("tools/list", {}, legacyContext())).tools).toEqual([]);
-    await expect(host.call("tools/call", { name: "gone" }, legacyContext())).rejects.toMatchObject({ code: -32602 });
+    await expect(host.call("tools/call", { name: "gone" }, legacyContext())).rejects.toMatchObject({
+      code: -32602,
+    });
     features.tool("gone", {}, () => "again");
-    expect(await host.call("tools/call", { name: "gone" }, legacyContext())).toEqual({ content: [{ type: "text", text: "again" }] });
+    expect(await host.call("tools/call", { name: "gone" }, legacyContext())).toEqual({
+      content: [{ type: "text", text: "again" }],
+    });
   });
 });

@@ -29,12 +29,20 @@ describe("UriTemplate", () => {
   it("matches level 3 label, path, path-parameter and query expressions with several variables", () => {
     expect({ ...new UriTemplate("x://h/{a,b}").match("x://h/1,2") }).toEqual({ a: "1", b: "2" });
     expect({ ...new UriTemplate("x://h/file{.ext}").match("x://h/file.json") }).toEqual({ ext: "json" });
-    expect({ ...new UriTemplate("x://h{/seg1,seg2}/end").match("x://h/a/b/end") }).toEqual({ seg1: "a", seg2: "b" });
+    expect({ ...new UriTemplate("x://h{/seg1,seg2}/end").match("x://h/a/b/end") }).toEqual({
+      seg1: "a",
+      seg2: "b",
+    });
     expect({ ...new UriTemplate("x://h/p{;v,w}").match("x://h/p;v=1;w") }).toEqual({ v: "1", w: "" });
     const query = new UriTemplate("search://q{?term,limit}");
-    expect({ ...query.match("search://q?limit=5&term=mcp%20spec&other=1") }).toEqual({ term: "mcp spec", limit: "5" });
+    expect({ ...query.match("search://q?limit=5&term=mcp%20spec&other=1") }).toEqual({
+      term: "mcp spec",
+      limit: "5",
+    });
     expect({ ...query.match("search://q") }).toEqual({});
-    expect({ ...new UriTemplate("x://q?fixed=1{&more}").match("x://q?fixed=1&more=yes") }).toEqual({ more: "yes" });
+    expect({ ...new UriTemplate("x://q?fixed=1{&more}").match("x://q?fixed=1&more=yes") }).toEqual({
+      more: "yes",
+    });
   });
 
   it("refuses a value that does not percent-decode", () => {
@@ -42,9 +50,13 @@ describe("UriTemplate", () => {
   });
 
   it("expands variables with the encoding of each operator and leaves absent ones out", () => {
-    expect(new UriTemplate("test://template/{id}/data").expand({ id: "a b/c" })).toBe("test://template/a%20b%2Fc/data");
+    expect(new UriTemplate("test://template/{id}/data").expand({ id: "a b/c" })).toBe(
+      "test://template/a%20b%2Fc/data",
+    );
     expect(new UriTemplate("file:///{+path}").expand({ path: "a b/c" })).toBe("file:///a%20b/c");
-    expect(new UriTemplate("search://q{?term,limit}").expand({ term: "x y", limit: 5 })).toBe("search://q?term=x%20y&limit=5");
+    expect(new UriTemplate("search://q{?term,limit}").expand({ term: "x y", limit: 5 })).toBe(
+      "search://q?term=x%20y&limit=5",
+    );
     expect(new UriTemplate("search://q{?term,limit}").expand({})).toBe("search://q");
     expect(new UriTemplate("x://h{/a,b}").expand({ a: "1", b: "2" })).toBe("x://h/1/2");
   });
