@@ -19,11 +19,11 @@
  */
 
 /** Every character {@linkcode terminalText} escapes (besides tab and LF on single lines). */
-// deno-lint-ignore no-control-regex
 const UNSAFE =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-// deno-lint-ignore no-control-regex
 const UNSAFE_SINGLE_LINE =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Options of {@linkcode terminalText}. */

@@ -250,6 +250,7 @@ function checkTarget(target, blocks, work, built) {
     );
     result = run(join(BIN, "tsc"), ["-p", "tsconfig.json", "--pretty", "false"], dir);
   }
+  // deno-lint-ignore no-control-regex
   const clean = result.output.replace(/\x1b\[[0-9;]*m/g, "").replace(/\n\s*Stack backtrace:[\s\S]*$/, "");
   // Map `readme_line_N.ts(L,C)` / `readme_line_N.ts:L:C` to the README line N + L - 1.
   const mapped = clean.replace(

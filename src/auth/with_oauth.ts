@@ -2,7 +2,6 @@
  * `withOAuth(fetch, oauth)`: a `fetch` that authorizes itself, for the HTTP client transport's `fetch` option.
  * @module
  */
-import type { AuthError } from "./errors.ts";
 import { canonicalServerUrl, discardBody, type FetchLike } from "./fetch_like.ts";
 import { OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
 import { parseBearerChallenge } from "./www_authenticate.ts";

@@ -25,11 +25,11 @@ import type {
   ResultOf,
   UntypedMethod,
 } from "../wire/method_map.ts";
-import {
-  type ConnectionCloseInfo,
+import type {
+  ConnectionCloseInfo,
   JsonRpcConnection,
-  type JsonRpcConnectionOptions,
-  type RequestContext,
+  JsonRpcConnectionOptions,
+  RequestContext,
 } from "../rpc/json_rpc_connection.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { isPlainObject, type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";

@@ -3,7 +3,7 @@
  * Pure functions; no I/O.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { ErrorCodes, type JsonRpcError } from "../wire/errors.ts";
 import { type ParsedDiscoverResult, parseDiscoverResult } from "../wire/discover_result.ts";
 import { isImplementation, isPlainObject } from "../wire/meta_envelope.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";

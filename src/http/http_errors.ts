@@ -4,7 +4,7 @@
  * body is a JSON-RPC error response echoing the request id when it could be read.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { ErrorCodes, type JsonRpcError } from "../wire/errors.ts";
 
 /**
  * Response headers as the `Headers` constructor takes them. Spelled out instead of the DOM's

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TimeProvider, TimerHandle } from "../stream/time_provider.ts";
-import { CancelledError, ClosedError, JsonRpcError } from "../wire/errors.ts";
+import { CancelledError, ClosedError, type JsonRpcError } from "../wire/errors.ts";
 import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
 import type { LegacySession, ServerSession } from "./http_dispatcher.ts";
 import type { ResponseChannel } from "./response_channel.ts";

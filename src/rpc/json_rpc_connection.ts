@@ -101,6 +101,7 @@ export class JsonRpcConnection implements AsyncDisposable {
         failed: (cause) => this.#onWriteFailed(cause),
       });
     }
+    // deno-lint-ignore no-this-alias
     const connection = this;
     // One object serves every part: what each may ask of the connection.
     const host: CallHost & SlotHost & LingerHost & PumpHost = {

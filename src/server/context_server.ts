@@ -23,10 +23,10 @@ import type { TimeProvider } from "../stream/time_provider.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { ServerVersions } from "../wire/server_versions.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
-import {
-  type ConnectionCloseInfo,
+import type {
+  ConnectionCloseInfo,
   JsonRpcConnection,
-  type JsonRpcConnectionOptions,
+  JsonRpcConnectionOptions,
 } from "../rpc/json_rpc_connection.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import type { FeatureHost } from "./features/feature_host.ts";

@@ -9,6 +9,7 @@ import { JsonText } from "../wire/json_text.ts";
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
+// deno-lint-ignore no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
 /** Longest JSON text kept as text in the queue; a longer one is encoded at once, to be cut into views. */
 const MAX_TEXT_LINE = 64 * 1024;

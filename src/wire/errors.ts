@@ -68,6 +68,7 @@ function mark(error: Error, code: TransportErrorCode | ""): void {
  * `instanceof` for one of our classes: the brand and the code decide, so a copy from another load of
  * the package answers too. A user's own subclass (`this` is not `owner`) gets the ordinary prototype check.
  */
+// deno-lint-ignore ban-types
 function isCoded(owner: Function, self: Function, code: TransportErrorCode, value: unknown): boolean {
   if (self !== owner) return ordinaryInstanceOf.call(self, value);
   return brandOf(value) === code && (value as { code?: unknown }).code === code;

@@ -2,7 +2,7 @@
  * `fromMessagePort` on Node: over a `worker_threads` MessageChannel in one thread, and with a real
  * `Worker` on the other end. Round trips, a 3 MiB message, end-of-stream, abort, and flow control.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -238,6 +238,7 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     const { port1, port2 } = new MessageChannel();
     let posted = 0;
     let maxInTransit = 0;
+    // deno-lint-ignore prefer-const -- read by the spy before it is assigned
     let receiver!: MessagePortConnection;
     const sender = fromMessagePort(
       spyPort(port1, (n) => {
@@ -295,6 +296,7 @@ describe("fromMessagePort over a worker_threads MessageChannel", () => {
     const { port1, port2 } = new MessageChannel();
     let posted = 0;
     let maxInTransit = 0;
+    // deno-lint-ignore prefer-const -- read by the spy before it is assigned
     let receiver!: MessagePortConnection;
     const sender = fromMessagePort(
       spyPort(port1, (n) => {

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 /**
  * Drives the fault target (test/fixtures/faults/server.mjs) as a raw, possibly hostile, peer: bytes
  * in, lines out, nothing of our client library in between. Also reads the target's memory from /proc.

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 // A scripted `fetch` for HTTP client unit tests: every call is recorded, and a responder turns it
 // into a Response. SSE bodies can be split at chosen byte offsets, held open, or broken.
 export interface SeenRequest {

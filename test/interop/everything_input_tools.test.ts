@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 /**
  * The everything server's tools that ask the client (examples/everything/input_tools.mjs), as a real
  * child process: the 2026-07-28 input-required scenarios of the conformance suite replayed by our
@@ -13,7 +14,7 @@ import { spawnProcess } from "../../adapters/node.ts";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { JsonRpcError } from "../../src/wire/errors.ts";
+import type { JsonRpcError } from "../../src/wire/errors.ts";
 import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 
 const SERVER = join(ROOT, "examples/everything/server.mjs");
@@ -25,7 +26,7 @@ const sampled = (text: string) => ({
   stopReason: "endTurn",
 });
 const ROOTS = { roots: [{ uri: "file:///test/root", name: "Test Root" }] };
-type Json = Record<string, any>; // deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
 
 beforeAll(() => ensureDist());
 
@@ -94,7 +95,7 @@ describe("everything server: input-required scenarios (2026-07-28)", () => {
             ? ROOTS
             : sampled("The capital of France is Paris."),
         ]),
-      ); // deno-lint-ignore no-explicit-any
+      );
     const complete = async (name: string) => {
       const first = await call(name);
       expect(first.resultType).toBe("input_required");
@@ -120,7 +121,7 @@ describe("everything server: input-required scenarios (2026-07-28)", () => {
       "elicitation/create",
       "roots/list",
       "sampling/createMessage",
-    ]); // deno-lint-ignore no-explicit-any
+    ]);
     expect(multiple.done.resultType).toBe("complete");
     const r1 = await call("test_input_required_result_multi_round");
     const r2 = await call("test_input_required_result_multi_round", {
@@ -166,7 +167,7 @@ describe("everything server: input-required scenarios (2026-07-28)", () => {
   it("asks only for declared capabilities: sampling only → a sampling request; none → -32021 for test_missing_capability", async () => {
     const sampling = await modernClient(new ClientInputs().onSample(() => sampled("hi") as never));
     const first = await sampling.call("test_input_required_result_capabilities");
-    expect(Object.values(first.inputRequests).map((r: any) => r.method)).toEqual(["sampling/createMessage"]); // deno-lint-ignore no-explicit-any
+    expect(Object.values(first.inputRequests).map((r: any) => r.method)).toEqual(["sampling/createMessage"]);
     expect((await sampling.call("test_input_required_result_capabilities", {}, true)).content[0].text).toBe(
       "Sampled: hi",
     );

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 /**
  * The SDK clients as plain Node processes (test/fixtures/sdk/server_peers/sdk_client.mjs) against our
  * ContextServer fixture: the same checks as server_sdk.test.ts, outside vitest's module loader, so the

@@ -16,8 +16,8 @@ const HOSTILE =
   "\x1b[2J\x1b[H\x1b]0;pwned title\x07\x07\x1b]52;c;cHduZWQ=\x07\u009b31m\u009d0;c1 title\u009c\x7f\b\rEVIL\u202egnp.exe\u2066\u200f";
 
 /** Any character that can drive a terminal: C0 but tab and LF, DEL, C1, bidi controls. */
-// deno-lint-ignore no-control-regex
 const RAW_CONTROL =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {

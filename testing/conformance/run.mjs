@@ -169,6 +169,7 @@ function parseArgs(argv) {
       case "-h":
       case "--help":
         usage();
+        break;
       default:
         usage(`Unknown option '${a}'`);
     }

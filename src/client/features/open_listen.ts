@@ -158,7 +158,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
     );
     attempt.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
-  offs.push(...forward(context, stream, filter, (method, params) => ours(params)));
+  offs.push(...forward(context, stream, filter, (_method, params) => ours(params)));
   const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
   let connectionClosed = false;
   let waiting: AbortController | undefined; // the wait before the next attempt

@@ -60,11 +60,13 @@ type KnownKeys<T> = keyof {
 /** The type of declared property `K` of `T`; `never` when `T` only has it through an index signature. */
 type FieldOf<T, K> = K extends KnownKeys<T> & keyof T ? T[K] : never;
 /** Whether `T` may lack property `K`: declared optional, or not declared at all. */
+// deno-lint-ignore ban-types
 type IsOptional<T, K> = K extends KnownKeys<T> & keyof T ? ({} extends Pick<T, K> ? true : false) : true;
 type HasIndex<T> = string extends keyof T ? true : false;
 type IsUnion<T, U = T> = [T] extends [never] ? false
   : T extends unknown ? ([U] extends [T] ? false : true)
   : never;
+// deno-lint-ignore ban-types
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** Every property of `A` or `B`; required when required in both; typed as the union of both. */
@@ -89,6 +91,7 @@ type MergeObjects<A, B> = Simplify<
   }
   & (HasIndex<A> extends true ? { [key: string]: unknown }
     : HasIndex<B> extends true ? { [key: string]: unknown }
+    // deno-lint-ignore ban-types
     : {})
 >;
 
@@ -204,6 +207,7 @@ export type ServerNotificationParams<K extends keyof ServerNotificationMap> = Se
  * `true` when a message's params have no required property, so a caller may omit them.
  * @example `ParamsAreOptional<ClientRequestParams<"tools/list">>` is `true`.
  */
+// deno-lint-ignore ban-types
 export type ParamsAreOptional<P> = {} extends P ? true : false;
 
 // --- the method names at run time ------------------------------------------------------------------

@@ -22,6 +22,7 @@ interface SetupOptions {
 
 function setup(options: SetupOptions = {}) {
   const as = new AuthServerFixture({ origin: AS, ...options.as });
+  // deno-lint-ignore prefer-const -- assigned before the closures that read it run
   let rs: ResourceFixture;
   rs = new ResourceFixture({
     origin: RS,

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 import { describe, expect, it } from "vitest";
 import {
   accepted,

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 // The legacy-era HTTP session: initialize, Mcp-Session-Id, the GET stream with reconnection,
 // backoff and Last-Event-ID, server-to-client requests answered by POST, resumption of a response
 // stream, 404 re-initialization, DELETE on close, cancellation by notifications/cancelled.

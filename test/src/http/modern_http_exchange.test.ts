@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 // The modern-era HTTP exchange: one POST per request, derived headers, x-mcp-header, JSON and SSE
 // replies, retries on -32020 and -32022, broken streams, cancellation, timeouts.
 import { describe, expect, it } from "vitest";

@@ -30,7 +30,7 @@ describe("JsonRpcConnection basics", () => {
     const time = new FakeTimeProvider();
     const [a, b] = createDuplexPair();
     const server = new JsonRpcConnection(b, { timeProvider: time });
-    const waitMs = (ms: number, signal?: AbortSignal) =>
+    const waitMs = (ms: number, _signal?: AbortSignal) =>
       new Promise<void>((resolve) => {
         time.setTimer(resolve, ms);
       });

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 /**
  * JsonRpcConnection: requests, notifications and responses both ways, ids, the error replies the
  * connection writes itself, cancellation both ways, and option validation.

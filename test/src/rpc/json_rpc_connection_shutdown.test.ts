@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- tests reach into loosely typed peer objects
 /**
  * JsonRpcConnection ending: EOF half-close with grace (endOfStreamTimeout) then a bounded shutdown
  * (shutdownTimeout), the drain's no-progress and total deadlines, explicit close, transport faults,
@@ -303,7 +304,6 @@ describe("JsonRpcConnection drain deadlines after EOF", () => {
     const time = new FakeTimeProvider();
     const t0 = time.now();
     const { server, input, output } = recorded(time);
-    const log = { aborted: new Map<number, number>() };
     server
       .handle("bigLater", async (p) => {
         const { ms, kib } = p as { ms: number; kib: number };

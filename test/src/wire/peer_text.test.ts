@@ -20,6 +20,7 @@ describe("quotePeerText", () => {
 
   it("escapes every character that could start a line or steer a terminal", () => {
     const quoted = quotePeerText("a\nb\rc\u0085d\u2028e\u2029f\u001b[2Jg\u007fh\u009bi");
+    // deno-lint-ignore no-control-regex
     expect(quoted).not.toMatch(/[\n\r\u0085\u2028\u2029\u001b\u007f\u009b]/);
     expect(JSON.parse(quoted)).toBe("a\nb\rc\u0085d\u2028e\u2029f\u001b[2Jg\u007fh\u009bi");
   });

@@ -44,7 +44,7 @@ function serverWithFeatures() {
   server.resourceTemplate("test://template/{id}/data", {
     name: "template",
     complete: { id: (v) => [`${v}1`, `${v}2`] },
-  }, (uri, { id }) => ({ text: `id=${id}` }));
+  }, (_uri, { id }) => ({ text: `id=${id}` }));
   server.prompt("greet", { argsSchema: z.object({ name: z.string() }) }, ({ name }) => `Hello ${name}`);
   const [serverSide, clientSide] = createDuplexPair();
   const served = server.serve(serverSide);

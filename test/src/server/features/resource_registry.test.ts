@@ -68,7 +68,7 @@ describe("ResourceRegistry (through ServerFeatures.resource / resourceTemplate)"
     features.resourceTemplate(
       "test://template/{id}/data",
       { name: "template", mimeType: "application/json" },
-      (uri, { id }) => ({ text: JSON.stringify({ id }) }),
+      (_uri, { id }) => ({ text: JSON.stringify({ id }) }),
     );
     features.resource("test://template/static/data", { text: "static wins" });
     expect(await host.call("resources/read", { uri: "test://template/123/data" }, modernContext())).toEqual({

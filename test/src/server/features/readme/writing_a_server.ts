@@ -26,7 +26,7 @@ server.resourceTemplate("city://{name}/today", {
   name: "today",
   mimeType: "text/plain",
   complete: { name: (v) => ["Oslo", "Lima"].filter((c) => c.startsWith(v)) },
-}, (uri, { name }) => `Today in ${name}: sunny`);
+}, (_uri, { name }) => `Today in ${name}: sunny`);
 
 server.prompt(
   "plan-trip",
