@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Type-checks every TypeScript example in README.md the way a user's project would compile it: against
+// Type-checks every TypeScript example in README.md and docs/*.md the way a user's project would compile it: against
 // the package's built declarations (dist/**/*.d.ts, as `npm install onemodelcontext` delivers them,
 // resolved through package.json "exports"), with `strict: true` and `skipLibCheck: false`, so an error
 // in the package's own .d.ts fails too. Part of `npm run typecheck` and of run_all.sh's typecheck step.
 //
-//   node scripts/check_readme_examples.mjs [README.md]
+//   node scripts/check_readme_examples.mjs [FILE.md ...]      # default: README.md, CONTRIBUTING.md, docs/*.md
 //
 // The rule, for whoever writes the README:
 // - Every ```ts / ```typescript block is one module (its own file; top-level await allowed), checked as
@@ -21,13 +21,14 @@
 //   fragment unchecked (say why in the text). Prefer complete examples: declare what a fragment needs
 //   (`declare const client: ContextClient;`) rather than skipping it.
 //
-// Exit status 0 when every checked block compiles, 1 otherwise (each error with its README line).
+// Exit status 0 when every checked block compiles, 1 otherwise (each error with its file and line).
 import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -38,7 +39,14 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const README = resolve(process.argv[2] ?? join(ROOT, "README.md"));
+/** The Markdown files whose blocks are checked: the arguments, or the README, CONTRIBUTING and docs/. */
+const DOCS = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : [
+  join(ROOT, "README.md"),
+  join(ROOT, "CONTRIBUTING.md"),
+  ...(existsSync(join(ROOT, "docs"))
+    ? readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join(ROOT, "docs", f))
+    : []),
+].filter((f) => existsSync(f));
 const BIN = join(ROOT, "node_modules", ".bin");
 const TARGETS = ["node", "browser", "deno", "bun"];
 const THIRD_PARTY = /node_modules\/(@types\/node|bun-types|undici-types)\//;
@@ -224,7 +232,7 @@ function checkTarget(target, blocks, work, built) {
     }
   }
   const files = blocks.map((b) => ({
-    file: b.entries ? "entry_points.ts" : `readme_line_${b.line}.ts`,
+    file: b.entries ? "entry_points.ts" : `doc${b.doc}_line_${b.line}.ts`,
     block: b,
   }));
   for (const { file, block } of files) writeFileSync(join(dir, file), `${block.code}\n`);
@@ -252,12 +260,12 @@ function checkTarget(target, blocks, work, built) {
   }
   // deno-lint-ignore no-control-regex
   const clean = result.output.replace(/\x1b\[[0-9;]*m/g, "").replace(/\n\s*Stack backtrace:[\s\S]*$/, "");
-  // Map `readme_line_N.ts(L,C)` / `readme_line_N.ts:L:C` to the README line N + L - 1.
+  // Map `docD_line_N.ts(L,C)` / `docD_line_N.ts:L:C` to line N + L - 1 of Markdown file D.
   const mapped = clean.replace(
-    /(?:file:\/\/\S*\/)?readme_line_(\d+)\.ts(?:\((\d+),(\d+)\)|:(\d+):(\d+))/g,
-    (_m, start, l1, c1, l2, c2) => {
+    /(?:file:\/\/\S*\/)?doc(\d+)_line_(\d+)\.ts(?:\((\d+),(\d+)\)|:(\d+):(\d+))/g,
+    (_m, doc, start, l1, c1, l2, c2) => {
       const line = Number(start) + Number(l1 ?? l2) - 1;
-      return `README.md:${line}:${c1 ?? c2}`;
+      return `${relative(ROOT, DOCS[Number(doc)])}:${line}:${c1 ?? c2}`;
     },
   ).replaceAll(`${dir}/`, "");
   const errors = mapped.split("\n").filter((l) => /error TS\d{4}|TS\d{4} \[ERROR\]/.test(l));
@@ -273,18 +281,22 @@ function checkTarget(target, blocks, work, built) {
 }
 
 function main() {
-  const markdown = readFileSync(README, "utf8");
-  const blocks = extractBlocks(markdown);
+  const blocks = DOCS.flatMap((file, doc) =>
+    extractBlocks(readFileSync(file, "utf8")).map((block) => ({ ...block, doc }))
+  );
   const work = mkdtempSync(join(tmpdir(), "onemodelcontext-readme-"));
   let failed = 0;
   let errorCount = 0;
   try {
-    const skipped = blocks.filter((b) => b.targets.length === 0);
-    console.log(
-      `${relative(ROOT, README)}: ${blocks.length} TypeScript blocks, ${skipped.length} marked skip${
-        skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""
-      }`,
-    );
+    for (const [doc, file] of DOCS.entries()) {
+      const mine = blocks.filter((b) => b.doc === doc);
+      const skipped = mine.filter((b) => b.targets.length === 0);
+      console.log(
+        `${relative(ROOT, file)}: ${mine.length} TypeScript blocks, ${skipped.length} marked skip${
+          skipped.length ? ` (lines ${skipped.map((b) => b.line).join(", ")})` : ""
+        }`,
+      );
+    }
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     const built = join(work, "package");
     buildPackage(built);
@@ -295,7 +307,9 @@ function main() {
       ];
       if (mine.length === 0) continue;
       const r = checkTarget(target, mine, work, built);
-      const what = mine.map((b) => (b.entries ? "every entry point" : `line ${b.line}`)).join(", ");
+      const what = mine.map((b) =>
+        b.entries ? "every entry point" : `${relative(ROOT, DOCS[b.doc])}:${b.line}`
+      ).join(", ");
       console.log(`  ${target.padEnd(8)} ${r.ok ? "ok  " : "FAIL"} ${what}`);
       if (!r.ok) {
         failed++;
@@ -311,7 +325,7 @@ function main() {
   console.log(
     failed
       ? `README examples: ${errorCount} type errors in ${failed} target(s)`
-      : "README examples: every block compiles",
+      : `README examples: every block of ${DOCS.length} Markdown files compiles`,
   );
   process.exitCode = failed ? 1 : 0;
 }

@@ -94,6 +94,14 @@ describe("the API snapshot", () => {
   });
 });
 
+/** The README and every page of docs/, one text. */
+function readDocs(): string {
+  const pages = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort();
+  return [join(ROOT, "README.md"), ...pages.map((f) => join(ROOT, "docs", f))]
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n");
+}
+
 describe("the package root", () => {
   it("exports at most 24 values", () => {
     const root = entry(".");
@@ -101,15 +109,15 @@ describe("the package root", () => {
     expect(root.values).toBeGreaterThan(0);
   });
 
-  it("documents every value it exports in the README", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("documents every value it exports in the README or docs/", () => {
+    const readme = readDocs();
     const undocumented = entry(".").names.filter((n) =>
       n.kind === "value" && !readme.includes(`\`${n.name}\``)
     ).map((n) => n.name);
     expect(undocumented).toEqual([]);
   });
 
-  it("lists every entry of package.json in the README's install table", () => {
+  it("lists every entry of package.json in the README's entry-point table", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     for (const e of surface.entries) {
       const specifier = e.subpath === "." ? "onemodelcontext" : `onemodelcontext/${e.subpath.slice(2)}`;

@@ -1,4 +1,4 @@
-/** The README's error table ("## Errors") against the classes src/wire/errors.ts exports. */
+/** The error table of docs/errors.md against the classes src/wire/errors.ts exports. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,11 +11,11 @@ interface Row {
   fields: string[];
 }
 
-/** Rows of the first table under `## Errors`: class, code (undefined for "(base)" or "(a number)"), fields. */
+/** Rows of the page's first table: class, code (undefined for "(base)" or "(a number)"), fields. */
 function parseErrorTable(markdown: string): Row[] {
-  const section = markdown.split(/^## /m).find((part) => part.startsWith("Errors\n"));
-  if (!section) throw new Error('README.md has no "## Errors" section');
-  const lines = section.split("\n").filter((line) => line.startsWith("|"));
+  const table = /(?:^\|.*\n)+/m.exec(markdown)?.[0];
+  if (!table) throw new Error("docs/errors.md has no table");
+  const lines = table.split("\n").filter((line) => line.startsWith("|"));
   const [header, rule, ...rows] = lines;
   expect(header?.replace(/ +/g, " ")).toBe("| class | code | when raised | fields |");
   expect(rule).toMatch(/^\|( ?-+ ?\|){4}$/);
@@ -80,7 +80,7 @@ const SAMPLES: Record<string, () => Error> = {
 };
 
 describe("the README error table", () => {
-  const rows = parseErrorTable(readFileSync(join(ROOT, "README.md"), "utf8"));
+  const rows = parseErrorTable(readFileSync(join(ROOT, "docs/errors.md"), "utf8"));
 
   it("lists every error class errors.ts exports, and only those", () => {
     expect(rows.map((r) => r.className).sort()).toEqual(exported);
@@ -121,7 +121,7 @@ describe("the README error table", () => {
   });
 
   it("fails on a table that misses a class or names a wrong code", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const readme = readFileSync(join(ROOT, "docs/errors.md"), "utf8");
     const missing = parseErrorTable(readme.replace(/^\| `CancelledError` .*\n/m, ""));
     expect(missing.map((r) => r.className).sort()).not.toEqual(exported);
     const wrong = parseErrorTable(
