@@ -35,11 +35,11 @@ const specifier = (
   subpath: string,
 ): string => (subpath === "." ? "onemodelcontext" : `onemodelcontext/${subpath.slice(2)}`);
 
-/** The README's `// server.ts` and `// client.ts` blocks, each with the runtime its imports name. */
-function readmeExamples(): { runtime: string; file: string; code: string }[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+/** The `// server.ts` and `// client.ts` blocks of a Markdown file, each with the runtime its imports name. */
+function examplePairs(file: string): { runtime: string; file: string; code: string }[] {
+  const markdown = readFileSync(join(ROOT, file), "utf8");
   const found: { runtime: string; file: string; code: string }[] = [];
-  for (const m of readme.matchAll(/```ts\n(\/\/ (server|client)\.ts\b[^\n]*\n[\s\S]*?)```/g)) {
+  for (const m of markdown.matchAll(/```ts\n(\/\/ (server|client)\.ts\b[^\n]*\n[\s\S]*?)```/g)) {
     const code = m[1]!;
     const runtime = /onemodelcontext\/deno/.test(code)
       ? "deno"
@@ -53,8 +53,29 @@ function readmeExamples(): { runtime: string; file: string; code: string }[] {
   return found;
 }
 
+/** The README's first example: its shell lines, its tsconfig.json and its server and client. */
+function readmeFirstExample(): { commands: string[][]; tsconfig: string; server: string; client: string } {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(
+    readme.indexOf("## A first server and client"),
+    readme.indexOf("## Over HTTP"),
+  );
+  const sh = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  const commands = sh.split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter(Boolean)
+    .map((line) => line.split(/\s+/));
+  const tsconfig = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  const pair = examplePairs("README.md").filter((b) => b.runtime === "node");
+  return {
+    commands,
+    tsconfig,
+    server: pair.find((b) => b.file === "server.ts")?.code ?? "",
+    client: pair.find((b) => b.file === "client.ts")?.code ?? "",
+  };
+}
+
 let work: string;
 let project: string;
+let tarball: string;
 let packedFiles: string[];
 
 /** The environment for a nested npm: none of the npm_* variables of an `npm test` that runs this. */
@@ -92,6 +113,8 @@ beforeAll(() => {
     const entry of [
       "package.json",
       "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
       "tsconfig.json",
       "tsconfig.build.json",
       "src",
@@ -115,7 +138,7 @@ beforeAll(() => {
     files: { path: string }[];
   }[];
   packedFiles = packed[0]!.files.map((f) => f.path);
-  const tarball = join(work, packed[0]!.filename);
+  tarball = join(work, packed[0]!.filename);
   project = join(work, "project");
   mkdirSync(project);
   writeFileSync(
@@ -192,17 +215,47 @@ describe("the packed package", () => {
     for (const count of Object.values(counts)) expect(count).toBeGreaterThan(0);
   });
 
-  it("runs the README's server and client examples: Node (compiled by tsc), Deno and Bun", () => {
-    const blocks = readmeExamples();
+  it("follows the README's first example as written: npm init -y, its settings, its server and client", () => {
+    const example = readmeFirstExample();
+    const dir = join(work, "first");
+    mkdirSync(dir);
+    const versions = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).devDependencies;
+    run("npm", ["init", "-y"], dir);
+    expect(example.commands.length).toBeGreaterThanOrEqual(3);
+    for (const [npm, ...args] of example.commands) {
+      expect(npm).toBe("npm");
+      // The install line names the tarball this test packed; the dev tools are the versions this
+      // repository pins, so that the test does not follow the registry's latest.
+      const resolved = args.map((arg) =>
+        arg.endsWith(".tgz") ? tarball : arg in versions ? `${arg}@${versions[arg]}` : arg
+      );
+      const offline = resolved[0] === "install" ? ["--prefer-offline", "--no-audit", "--no-fund"] : [];
+      run("npm", [...resolved, ...offline], dir);
+    }
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect(pkg.type).toBe("module");
+    expect(Object.keys(pkg.dependencies)).toContain("onemodelcontext");
+    writeFileSync(join(dir, "tsconfig.json"), example.tsconfig);
+    writeFileSync(join(dir, "server.ts"), example.server);
+    writeFileSync(join(dir, "client.ts"), example.client);
+    run(join(dir, "node_modules/.bin/tsc"), [], dir); // `npx tsc`
+    const r = spawnSync(process.execPath, ["client.js"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    expect(`exit ${r.status}: ${r.stderr}`).toBe(`exit 0: ${r.stderr}`);
+    expect(r.stdout).toMatch(/^connected: (modern|legacy) era, \d{4}-\d{2}-\d{2}$/m);
+    expect(r.stdout).toContain("[ 'echo' ]");
+    expect(r.stdout).toMatch(/text: 'You said: hi'/);
+  });
+
+  it("runs the Deno and Bun examples of docs/runtimes.md", () => {
+    const blocks = examplePairs("docs/runtimes.md");
     const path = `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`;
     const runtimes = [
-      { name: "node", dir: "readme-node", client: [process.execPath, "client.js"] },
       {
         name: "deno",
-        dir: "readme-deno",
+        dir: "runtimes-deno",
         client: [join(ROOT, "node_modules/.bin/deno"), "run", "-A", "client.ts"],
       },
-      { name: "bun", dir: "readme-bun", client: [join(ROOT, "node_modules/.bin/bun"), "client.ts"] },
+      { name: "bun", dir: "runtimes-bun", client: [join(ROOT, "node_modules/.bin/bun"), "client.ts"] },
     ];
     for (const runtime of runtimes) {
       const pair = blocks.filter((b) => b.runtime === runtime.name);
@@ -212,29 +265,9 @@ describe("the packed package", () => {
       symlinkSync(join(project, "node_modules"), join(dir, "node_modules"), "dir");
       writeFileSync(
         join(dir, "package.json"),
-        JSON.stringify({ name: `readme-${runtime.name}`, private: true, type: "module" }),
+        JSON.stringify({ name: `runtimes-${runtime.name}`, private: true, type: "module" }),
       );
       for (const block of pair) writeFileSync(join(dir, block.file), block.code);
-      if (runtime.name === "node") {
-        symlinkSync(join(ROOT, "node_modules/@types"), join(dir, "types"), "dir");
-        writeFileSync(
-          join(dir, "tsconfig.json"),
-          JSON.stringify({
-            compilerOptions: {
-              strict: true,
-              target: "ES2022",
-              module: "NodeNext",
-              moduleResolution: "NodeNext",
-              lib: ["ES2022"],
-              types: ["node"],
-              typeRoots: ["./types"],
-              outDir: ".",
-            },
-            files: ["server.ts", "client.ts"],
-          }),
-        );
-        run(join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], dir);
-      }
       const r = spawnSync(runtime.client[0]!, runtime.client.slice(1), {
         cwd: dir,
         encoding: "utf8",
@@ -242,7 +275,8 @@ describe("the packed package", () => {
         env: { ...process.env, PATH: path },
       });
       expect(`${runtime.name} exit ${r.status}: ${r.stderr}`).toBe(`${runtime.name} exit 0: ${r.stderr}`);
-      expect(r.stdout, runtime.name).toMatch(/text: ['"]hi['"]/);
+      expect(r.stdout, runtime.name).toMatch(/\[ ["']echo["'] \]/);
+      expect(r.stdout, runtime.name).toMatch(/You said: hi/);
     }
   });
 
