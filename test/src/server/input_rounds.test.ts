@@ -204,6 +204,7 @@ describe("InputRounds, modern era", () => {
       } catch {
         return "swallowed";
       }
+      return "answered";
     };
     const err = await rejection(
       rounds.run(modern({ name: "g", inputResponses: { s: { role: "assistant" } } }), swallowing),
