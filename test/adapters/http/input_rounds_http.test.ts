@@ -13,7 +13,6 @@ import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
 import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-// @ts-expect-error: a plain ES module of the examples, without declarations
 import { addInputTools } from "../../../examples/everything/input_tools.mjs";
 
 const KEY = "6a".repeat(32);
