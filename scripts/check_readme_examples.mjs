@@ -44,7 +44,9 @@ const DOCS = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(
   join(ROOT, "README.md"),
   join(ROOT, "CONTRIBUTING.md"),
   ...(existsSync(join(ROOT, "docs"))
-    ? readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join(ROOT, "docs", f))
+    ? readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) =>
+      join(ROOT, "docs", f)
+    )
     : []),
 ].filter((f) => existsSync(f));
 const BIN = join(ROOT, "node_modules", ".bin");
