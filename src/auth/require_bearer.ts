@@ -4,6 +4,7 @@
  */
 import { httpError } from "../http/http_errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
+import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { formatBearerChallenge } from "./www_authenticate.ts";
@@ -176,8 +177,22 @@ export function requireBearer(
       );
     }
     authInfo.set(forwarded, info);
+    const principal = principalFrom(info);
+    if (principal !== undefined) {
+      Object.defineProperty(forwarded, REQUEST_PRINCIPAL, { value: principal, configurable: true });
+    }
     return handler(forwarded);
   };
+}
+
+/**
+ * Who a token speaks for, as `createHttpHandler` binds state and sessions to it: the `sub`, else the
+ * client (`client_credentials` tokens often have no `sub`); `undefined` when the token names neither.
+ */
+function principalFrom(info: AccessTokenInfo): string | undefined {
+  if (typeof info.subject === "string") return `sub:${info.subject}`;
+  if (typeof info.clientId === "string") return `client:${info.clientId}`;
+  return undefined;
 }
 
 /** `<origin>/.well-known/oauth-protected-resource<path>` for a resource identifier (RFC 9728 §3.1). */

@@ -47,6 +47,7 @@ import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
 import {
   ACCEPTS_REQUEST_PARTS,
+  principalOf,
   type RequestParts,
   TAKES_TEXT_REPLY,
   type TextReply,
@@ -411,7 +412,7 @@ class McpEndpoint {
       textReply: takesTextReply(request),
     });
     if (listen) this.#countStream(channel.openStream());
-    const context = new ChannelDispatchContext(controller, channel, undefined);
+    const context = new ChannelDispatchContext(controller, channel, undefined, principalOf(request));
     this.#run(id, message, context, channel, controller, listen);
     if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
     return channel.response;
@@ -470,6 +471,7 @@ class McpEndpoint {
       controller,
       channel,
       method === "initialize" ? undefined : session,
+      principalOf(request),
     );
     this.#run(id, message, context, channel, controller, false);
     return channel.response;
@@ -534,6 +536,7 @@ class McpEndpoint {
     });
     const context: DispatchContext = {
       session,
+      principal: principalOf(request),
       signal: controller.signal,
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),
