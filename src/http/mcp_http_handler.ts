@@ -489,6 +489,7 @@ class McpEndpoint {
     if (isInitialize) {
       session = table.create();
       if (!session) return tooManySessions(requestId, table.maxSessions);
+      session.principal = principalOf(request);
       const untrack = this.#server.trackSession?.(session);
       if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
     } else {
@@ -561,10 +562,12 @@ class McpEndpoint {
   ): LegacyHttpSession | Response {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
-    return table.get(sessionId.trim()) ??
-      httpError("sessionNotFound", id, {
-        message: "Session not found: it ended or never existed; send initialize to start a new one",
-      });
+    const found = table.get(sessionId.trim());
+    // Another principal's session answers as one that does not exist: 404, never its existence.
+    if (found !== undefined && found.principal === principalOf(request)) return found;
+    return httpError("sessionNotFound", id, {
+      message: "Session not found: it ended or never existed; send initialize to start a new one",
+    });
   }
 
   // ---------------------------------------------------------------- GET, DELETE

@@ -14,7 +14,7 @@ const TOKENS: Record<string, { subject: string }> = {
   "bob-token": { subject: "bob" },
 };
 
-export function protectedHandler() {
+export function protectedHandler(sessions = false) {
   const server = new ContextServer({
     name: "p",
     version: "1",
@@ -28,7 +28,7 @@ export function protectedHandler() {
     }, { key: "who" });
     return { content: [{ type: "text", text: `hi ${answer.content?.name}` }] };
   });
-  const http = createHttpHandler(server, { keepAliveInterval: 0 });
+  const http = createHttpHandler(server, { keepAliveInterval: 0, sessions });
   return requireBearer(http, {
     verify: (token) => {
       const who = TOKENS[token];
@@ -60,5 +60,47 @@ describe("requestState bound to the bearer token's principal", () => {
     expect(bob).toMatchObject({ id: 2, error: { code: -32602, data: { reason: "foreign" } } });
     const alice = await json(await handler(as("alice-token", call(3, retry))));
     expect(alice).toMatchObject({ id: 3, result: { content: [{ text: "hi Al" }] } });
+  });
+});
+
+describe("legacy sessions bound to the bearer token's principal", () => {
+  const legacy = (token: string, method: string, body?: unknown, session?: string) => {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+    };
+    if (session !== undefined) {
+      headers["mcp-session-id"] = session;
+      headers["mcp-protocol-version"] = "2025-11-25";
+    }
+    return new Request("http://127.0.0.1:3000/mcp", {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  };
+
+  it("answers 404 to another principal's POST and DELETE, and the owner's session lives on", async () => {
+    const handler = protectedHandler(true);
+    const init = await handler(legacy("alice-token", "POST", {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }));
+    expect(init.status).toBe(200);
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const bobPost = await handler(legacy("bob-token", "POST", ping, session));
+    expect(bobPost.status).toBe(404);
+    const bobDelete = await handler(legacy("bob-token", "DELETE", undefined, session));
+    expect(bobDelete.status).toBe(404);
+    const alicePost = await handler(legacy("alice-token", "POST", ping, session));
+    expect(alicePost.status).toBe(200);
+    expect(await json(alicePost)).toMatchObject({ id: 1, result: {} });
+    const aliceDelete = await handler(legacy("alice-token", "DELETE", undefined, session));
+    expect(aliceDelete.status).toBe(200);
   });
 });
