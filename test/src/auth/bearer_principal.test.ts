@@ -104,3 +104,46 @@ describe("legacy sessions bound to the bearer token's principal", () => {
     expect(aliceDelete.status).toBe(200);
   });
 });
+
+describe("requireBearer forwards the wrapped handler's shutdown (issue 25 item 5)", () => {
+  it("drain and close reach the handler: a legacy session ends on close", async () => {
+    const handler = protectedHandler(true);
+    expect(typeof handler.drain).toBe("function");
+    const init = await handler(
+      new Request("http://127.0.0.1:3000/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: "Bearer alice-token",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        }),
+      }),
+    );
+    await init.text();
+    expect(handler.sessionCount).toBe(1);
+    handler.drain();
+    await handler.close();
+    await handler.closed;
+    expect(handler.sessionCount).toBe(0);
+  });
+
+  it("forwards only what the handler has, calling it each time", () => {
+    const calls: string[] = [];
+    const inner = Object.assign(() => new Response(null), { drain: () => void calls.push("drain") });
+    const wrapped = requireBearer(inner, { verify: () => undefined });
+    wrapped.drain();
+    wrapped.drain();
+    expect(calls).toEqual(["drain", "drain"]);
+    expect("close" in wrapped).toBe(false);
+  });
+});
