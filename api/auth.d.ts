@@ -273,7 +273,7 @@ export declare function parseBearerChallenge(header: string | null | undefined):
 export declare function protectedResourceMetadataUrls(serverUrl: URL, challenge?: BearerChallenge): URL[];
 
 // requireBearer: value, from src/auth/require_bearer.ts
-export declare function requireBearer(handler: FetchHandler, options: RequireBearerOptions): (request: Request) => Promise<Response>;
+export declare function requireBearer<H extends FetchHandler>(handler: H, options: RequireBearerOptions): BearerHandler<H>;
 
 // scopesFromServer: value, from src/auth/scopes_from_server.ts
 export declare function scopesFromServer(server: ToolScopesSource): (call: ScopedCall) => readonly string[] | undefined;

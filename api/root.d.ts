@@ -1045,6 +1045,7 @@ export declare class ServerFeatures {
 // ServerFeaturesOptions: type, from src/server/features/server_features.ts
 export interface ServerFeaturesOptions {
     pageSize?: number;
+    maxUriLength?: number;
     listCache?: {
         ttlMs?: number;
         cacheScope?: CacheScope;

@@ -4,6 +4,7 @@
  */
 import { httpError } from "../http/http_errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
+import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { formatBearerChallenge } from "./www_authenticate.ts";
@@ -81,6 +82,14 @@ export interface RequireBearerOptions {
 /** A fetch handler. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
+/** The shutdown and gauge members of a handler (`createHttpHandler`'s) that a wrapper forwards. */
+const FORWARDED = ["drain", "close", "closed", "sessionCount", "streamCount"] as const;
+
+/** What {@linkcode requireBearer} returns: a fetch handler with the wrapped handler's `drain`, `close`, `closed` and gauges. */
+export type BearerHandler<H extends FetchHandler> =
+  & ((request: Request) => Promise<Response>)
+  & Pick<H, Extract<keyof H, (typeof FORWARDED)[number]>>;
+
 const authInfo = new WeakMap<Request, AccessTokenInfo>();
 
 /** The token information {@linkcode requireBearer} attached to `request`, for the handler behind it. */
@@ -107,10 +116,10 @@ export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
  * });
  * ```
  */
-export function requireBearer(
-  handler: FetchHandler,
+export function requireBearer<H extends FetchHandler>(
+  handler: H,
   options: RequireBearerOptions,
-): (request: Request) => Promise<Response> {
+): BearerHandler<H> {
   const metadataUrl = options.resourceMetadataUrl ??
     (options.metadata === undefined ? undefined : defaultMetadataUrl(options.metadata.resource));
   const metadataPath = metadataUrl === undefined ? undefined : new URL(metadataUrl).pathname;
@@ -120,7 +129,7 @@ export function requireBearer(
     ? options.metadata?.scopes_supported?.join(" ")
     : baseScopes.join(" ");
 
-  return async (request) => {
+  const wrapper = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (options.metadata !== undefined && metadataPath !== undefined && url.pathname === metadataPath) {
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: metadataCors() });
@@ -176,8 +185,36 @@ export function requireBearer(
       );
     }
     authInfo.set(forwarded, info);
+    const principal = principalFrom(info);
+    if (principal !== undefined) {
+      Object.defineProperty(forwarded, REQUEST_PRINCIPAL, { value: principal, configurable: true });
+    }
     return handler(forwarded);
   };
+  // serve() calls drain() and close() on what it is given: they must reach the wrapped handler, or
+  // listen streams are cut without their result and legacy sessions never end.
+  for (const name of FORWARDED) {
+    if (!(name in handler)) continue;
+    const inner = handler as unknown as Record<string, unknown>;
+    Object.defineProperty(
+      wrapper,
+      name,
+      typeof inner[name] === "function"
+        ? { value: (...args: unknown[]) => (inner[name] as (...a: unknown[]) => unknown)(...args) }
+        : { get: () => inner[name] },
+    );
+  }
+  return wrapper as BearerHandler<H>;
+}
+
+/**
+ * Who a token speaks for, as `createHttpHandler` binds state and sessions to it: the `sub`, else the
+ * client (`client_credentials` tokens often have no `sub`); `undefined` when the token names neither.
+ */
+function principalFrom(info: AccessTokenInfo): string | undefined {
+  if (typeof info.subject === "string") return `sub:${info.subject}`;
+  if (typeof info.clientId === "string") return `client:${info.clientId}`;
+  return undefined;
 }
 
 /** `<origin>/.well-known/oauth-protected-resource<path>` for a resource identifier (RFC 9728 §3.1). */

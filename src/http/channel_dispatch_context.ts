@@ -22,13 +22,20 @@ export class ChannelDispatchContext implements DispatchContext {
   /** A modern result may come back as its JSON text: the channel splices it into the reply. */
   readonly [TEXT_RESULTS] = true;
   readonly session: ServerSession | undefined;
+  readonly principal: string | undefined;
   readonly #cancel: RequestCancel;
   readonly #channel: ResponseChannel;
 
-  constructor(cancel: RequestCancel, channel: ResponseChannel, session: ServerSession | undefined) {
+  constructor(
+    cancel: RequestCancel,
+    channel: ResponseChannel,
+    session: ServerSession | undefined,
+    principal?: string,
+  ) {
     this.#cancel = cancel;
     this.#channel = channel;
     this.session = session;
+    this.principal = principal;
   }
 
   get signal(): AbortSignal {

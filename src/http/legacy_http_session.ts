@@ -48,6 +48,11 @@ export interface LegacyHttpSessionOptions {
 export class LegacyHttpSession implements ServerSession {
   readonly id: string;
   legacy: LegacySession | undefined = undefined;
+  /**
+   * The authenticated principal that opened the session (`initialize`), when the request carried one
+   * (see `REQUEST_PRINCIPAL`): only requests of the same principal reach it.
+   */
+  principal: string | undefined = undefined;
   readonly #options: LegacyHttpSessionOptions;
   readonly #inFlight = new Map<string, AbortController>();
   readonly #waiting = new Map<string, Waiting>();

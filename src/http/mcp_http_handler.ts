@@ -47,6 +47,7 @@ import { OriginGuard } from "./origin_guard.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./read_json_body.ts";
 import {
   ACCEPTS_REQUEST_PARTS,
+  principalOf,
   type RequestParts,
   TAKES_TEXT_REPLY,
   type TextReply,
@@ -411,7 +412,7 @@ class McpEndpoint {
       textReply: takesTextReply(request),
     });
     if (listen) this.#countStream(channel.openStream());
-    const context = new ChannelDispatchContext(controller, channel, undefined);
+    const context = new ChannelDispatchContext(controller, channel, undefined, principalOf(request));
     this.#run(id, message, context, channel, controller, listen);
     if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
     return channel.response;
@@ -470,6 +471,7 @@ class McpEndpoint {
       controller,
       channel,
       method === "initialize" ? undefined : session,
+      principalOf(request),
     );
     this.#run(id, message, context, channel, controller, false);
     return channel.response;
@@ -487,6 +489,7 @@ class McpEndpoint {
     if (isInitialize) {
       session = table.create();
       if (!session) return tooManySessions(requestId, table.maxSessions);
+      session.principal = principalOf(request);
       const untrack = this.#server.trackSession?.(session);
       if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
     } else {
@@ -534,6 +537,7 @@ class McpEndpoint {
     });
     const context: DispatchContext = {
       session,
+      principal: principalOf(request),
       signal: controller.signal,
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),
@@ -558,10 +562,12 @@ class McpEndpoint {
   ): LegacyHttpSession | Response {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
-    return table.get(sessionId.trim()) ??
-      httpError("sessionNotFound", id, {
-        message: "Session not found: it ended or never existed; send initialize to start a new one",
-      });
+    const found = table.get(sessionId.trim());
+    // Another principal's session answers as one that does not exist: 404, never its existence.
+    if (found !== undefined && found.principal === principalOf(request)) return found;
+    return httpError("sessionNotFound", id, {
+      message: "Session not found: it ended or never existed; send initialize to start a new one",
+    });
   }
 
   // ---------------------------------------------------------------- GET, DELETE

@@ -57,3 +57,16 @@ export class TextReply {
     return new Response(this.text, { status: this.status, headers: this.headers });
   }
 }
+
+/**
+ * A request property: the authenticated principal of the request (an OAuth `sub`), set by whoever
+ * verified its credentials (`requireBearer`). `createHttpHandler` binds a modern `requestState` and a
+ * legacy session to it. A symbol, so nothing a client sends can set it.
+ */
+export const REQUEST_PRINCIPAL: unique symbol = Symbol.for("onemodelcontext.http.principal");
+
+/** The principal {@linkcode REQUEST_PRINCIPAL} names on `request`, when it is a string. */
+export function principalOf(request: object): string | undefined {
+  const principal = (request as { [REQUEST_PRINCIPAL]?: unknown })[REQUEST_PRINCIPAL];
+  return typeof principal === "string" ? principal : undefined;
+}

@@ -7,14 +7,16 @@ import { wakeUp } from "../stream/deferred.ts";
 import { InflightRequest } from "./inflight_request.ts";
 import { asError, CancelledError, ErrorCodes, ProtocolError } from "../wire/errors.ts";
 import {
+  cancelledKey,
   type ClassifiedMessage,
   errorResponse,
-  idKey,
   type IncomingRequest,
+  replyFor,
   type RequestId,
+  requestKey,
 } from "../wire/json_rpc_message.ts";
 import { JsonText } from "../wire/json_text.ts";
-import { quotePeerText } from "../wire/quote_peer_text.ts";
+import { PEER_TEXT_QUOTE_CHARS, quotePeerText } from "../wire/quote_peer_text.ts";
 import { answerRequest, type Collect } from "./answer_request.ts";
 import { type NotificationHandler, requestContext, type RequestHandler } from "./request_context.ts";
 import type { SlotFallbacks, SlotHost } from "./slot_host.ts";
@@ -85,12 +87,21 @@ export class HandlerSlots {
     }
   }
 
-  #duplicate(request: IncomingRequest): Record<string, unknown> {
-    this.#host.report(new ProtocolError(`Request id ${quotePeerText(request.id)} is already in flight`));
-    return errorResponse(
-      request.id,
-      ErrorCodes.InvalidRequest,
-      `Invalid request: id ${quotePeerText(request.id)} is already in flight`,
+  #duplicate(request: IncomingRequest): Record<string, unknown> | JsonText {
+    // An id JSON.parse could not hold is named and echoed as the peer wrote it, never rounded.
+    const named = request.idLiteral === undefined
+      ? quotePeerText(request.id)
+      : request.idLiteral.length <= PEER_TEXT_QUOTE_CHARS
+      ? request.idLiteral
+      : `${request.idLiteral.slice(0, PEER_TEXT_QUOTE_CHARS)}… (${request.idLiteral.length} characters)`;
+    this.#host.report(new ProtocolError(`Request id ${named} is already in flight`));
+    return replyFor(
+      request,
+      errorResponse(
+        request.id,
+        ErrorCodes.InvalidRequest,
+        `Invalid request: id ${named} is already in flight`,
+      ),
     );
   }
 
@@ -104,13 +115,14 @@ export class HandlerSlots {
     this.#openBatches++;
     const texts: string[] = [];
     const runs: Promise<void>[] = [];
-    const owe = (reply: Record<string, unknown>) => texts.push(JSON.stringify(reply));
+    const owe = (reply: Record<string, unknown> | JsonText) =>
+      texts.push(reply instanceof JsonText ? reply.text : JSON.stringify(reply));
     try {
       for (const element of elements) {
         switch (element.kind) {
           case "request": {
             const request = element.request;
-            const key = idKey(request.id);
+            const key = requestKey(request);
             if (this.#isBarrier(request)) {
               owe(
                 errorResponse(
@@ -154,11 +166,11 @@ export class HandlerSlots {
    * `notifications/cancelled` first drops the request from the backlog (never dispatched, never
    * answered) or aborts it.
    */
-  notification(method: string, params: unknown, bytes = 0): void {
+  notification(method: string, params: unknown, bytes = 0, requestIdLiteral?: string): void {
     if (method === "notifications/cancelled") {
       const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === "string" || typeof requestId === "number") {
-        const key = idKey(requestId);
+        const key = cancelledKey(requestId, requestIdLiteral);
         this.#host.dropFromBacklog((entry) => entry.key === key);
         this.cancelByPeer(key, requestId);
       }

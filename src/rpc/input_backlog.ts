@@ -9,10 +9,10 @@ import {
   type ClassifiedMessage,
   classifyMessage,
   errorResponse,
-  idKey,
   MAX_ID_LENGTH,
+  requestKey,
 } from "../wire/json_rpc_message.ts";
-import { scanMessageHead } from "../wire/scan_message_head.ts";
+import { nestedMemberLiteral, scanMessageHead } from "../wire/scan_message_head.ts";
 import { type BacklogEntry, ENTRY_OVERHEAD_BYTES } from "./backlog_entry.ts";
 import { idFromLiteral } from "./id_from_literal.ts";
 import type { OversizeReply } from "./oversize_reply.ts";
@@ -24,7 +24,8 @@ export { type BacklogEntry, ENTRY_OVERHEAD_BYTES } from "./backlog_entry.ts";
  * an oversize line whose head says it was a reply (`id` when the head held it).
  */
 export type Immediate =
-  | Extract<ClassifiedMessage, { kind: "result" | "error" | "notification" }>
+  | Extract<ClassifiedMessage, { kind: "result" | "error" }>
+  | (Extract<ClassifiedMessage, { kind: "notification" }> & { requestIdLiteral?: string })
   | OversizeReply;
 
 /** Options of {@linkcode InputBacklog}. */
@@ -162,7 +163,7 @@ export class InputBacklog {
         }
         return undefined;
       case "notification":
-        if (message.method === "notifications/cancelled") return message;
+        if (message.method === "notifications/cancelled") return withRequestIdLiteral(message, item.text);
         this.push({
           bytes: item.bytes + ENTRY_OVERHEAD_BYTES,
           notification: { method: message.method, params: message.params },
@@ -186,7 +187,7 @@ export class InputBacklog {
           }
           if (literal !== undefined && literal !== String(request.id)) request.idLiteral = literal;
         }
-        this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, request, key: idKey(request.id) });
+        this.push({ bytes: item.bytes + ENTRY_OVERHEAD_BYTES, request, key: requestKey(request) });
         return undefined;
       }
     }
@@ -228,4 +229,18 @@ export class InputBacklog {
     if (dropped.length > 0) this.changed.fire();
     return dropped;
   }
+}
+
+/** A cancellation of an id JSON.parse could not hold exactly carries the id's wire text, to find it. */
+function withRequestIdLiteral(
+  message: Extract<ClassifiedMessage, { kind: "notification" }>,
+  text: string,
+): Immediate {
+  const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  if (typeof requestId !== "number" || Number.isSafeInteger(requestId)) return message;
+  const literal = nestedMemberLiteral(text, "params", "requestId");
+  if (literal === undefined || literal === String(requestId) || literal.length > MAX_ID_LENGTH) {
+    return message;
+  }
+  return { ...message, requestIdLiteral: literal };
 }

@@ -23,7 +23,7 @@ export interface PumpHost {
   /** A reply to one of our calls, as soon as it is read. */
   settle(reply: Reply): void;
   /** A notification, in order (or at once for `notifications/cancelled`); `bytes` count until its handler ends. */
-  notification(method: string, params: unknown, bytes?: number): void;
+  notification(method: string, params: unknown, bytes?: number, requestIdLiteral?: string): void;
   /** An oversize line that was a reply: its call fails (or, without a readable id, every call and the connection). */
   oversizeReply(reply: OversizeReply): void;
   sendOwnError(reply: Record<string, unknown>): Promise<void>;
@@ -52,7 +52,7 @@ export async function readInput(host: PumpHost): Promise<void> {
       if (item === undefined) break;
       const now = backlog.admit(item, host.answerInvalid, host.report);
       if (now === undefined) continue;
-      if (now.kind === "notification") host.notification(now.method, now.params);
+      if (now.kind === "notification") host.notification(now.method, now.params, 0, now.requestIdLiteral);
       else if (now.kind === "oversize_reply") host.oversizeReply(now);
       else host.settle(now);
     }

@@ -121,7 +121,8 @@ export class JsonRpcConnection implements AsyncDisposable {
       sendFailed: () => this.#checkOutputFault(),
       cancelled: (id, reason) => this.#sendCancelled(id, reason),
       settle: (reply) => this.#calls.settle(reply),
-      notification: (method, params, bytes) => this.#slots.notification(method, params, bytes),
+      notification: (method, params, bytes, literal) =>
+        this.#slots.notification(method, params, bytes, literal),
       release: (bytes) => this.#backlog.release(bytes),
       oversizeReply: (reply) =>
         failOversizeReply(reply, { calls: this.#calls, fault: (error) => this.#fault(error) }),

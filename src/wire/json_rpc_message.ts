@@ -54,6 +54,19 @@ export function idKey(id: RequestId): string {
   return typeof id === "number" ? `n:${id}` : `s:${id}`;
 }
 
+/**
+ * The in-flight key of `request`: the id's exact wire text when JSON.parse could not hold it, so
+ * `9007199254740995` and `9007199254740997` (both read as 9007199254740996) stay two requests.
+ */
+export function requestKey(request: IncomingRequest): string {
+  return request.idLiteral === undefined ? idKey(request.id) : `n:${request.idLiteral}`;
+}
+
+/** The key of a cancelled request id; `literal` is its wire text when JSON.parse could not hold it. */
+export function cancelledKey(requestId: RequestId, literal: string | undefined): string {
+  return typeof requestId === "number" && literal !== undefined ? `n:${literal}` : idKey(requestId);
+}
+
 /** Sorts a parsed JSON value into request, notification, response or invalid (with the id when readable). */
 export function classifyMessage(value: unknown): ClassifiedMessage {
   if (Array.isArray(value)) return { kind: "invalid", id: undefined, reason: BATCH_REJECTED_REASON };

@@ -31,33 +31,76 @@ const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
  */
 export function scanMessageHead(text: string, limit: number = text.length): MessageHead {
   const head: MessageHead = { hasMethod: false, hasResult: false, hasError: false };
-  const end = Math.min(limit, text.length);
-  let i = skipWs(text, 0, end);
-  if (text.charCodeAt(i) !== 0x7b /* { */) return head;
-  i++;
-  for (;;) {
-    i = skipWs(text, i, end);
-    if (i >= end || text.charCodeAt(i) !== 0x22 /* " */) return head;
-    const keyEnd = stringEnd(text, i, end);
-    if (keyEnd < 0) return head;
-    const key = text.slice(i + 1, keyEnd - 1);
-    i = skipWs(text, keyEnd, end);
-    if (text.charCodeAt(i) !== 0x3a /* : */) return head;
-    i = skipWs(text, i + 1, end);
+  walkMembers(text, 0, Math.min(limit, text.length), (key, start, end) => {
     if (key === "method") head.hasMethod = true;
     else if (key === "result") head.hasResult = true;
     else if (key === "error") head.hasError = true;
-    const valueEnd = skipValue(text, i, end);
-    if (valueEnd < 0) return head;
-    if (key === "id") {
-      const literal = text.slice(i, valueEnd);
-      const first = literal.charCodeAt(0);
-      if (first === 0x22 || first === 0x2d || (first >= 0x30 && first <= 0x39)) head.idLiteral = literal;
+    else if (key === "id" && end >= 0) {
+      const literal = text.slice(start, end);
+      if (isStringOrNumber(literal)) head.idLiteral = literal;
     }
+    return true;
+  });
+  return head;
+}
+
+/**
+ * The source text of the string or number member `inner` of the object member `outer` of the JSON
+ * object `text` (say `params.requestId` of a `notifications/cancelled`), or `undefined`.
+ */
+export function nestedMemberLiteral(text: string, outer: string, inner: string): string | undefined {
+  let found: string | undefined;
+  walkMembers(text, 0, text.length, (key, start) => {
+    if (key !== outer) return true;
+    if (text.charCodeAt(start) !== 0x7b /* { */) return false;
+    walkMembers(text, start, text.length, (innerKey, innerStart, innerEnd) => {
+      if (innerKey !== inner) return true;
+      if (innerEnd < 0) return false;
+      const literal = text.slice(innerStart, innerEnd);
+      if (isStringOrNumber(literal)) found = literal;
+      return false;
+    });
+    return false;
+  });
+  return found;
+}
+
+function isStringOrNumber(literal: string): boolean {
+  const first = literal.charCodeAt(0);
+  return first === 0x22 || first === 0x2d || (first >= 0x30 && first <= 0x39);
+}
+
+/**
+ * Walks the members of the JSON object starting at `from` (after whitespace), calling `visit` with
+ * each key and its value's bounds (`end` -1 when the value does not end before `end`) until it
+ * returns false; stops quietly at `end` or at anything that
+ * is not JSON.
+ */
+function walkMembers(
+  text: string,
+  from: number,
+  end: number,
+  visit: (key: string, start: number, end: number) => boolean,
+): void {
+  let i = skipWs(text, from, end);
+  if (text.charCodeAt(i) !== 0x7b /* { */) return;
+  i++;
+  for (;;) {
+    i = skipWs(text, i, end);
+    if (i >= end || text.charCodeAt(i) !== 0x22 /* " */) return;
+    const keyEnd = stringEnd(text, i, end);
+    if (keyEnd < 0) return;
+    const key = text.slice(i + 1, keyEnd - 1);
+    i = skipWs(text, keyEnd, end);
+    if (text.charCodeAt(i) !== 0x3a /* : */) return;
+    i = skipWs(text, i + 1, end);
+    const valueEnd = skipValue(text, i, end);
+    // Visited even when the value runs past the limit (-1): an oversize line's head still has a method.
+    if (!visit(key, i, valueEnd) || valueEnd < 0) return;
     i = skipWs(text, valueEnd, end);
     const c = text.charCodeAt(i);
     if (c === 0x2c /* , */) i++;
-    else return head; // `}` or the limit: done either way
+    else return; // `}` or the limit: done either way
   }
 }
 

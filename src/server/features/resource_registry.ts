@@ -88,6 +88,8 @@ export interface RegisteredResource {
 /** Options of {@linkcode ResourceRegistry}. */
 export interface ResourceRegistryOptions {
   pageSize: number;
+  /** The longest URI matched against templates. */
+  maxUriLength: number;
   /** Extra fields of a modern list result (`ttlMs`, `cacheScope`). */
   listExtras: Readonly<Record<string, unknown>>;
   onChange(): void;
@@ -231,6 +233,12 @@ export class ResourceRegistry {
     const handler = new RequestHandlerContext(context, params, this.#levels);
     const resource = this.#resources.get(uri);
     if (resource) return contentsOf(await resource.read(uri, handler), uri, resource.info.mimeType);
+    if (uri.length > this.#options.maxUriLength) {
+      throw new JsonRpcError(
+        ErrorCodes.InvalidParams,
+        `Invalid params: uri is ${uri.length} characters long, more than maxUriLength ${this.#options.maxUriLength}`,
+      );
+    }
     for (const entry of this.#templates.values()) {
       const variables = entry.template.match(uri);
       if (variables) {
@@ -260,6 +268,9 @@ export class ResourceRegistry {
     this.#options.onChange();
   }
 }
+
+/** The default longest URI `resources/read` matches against templates. */
+export const DEFAULT_MAX_URI_LENGTH = 16_384;
 
 /** The legacy (2025-11-25) "resource not found" code; the modern era uses -32602. */
 export const RESOURCE_NOT_FOUND = -32002;

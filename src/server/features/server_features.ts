@@ -18,6 +18,7 @@ import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
 import { ListenStreams, type ListKind } from "./listen_streams.ts";
 import { LogLevels } from "./log_levels.ts";
 import { DEFAULT_PAGE_SIZE } from "./pagination.ts";
+import { DEFAULT_MAX_URI_LENGTH } from "./resource_registry.ts";
 import {
   type PromptArguments,
   type PromptConfig,
@@ -46,6 +47,11 @@ import {
 export interface ServerFeaturesOptions {
   /** Items per page of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
   pageSize?: number;
+  /**
+   * The longest URI `resources/read` matches against resource templates, in UTF-16 code units; a
+   * longer one (that is not an exact static resource URI) is answered -32602. Default 16 384.
+   */
+  maxUriLength?: number;
   /**
    * The cache hint of modern (2026-07-28) list results: `ttlMs` (default 0, immediately stale) and
    * `cacheScope` (default `"private"`). Legacy results carry none.
@@ -85,6 +91,7 @@ export class ServerFeatures {
     this.#host = host;
     this.#levels = new LogLevels(host);
     const pageSize = integerOption("pageSize", options.pageSize, DEFAULT_PAGE_SIZE, 1);
+    const maxUriLength = integerOption("maxUriLength", options.maxUriLength, DEFAULT_MAX_URI_LENGTH, 1);
     const cache = options.listCache ?? {};
     const cacheScope = cache.cacheScope ?? "private";
     if (cacheScope !== "public" && cacheScope !== "private") {
@@ -109,6 +116,7 @@ export class ServerFeatures {
     });
     this.#resources = new ResourceRegistry(this.#levels, {
       pageSize,
+      maxUriLength,
       listExtras,
       onChange: () => this.#changed("resources"),
     });

@@ -4,6 +4,7 @@
  * @module
  */
 import { InvalidOptionError } from "../../wire/errors.ts";
+import { type MatchStep, matchSteps } from "./uri_template_matcher.ts";
 
 /** The variables a template match produced: every variable that appeared in the URI, decoded. */
 export type UriVariables = Record<string, string>;
@@ -14,19 +15,19 @@ interface Operator {
   readonly named: boolean;
   /** `+` and `#`: reserved characters are kept as they are. */
   readonly reserved: boolean;
-  /** One value's characters when matching, as a regular expression class. */
-  readonly value: string;
+  /** Characters a value of this operator never contains when matching (`undefined`: any character). */
+  readonly stops: string | undefined;
 }
 
 const OPERATORS: Record<string, Operator> = {
-  "": { first: "", separator: ",", named: false, reserved: false, value: "[^/?#,]*" },
-  "+": { first: "", separator: ",", named: false, reserved: true, value: "" },
-  "#": { first: "#", separator: ",", named: false, reserved: true, value: "" },
-  ".": { first: ".", separator: ".", named: false, reserved: false, value: "[^/?#.]*" },
-  "/": { first: "/", separator: "/", named: false, reserved: false, value: "[^/?#]*" },
-  ";": { first: ";", separator: ";", named: true, reserved: false, value: "[^;/?#]*" },
-  "?": { first: "?", separator: "&", named: true, reserved: false, value: "" },
-  "&": { first: "&", separator: "&", named: true, reserved: false, value: "" },
+  "": { first: "", separator: ",", named: false, reserved: false, stops: "/?#," },
+  "+": { first: "", separator: ",", named: false, reserved: true, stops: undefined },
+  "#": { first: "#", separator: ",", named: false, reserved: true, stops: undefined },
+  ".": { first: ".", separator: ".", named: false, reserved: false, stops: "/?#." },
+  "/": { first: "/", separator: "/", named: false, reserved: false, stops: "/?#" },
+  ";": { first: ";", separator: ";", named: true, reserved: false, stops: ";/?#" },
+  "?": { first: "?", separator: "&", named: true, reserved: false, stops: "#" },
+  "&": { first: "&", separator: "&", named: true, reserved: false, stops: "#" },
 };
 
 interface Expression {
@@ -61,7 +62,7 @@ export class UriTemplate {
   /** The variable names, in order of appearance. */
   readonly variables: readonly string[];
   readonly #parts: readonly Part[];
-  readonly #pattern: RegExp;
+  readonly #steps: readonly MatchStep[];
 
   /** Throws {@linkcode InvalidOptionError} for a malformed template or a level 4 expression. */
   constructor(template: string) {
@@ -76,7 +77,7 @@ export class UriTemplate {
     this.template = template;
     this.#parts = parse(template);
     this.variables = this.#parts.flatMap((part) => (typeof part === "string" ? [] : part.names));
-    this.#pattern = new RegExp(`^${this.#parts.map(patternOf).join("")}$`, "s");
+    this.#steps = this.#parts.map(stepOf);
   }
 
   /** True when the template has no expression (it names exactly one URI). */
@@ -84,16 +85,18 @@ export class UriTemplate {
     return this.variables.length === 0;
   }
 
-  /** The variables of `uri` when it matches the template, else `undefined`. */
+  /**
+   * The variables of `uri` when it matches the template, else `undefined`. Time is linear in the
+   * length of `uri` for a given template (no backtracking), so client input cannot stall a server.
+   */
   match(uri: string): UriVariables | undefined {
-    const found = this.#pattern.exec(uri);
+    const found = matchSteps(this.#steps, uri);
     if (!found) return undefined;
     const variables: UriVariables = Object.create(null);
-    let group = 1;
+    let group = 0;
     for (const part of this.#parts) {
       if (typeof part === "string") continue;
-      const chunk = found[group++] ?? "";
-      if (!assign(part, chunk, variables)) return undefined;
+      if (!assign(part, found[group++], variables)) return undefined;
     }
     return variables;
   }
@@ -176,25 +179,24 @@ function expression(template: string, body: string): Expression {
   return { operator: OPERATORS[symbol], names };
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-function patternOf(part: Part): string {
-  if (typeof part === "string") return escapeRegExp(part);
+/** How one part matches: a literal, or an expression as a sequence of optional prefixed runs. */
+function stepOf(part: Part): MatchStep {
+  if (typeof part === "string") return { literal: part };
   const { operator, names } = part;
-  const first = escapeRegExp(operator.first);
   switch (operator.first) {
     case "":
-      if (operator.reserved) return "(.*?)";
-      return names.length > 1 ? "([^/?#]*)" : `(${operator.value})`;
+      // `{+var}` is lazy (the shortest value that lets the rest match), as it always was.
+      if (operator.reserved) return { runs: [{ prefix: "", stops: undefined }], shortest: true };
+      return { runs: [{ prefix: "", stops: names.length > 1 ? "/?#" : operator.stops }], shortest: false };
     case "#":
-      return "((?:#.*)?)";
     case "?":
     case "&":
-      return `((?:${first}[^#]*)?)`;
+      return { runs: [{ prefix: operator.first, stops: operator.stops, optional: true }], shortest: false };
     default:
-      return `((?:${first}${operator.value}){0,${names.length}})`;
+      return {
+        runs: names.map(() => ({ prefix: operator.first, stops: operator.stops, optional: true })),
+        shortest: false,
+      };
   }
 }
 

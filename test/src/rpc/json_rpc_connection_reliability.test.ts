@@ -371,6 +371,67 @@ describe("ids beyond 2^53 come back byte-exact (12.9)", () => {
   });
 });
 
+describe("ids beyond 2^53 are in flight by their exact text (issue 25.18)", () => {
+  it("runs 9007199254740995 and 9007199254740997 (both read as …996) as two requests, each answered with its own id", async () => {
+    const { connection, peer, reports } = setup();
+    const held = gate();
+    connection.handle("wait", async () => {
+      await held.opened;
+      return "done";
+    }).start();
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740995,"method":"wait"}\n`);
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740997,"method":"wait"}\n`);
+    await settle();
+    held.open();
+    const lines = await peer.waitFor(2);
+    expect(lines.sort()).toEqual([
+      `{"jsonrpc":"2.0","id":9007199254740995,"result":"done"}`,
+      `{"jsonrpc":"2.0","id":9007199254740997,"result":"done"}`,
+    ]);
+    expect(reports.filter((r) => /in flight/.test(r.message))).toEqual([]);
+    await connection.close();
+  });
+
+  it("refuses the same big id twice, naming and echoing it as written", async () => {
+    const { connection, peer } = setup();
+    const held = gate();
+    connection.handle("wait", async () => {
+      await held.opened;
+      return "done";
+    }).start();
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740995,"method":"wait"}\n`);
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740995,"method":"wait"}\n`);
+    const [refusal] = await peer.waitFor(1);
+    expect(refusal).toMatch(/^\{"jsonrpc":"2\.0","id":9007199254740995,"error":\{"code":-32600,/);
+    expect(refusal).toContain("id 9007199254740995 is already in flight");
+    held.open();
+    await peer.waitFor(2);
+    await connection.close();
+  });
+
+  it("cancels the big id the peer named, not the other one it rounds alike", async () => {
+    const { connection, peer } = setup();
+    const aborted: string[] = [];
+    const held = gate();
+    connection.handle("wait", async (_params, context) => {
+      context.signal.addEventListener("abort", () => aborted.push("x"));
+      await held.opened;
+      return "done";
+    }).start();
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740995,"method":"wait"}\n`);
+    await peer.write(`{"jsonrpc":"2.0","id":9007199254740997,"method":"wait"}\n`);
+    await settle();
+    await peer.write(
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"r","requestId":9007199254740997}}\n`,
+    );
+    await settle();
+    expect(aborted).toEqual(["x"]);
+    held.open();
+    expect(await peer.waitFor(1)).toEqual([`{"jsonrpc":"2.0","id":9007199254740995,"result":"done"}`]);
+    await connection.close();
+  });
+});
+
 describe("JSON-RPC batches (12.10)", () => {
   it("rejects a batch with one -32600 naming the version rule unless acceptsBatch says yes", async () => {
     const { connection, peer } = setup();

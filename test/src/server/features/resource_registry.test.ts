@@ -128,3 +128,37 @@ describe("ResourceRegistry (through ServerFeatures.resource / resourceTemplate)"
     });
   });
 });
+
+describe("ResourceRegistry maxUriLength", () => {
+  const templated = (maxUriLength?: number) => {
+    const host = new FakeHost();
+    const features = new ServerFeatures(host, maxUriLength === undefined ? {} : { maxUriLength });
+    features.resourceTemplate("t://{+path}", {}, (_uri, { path }) => `len ${path.length}`);
+    return host;
+  };
+  const uriOf = (length: number) => `t://${"a".repeat(length - 4)}`;
+
+  it("matches a URI of the default 16 384 characters and answers -32602 for one character more", async () => {
+    const host = templated();
+    expect(await host.call("resources/read", { uri: uriOf(16_384) }, modernContext())).toMatchObject({
+      contents: [{ text: "len 16380" }],
+    });
+    await expect(host.call("resources/read", { uri: uriOf(16_385) }, modernContext())).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/16385 characters long, more than maxUriLength 16384/),
+    });
+  });
+
+  it("holds a configured bound both ways, and an exact static URI is not bounded", async () => {
+    const host = templated(100);
+    expect(await host.call("resources/read", { uri: uriOf(100) }, legacyContext())).toMatchObject({
+      contents: [{ text: "len 96" }],
+    });
+    await expect(host.call("resources/read", { uri: uriOf(101) }, legacyContext())).rejects.toMatchObject({
+      code: -32602,
+    });
+    const features = new ServerFeatures(new FakeHost(), { maxUriLength: 10 });
+    expect(() => features.resource(uriOf(50), { text: "x" })).not.toThrow();
+    expect(() => new ServerFeatures(new FakeHost(), { maxUriLength: 0 })).toThrow(/maxUriLength/);
+  });
+});

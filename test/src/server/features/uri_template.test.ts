@@ -89,3 +89,41 @@ describe("UriTemplate", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe("UriTemplate matching in linear time", () => {
+  // Before: each expression became a backtracking regular expression group, so a literal the
+  // expression's class also matches (`{city}-{date}`) made a non-matching 96 KiB URI take seconds and
+  // `{x}{y}{z}` was cubic. These inputs finish at once only when matching is linear.
+  it("refuses a 96 KiB URI against {city}-{date} without backtracking", () => {
+    const template = new UriTemplate("weather://{city}-{date}");
+    expect(template.match(`weather://${"-".repeat(96 * 1024)}/`)).toBeUndefined();
+    expect({ ...template.match(`weather://${"a-".repeat(48 * 1024)}`) }).toEqual({
+      city: `${"a-".repeat(48 * 1024 - 1)}a`,
+    });
+  });
+
+  it("refuses a 256 KiB URI against {x}{y}{z} without backtracking", () => {
+    const template = new UriTemplate("t://{x}{y}{z}/end");
+    expect(template.match(`t://${"a".repeat(256 * 1024)}/nope`)).toBeUndefined();
+    expect({ ...template.match(`t://${"a".repeat(256 * 1024)}/end`) }).toEqual({ x: "a".repeat(256 * 1024) });
+  });
+
+  it("chooses the values a greedy left-to-right match chooses, wherever a match exists", () => {
+    expect({ ...new UriTemplate("weather://{city}-{date}").match("weather://new-york-2024") }).toEqual({
+      city: "new-york",
+      date: "2024",
+    });
+    expect({ ...new UriTemplate("x://{a}-{b}-{c}").match("x://p-q-r") }).toEqual({ a: "p", b: "q", c: "r" });
+    expect({ ...new UriTemplate("x://{+path}/{name}.txt").match("x://a/b/c.d.txt") }).toEqual({
+      path: "a/b",
+      name: "c.d",
+    });
+    expect({ ...new UriTemplate("x://{+a}-{+b}").match("x://1-2-3") }).toEqual({ a: "1", b: "2-3" });
+    expect({ ...new UriTemplate("x://h{/a,b}{/c}").match("x://h/1/2/3") }).toEqual({
+      a: "1",
+      b: "2",
+      c: "3",
+    });
+    expect(new UriTemplate("x://{a}-{b}").match("x://nodash")).toBeUndefined();
+  });
+});
