@@ -113,7 +113,7 @@ describe("httpTransport maxResponseBytes", () => {
       eraCache: new EraCache(),
       onReport: () => {},
     });
-    const error = await client.request("tools/list", {}).catch((e: HttpStatusError) => e);
+    const error = (await client.request("tools/list", {}).catch((e: unknown) => e)) as HttpStatusError;
     expect(error).toBeInstanceOf(HttpStatusError);
     expect(error.status).toBe(502);
     expect(error.body.length).toBeLessThanOrEqual(200);
