@@ -85,6 +85,7 @@ export interface HttpTransportOptions {
     listen?: boolean;
     reconnect?: ReconnectOptions;
     maxEventBytes?: number;
+    maxResponseBytes?: number;
 }
 
 // ProcessConnection: type, from adapters/process/process_connection.ts

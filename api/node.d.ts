@@ -53,6 +53,7 @@ export interface HttpTransportOptions {
     listen?: boolean;
     reconnect?: ReconnectOptions;
     maxEventBytes?: number;
+    maxResponseBytes?: number;
 }
 
 // LoopbackRedirect: type, from adapters/oauth_loopback.ts

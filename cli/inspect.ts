@@ -14,6 +14,8 @@ import { terminalJson, terminalText } from "./terminal_text.ts";
 export const DEFAULT_MAX_ITEMS_SHOWN = 1_000;
 /** Pages read per list at most by default (a server whose cursors never end is cut off there). */
 export const DEFAULT_MAX_PAGES = 10_000;
+/** Items read per list at most by default, in text and JSON alike (a server paging forever stops there). */
+export const DEFAULT_MAX_ITEMS = 100_000;
 
 /** Options of {@linkcode printInspect}. */
 export interface InspectOptions {
@@ -27,6 +29,8 @@ export interface InspectOptions {
   maxItemsShown?: number;
   /** Pages read per list at most. Default {@linkcode DEFAULT_MAX_PAGES}. */
   maxPages?: number;
+  /** Items read per list at most. Default {@linkcode DEFAULT_MAX_ITEMS}. */
+  maxItems?: number;
 }
 
 /** One list `inspect` prints: its title, method, result key and how one item reads. */
@@ -85,11 +89,13 @@ const SECTIONS: readonly Section[] = [
 export async function printInspect(client: ContextClient, options: InspectOptions): Promise<number> {
   const capabilities = (client.serverCapabilities ?? {}) as Record<string, unknown>;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
   const pagesOf = (section: Section): AsyncGenerator<unknown[]> | undefined =>
     capabilities[section.capability]
       ? listPages(client, section.method, section.key, {
         maxPages,
-        onCut: () => options.warn?.(`${section.method}: stopped after ${maxPages} pages; the list goes on`),
+        maxItems,
+        onCut: (bound) => options.warn?.(`${section.method}: stopped after ${bound}; the list goes on`),
       })
       : undefined;
   if (options.json) return await printJson(client, capabilities, pagesOf, options.write);

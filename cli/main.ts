@@ -348,9 +348,17 @@ function printStderrTail(error: unknown): void {
   process.stderr.write(`Server stderr (last lines):\n${terminalText(tail, { multiline: true })}\n`);
 }
 
-/** An error in plain words, made inert for the terminal: its message may quote the server. */
+/** Characters of an error message the CLI prints at most: a server controls it, and may send megabytes. */
+export const MAX_ERROR_CHARS = 2_000;
+
+/** An error in plain words, made inert for the terminal and bounded: its message may quote the server. */
 function describe(error: unknown): string {
-  return terminalText(describeRaw(error), { multiline: true });
+  return terminalText(boundedText(describeRaw(error), MAX_ERROR_CHARS), { multiline: true });
+}
+
+/** `text` cut to `max` characters, saying how long it was. */
+export function boundedText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all)`;
 }
 
 function describeRaw(error: unknown): string {

@@ -161,8 +161,10 @@ export function negotiationInWords(client: ContextClient): string {
 export interface ListPagesOptions {
   /** Pages read at most. */
   maxPages: number;
-  /** Called when the list still had a next cursor after `maxPages` pages. */
-  onCut?(): void;
+  /** Items yielded at most (a page that crosses it is cut); unbounded when absent. */
+  maxItems?: number;
+  /** Called when the list still had a next cursor (or more items) after `maxPages` pages or `maxItems` items; `bound` names which. */
+  onCut?(bound: string): void;
 }
 
 /**
@@ -176,12 +178,20 @@ export async function* listPages(
   options: ListPagesOptions,
 ): AsyncGenerator<unknown[]> {
   let cursor: string | undefined;
+  let room = options.maxItems ?? Number.POSITIVE_INFINITY;
   for (let page = 0; page < options.maxPages; page++) {
     const result = (await client.request(method, cursor ? { cursor } : {})) as Record<string, unknown>;
     const list = result[key];
-    yield Array.isArray(list) ? list : [];
+    const items = Array.isArray(list) ? list : [];
     cursor = typeof result.nextCursor === "string" && result.nextCursor ? result.nextCursor : undefined;
+    if (items.length > room || (items.length === room && cursor)) {
+      yield items.slice(0, room);
+      options.onCut?.(`${options.maxItems} items`);
+      return;
+    }
+    yield items;
+    room -= items.length;
     if (!cursor) return;
   }
-  options.onCut?.();
+  options.onCut?.(`${options.maxPages} pages`);
 }

@@ -89,7 +89,7 @@ async function shutdown(
   // Stop listening only: http.Server#close would also cut idle keep-alive connections at once, while
   // a proxy may already be sending a request on one (it cannot repeat a POST: the caller gets a 502).
   // They end after keepAliveTimeout of quiet instead; a request that still comes is answered.
-  const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  const stopped = closeListener(server);
   // Connections busy then end after their answer (Connection: close); only idle ones are ended here.
   const idle = options.idleCloseDelay < options.keepAliveTimeout
     ? setTimeout(() => server.closeIdleConnections(), options.idleCloseDelay)
@@ -105,6 +105,38 @@ async function shutdown(
   clearTimeout(forced);
   clearTimeout(idle);
   await handler.close?.();
+}
+
+/** Event-loop turns {@linkcode closeListener} waits at most for one in which nothing was accepted. */
+const MAX_ACCEPT_TURNS = 64;
+
+/**
+ * Stops listening, without resetting what the kernel already queued. Closing a listening socket resets
+ * every connection the kernel completed but Node has not accepted yet, and a proxy has already written
+ * its request on it: a POST it cannot repeat, a lost call behind nginx. So the socket closes only
+ * after an event-loop turn whose poll accepted nothing (libuv accepts everything pending in each
+ * poll), at most {@linkcode MAX_ACCEPT_TURNS} turns; a connection accepted meanwhile is served (with
+ * `Connection: close`, as the drain has begun). Resolves when the server's connections have all ended.
+ */
+function closeListener(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let accepted = 0;
+    let turns = 0;
+    const onConnection = (): void => void accepted++;
+    server.on("connection", onConnection);
+    const turn = (): void => {
+      if (accepted > 0 && ++turns < MAX_ACCEPT_TURNS) {
+        accepted = 0;
+        setImmediate(turn); // scheduled from the check phase: runs after the next poll
+        return;
+      }
+      server.off("connection", onConnection);
+      NetServer.prototype.close.call(server, () => resolve());
+    };
+    // An immediate scheduled from an immediate runs in the next turn, after its poll: at least one
+    // poll (which accepts what is pending) comes before the first look at `accepted`.
+    setImmediate(() => setImmediate(turn));
+  });
 }
 
 async function handle(

@@ -91,6 +91,19 @@ function legacyIn(versions: readonly string[]): string[] {
   return LEGACY_VERSIONS.filter((v) => versions.includes(v));
 }
 
+/** Versions quoted in a message at most; the rest are counted. */
+const QUOTED_VERSIONS = 12;
+
+/**
+ * A server's version list for a message, bounded: the first {@linkcode QUOTED_VERSIONS} entries, each
+ * quoted to 40 characters, and how many more there were (a server may list a million).
+ */
+export function quoteVersions(versions: readonly string[]): string {
+  const shown = versions.slice(0, QUOTED_VERSIONS).map((v) => quotePeerText(v, 40)).join(",");
+  const more = versions.length - QUOTED_VERSIONS;
+  return `[${shown}${more > 0 ? `,… ${more} more` : ""}]`;
+}
+
 /** Classifies a result the server returned to `server/discover`. */
 export function classifyProbeResult(result: unknown): ProbeVerdict {
   const parsed = parseDiscoverResult(result);
@@ -106,7 +119,7 @@ export function classifyProbeResult(result: unknown): ProbeVerdict {
   }
   const shared = newestSharedModern(parsed.supportedVersions);
   if (shared) return { kind: "modern", version: shared, discover: parsed };
-  const list = JSON.stringify(parsed.supportedVersions);
+  const list = quoteVersions(parsed.supportedVersions);
   if (isLegacyOnlyList(parsed.supportedVersions)) {
     return {
       kind: "legacy",
@@ -145,7 +158,7 @@ export function classifyProbeError(error: JsonRpcError, mayReprobe: boolean): Pr
         learn: true,
         legacyVersions: legacyIn(supported),
         detail: `server/discover was answered ${what} listing only legacy versions ${
-          JSON.stringify(supported)
+          quoteVersions(supported)
         }`,
       };
     }
@@ -199,7 +212,7 @@ export function parseInitializeResult(result: unknown): InitializeInfo | string 
   const version = result.protocolVersion;
   if (eraOf(version) !== "legacy") {
     return `Server answered initialize with protocolVersion ${
-      JSON.stringify(version)
+      quotePeerText(version, 100)
     }, which is not a legacy version this client supports (${LEGACY_VERSIONS.join(", ")})`;
   }
   const info: InitializeInfo = {

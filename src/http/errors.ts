@@ -36,3 +36,21 @@ export class EventTooLargeError extends MessageTooLargeError {
     this.message = `An SSE event exceeds maxEventBytes (${limitBytes} bytes)`;
   }
 }
+
+/**
+ * A JSON response body was larger than `maxResponseBytes`: its `Content-Length` said so (nothing was
+ * read) or more bytes arrived (reading stopped at the first chunk over, the body was cancelled).
+ * `code` is `message_too_large`; `instanceof MessageTooLargeError` holds.
+ */
+export class ResponseTooLargeError extends MessageTooLargeError {
+  /** The `Content-Length` the response declared, when it declared one over the cap. */
+  readonly declaredBytes: number | undefined;
+  constructor(limitBytes: number, declaredBytes?: number) {
+    super(limitBytes);
+    const what = declaredBytes === undefined
+      ? "The response body"
+      : `The response body (Content-Length ${declaredBytes})`;
+    this.message = `${what} exceeds maxResponseBytes (${limitBytes} bytes)`;
+    this.declaredBytes = declaredBytes;
+  }
+}

@@ -41,6 +41,7 @@ import { ACCEPT_BOTH, type FetchLike, type HeadersSource, HttpEndpoint } from ".
 import { HttpStatusError } from "./http_client_errors.ts";
 import { ModernHttpExchange } from "./modern_http_exchange.ts";
 import { LegacyHttpClientSession, type ReconnectOptions } from "./legacy_http_client_session.ts";
+import { readResponseExcerpt } from "./read_response_text.ts";
 
 /** Options of {@linkcode httpTransport}. */
 export interface HttpTransportOptions {
@@ -61,6 +62,8 @@ export interface HttpTransportOptions {
   reconnect?: ReconnectOptions;
   /** Largest SSE event accepted, in bytes. Default 4 MiB. */
   maxEventBytes?: number;
+  /** Largest `application/json` response body accepted, in bytes; a bigger one fails the request with `ResponseTooLargeError`. Default 4 MiB. */
+  maxResponseBytes?: number;
 }
 
 /** The {@linkcode ExchangeTransport} that {@linkcode httpTransport} returns. */
@@ -116,6 +119,7 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
     fetch: options.fetch,
     headers: options.headers,
     maxEventBytes: options.maxEventBytes,
+    maxResponseBytes: options.maxResponseBytes,
   });
   const cacheKey = `${parsed.origin}${parsed.pathname}`;
   return {
@@ -305,7 +309,7 @@ class HttpEraProbe {
         ? classifyProbeResult(reply.result)
         : classifyProbeError(reply.error, mayReprobe);
     }
-    const text = await response.text().catch(() => "");
+    const { text } = await readResponseExcerpt(response);
     let error: JsonRpcError | undefined;
     try {
       const m = classifyMessage(JSON.parse(text));

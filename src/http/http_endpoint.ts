@@ -9,8 +9,9 @@ import { SseDecoderStream } from "./sse_decoder_stream.ts";
 import { HttpStatusError } from "./http_client_errors.ts";
 import { classifyMessage } from "../wire/json_rpc_message.ts";
 import type { JsonRpcError } from "../wire/errors.ts";
-import { abortable } from "../stream/deferred.ts";
 import type { HeaderFields } from "./http_errors.ts";
+import { integerOption } from "../stream/options.ts";
+import { DEFAULT_MAX_RESPONSE_BYTES, readResponseExcerpt, readResponseText } from "./read_response_text.ts";
 
 /** A `fetch` as the web defines it; pass undici's, an authenticated wrapper or a test double. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -24,6 +25,8 @@ export interface HttpEndpointOptions {
   headers?: HeadersSource;
   /** Largest SSE event accepted, in bytes. Default 4 MiB. */
   maxEventBytes?: number;
+  /** Largest `application/json` response body accepted, in bytes (`ResponseTooLargeError` past it). Default 4 MiB. */
+  maxResponseBytes?: number;
 }
 
 /** How a response body ended, from {@linkcode HttpEndpoint.read}. */
@@ -44,12 +47,20 @@ export class HttpEndpoint {
   readonly #fetch: FetchLike;
   readonly #headers: HeadersSource | undefined;
   readonly #maxEventBytes: number | undefined;
+  /** The cap of a JSON response body, in bytes. */
+  readonly maxResponseBytes: number;
 
   constructor(url: string | URL, options: HttpEndpointOptions = {}) {
     this.url = String(url);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#headers = options.headers;
     this.#maxEventBytes = options.maxEventBytes;
+    this.maxResponseBytes = integerOption(
+      "maxResponseBytes",
+      options.maxResponseBytes,
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1,
+    );
   }
 
   /** Sends one HTTP request with the custom headers, then `headers` (which win). */
@@ -68,7 +79,8 @@ export class HttpEndpoint {
    * Reads `response` as JSON-RPC messages and hands each to `onMessage` until it returns `true` or
    * the body ends. A JSON body is one message; an SSE body is one message per event with data (an
    * event without data, such as a priming event, carries none). Throws `ProtocolError` for a body
-   * that is neither, and the read error when the stream fails. Aborting `signal` stops reading at
+   * that is neither, `ResponseTooLargeError` for a JSON body over `maxResponseBytes` (read no further),
+   * and the read error when the stream fails. Aborting `signal` stops reading at
    * once (the body is cancelled, whatever `fetch` produced it) and rejects with its reason.
    */
   async read(
@@ -79,7 +91,7 @@ export class HttpEndpoint {
     signal?.throwIfAborted();
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type === "text/event-stream") return this.#readSse(response, onMessage, signal);
-    const text = await abortable(response.text(), signal);
+    const text = await readResponseText(response, this.maxResponseBytes, signal);
     if (type !== "application/json" && text.trim() === "") return { ended: "eof", lastEventId: "" };
     let message: unknown;
     try {
@@ -136,12 +148,17 @@ export class HttpEndpoint {
   }
 }
 
-/** The JSON-RPC error in a non-2xx response body, or an {@linkcode HttpStatusError} when the body is none. */
+/**
+ * The JSON-RPC error in a non-2xx response body, or an {@linkcode HttpStatusError} when the body is
+ * none. At most `maxBytes` of the body are read (a bigger one is an error page: only its excerpt counts).
+ */
 export async function errorOfStatus(
   response: Response,
   method: string,
+  maxBytes?: number,
 ): Promise<JsonRpcError | HttpStatusError> {
-  const text = await response.text().catch(() => "");
+  const { text, cut } = await readResponseExcerpt(response, maxBytes);
+  if (cut) return new HttpStatusError(method, { status: response.status, body: text });
   try {
     const classified = classifyMessage(JSON.parse(text));
     if (classified.kind === "error") return classified.error;

@@ -15,6 +15,8 @@ import {
   nestsDeeperThan,
 } from "./bounds.ts";
 import { SchemaError } from "./schema_error.ts";
+import { riskyPattern } from "./risky_pattern.ts";
+import { InvalidOptionError } from "../wire/errors.ts";
 import type {
   CompiledSchema,
   JsonSchema,
@@ -44,6 +46,15 @@ export interface JsonSchemaValidatorOptions {
   readonly maxSchemaNodes?: number;
   /** `$ref` resolutions allowed while validating one value; beyond it the value is reported invalid. Default 100,000. */
   readonly maxRefResolutions?: number;
+  /**
+   * What to do with a `pattern` that can backtrack catastrophically (`^(a+)+$`: a nested quantifier,
+   * a repeated alternation, a backreference; see `riskyPattern`), which could block the event loop for
+   * minutes on one string: `"allow"` it (your own schemas), `"skip"` it (the keyword is not checked:
+   * schemas from a peer, as the client's output-schema check does), or `"refuse"` the schema
+   * ({@linkcode SchemaError} `unsafe_pattern`). A risky `patternProperties` key is refused unless
+   * `"allow"`. Default `"allow"`.
+   */
+  readonly riskyPatterns?: "allow" | "skip" | "refuse";
 }
 
 const DIALECTS: Record<string, SchemaDraft> = {
@@ -122,6 +133,7 @@ export class JsonSchemaValidator implements SchemaValidator {
   readonly #maxDepth: number;
   readonly #maxSchemaNodes: number;
   readonly #maxRefResolutions: number;
+  readonly #riskyPatterns: "allow" | "skip" | "refuse";
   readonly #registered: Record<string, Schema | boolean> = Object.create(null);
   readonly #cache = new WeakMap<object, CompiledSchema>();
 
@@ -132,6 +144,13 @@ export class JsonSchemaValidator implements SchemaValidator {
     this.#maxDepth = integerOption("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH, 1, MAX_DEPTH_LIMIT);
     this.#maxSchemaNodes = integerOption("maxSchemaNodes", options.maxSchemaNodes, 100_000, 1);
     this.#maxRefResolutions = integerOption("maxRefResolutions", options.maxRefResolutions, 100_000, 0);
+    const risky = options.riskyPatterns ?? "allow";
+    if (risky !== "allow" && risky !== "skip" && risky !== "refuse") {
+      throw new InvalidOptionError(
+        `Option riskyPatterns must be "allow", "skip" or "refuse", got ${boundText(String(risky))}`,
+      );
+    }
+    this.#riskyPatterns = risky;
     for (const schema of options.schemas ?? []) {
       const id = typeof schema === "object" && schema !== null ? schema.$id : undefined;
       if (typeof id !== "string" || !isAbsoluteUri(id)) {
@@ -219,9 +238,18 @@ export class JsonSchemaValidator implements SchemaValidator {
         );
       }
       if (!this.#assertFormats && typeof node.format === "string") delete node.format;
-      if (node.pattern !== undefined) checkPattern(node.pattern);
+      if (node.pattern !== undefined) {
+        checkPattern(node.pattern);
+        if (this.#riskyPatterns !== "allow" && riskyPattern(node.pattern as string) !== undefined) {
+          if (this.#riskyPatterns === "skip") delete node.pattern;
+          else refuseRisky(node.pattern as string);
+        }
+      }
       if (typeof node.patternProperties === "object" && node.patternProperties !== null) {
-        for (const pattern of Object.keys(node.patternProperties)) checkPattern(pattern);
+        for (const pattern of Object.keys(node.patternProperties)) {
+          checkPattern(pattern);
+          if (this.#riskyPatterns !== "allow") refuseRisky(pattern);
+        }
       }
     });
     return prepared;
@@ -382,6 +410,16 @@ function pointerOf(location: string): string {
     // Not percent-encoded as cfworker writes it: keep the text as it is.
   }
   return boundText(decoded);
+}
+
+/** Throws {@linkcode SchemaError} `unsafe_pattern` when `pattern` can backtrack catastrophically. */
+function refuseRisky(pattern: string): void {
+  const reason = riskyPattern(pattern);
+  if (reason === undefined) return;
+  throw new SchemaError(
+    "unsafe_pattern",
+    `Schema pattern ${boundText(JSON.stringify(pattern))} can take exponential time to match: ${reason}`,
+  );
 }
 
 /** cfworker builds `new RegExp(pattern, "u")` while validating: refuse a bad pattern now instead. */

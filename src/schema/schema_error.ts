@@ -13,6 +13,8 @@ export type SchemaErrorCode =
   | "unsupported_dialect"
   /** The schema uses a keyword the validator cannot honour (e.g. `$dynamicRef`). */
   | "unsupported_keyword"
+  /** A `pattern` can backtrack catastrophically (`riskyPatterns: "refuse"`, or any risky `patternProperties` key unless allowed). */
+  | "unsafe_pattern"
   /** The schema nests deeper than `maxDepth` or holds more than `maxSchemaNodes` values. */
   | "schema_too_large"
   /** A tool input or output schema is not `type: "object"` at the top, as MCP requires. */

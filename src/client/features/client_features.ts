@@ -59,7 +59,7 @@ export interface ClientFeatureOptions {
   maxRequestTimeout?: number;
   /** `input_required` rounds (modern) answered per request before giving up. Default 10. */
   maxInputRounds?: number;
-  /** Checks `structuredContent` against tools' output schemas. Default: a `JsonSchemaValidator`. */
+  /** Checks `structuredContent` against tools' output schemas. Default: a `JsonSchemaValidator` with `riskyPatterns: "skip"` (a pattern that could backtrack catastrophically is not checked). */
   schemaValidator?: SchemaValidator;
   /**
    * Modern era over HTTP: how a listen stream that broke off (or that a replica shutting down ended)
@@ -117,7 +117,11 @@ export class ClientFeatures {
     this.#fanout = new NotificationFanout(report);
     this.#progress = new ProgressRouter(report);
     this.#cache = new ListCache(host.time);
-    this.#schemas = new OutputSchemas(options.schemaValidator ?? new JsonSchemaValidator(), bounds.maxItems);
+    // Output schemas come from the server: a pattern that could freeze this process is not checked.
+    this.#schemas = new OutputSchemas(
+      options.schemaValidator ?? new JsonSchemaValidator({ riskyPatterns: "skip" }),
+      bounds.maxItems,
+    );
     this.#context = {
       host,
       progress: this.#progress,

@@ -1,5 +1,6 @@
 import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
@@ -213,6 +214,45 @@ describe("serve (node:http)", () => {
     expect(closed).toBe(true);
     expect(calls).toEqual(["drain", "close"]);
     agent.destroy();
+  });
+
+  // Issue 25.20: closing the listening socket resets every connection the kernel completed but Node
+  // had not accepted yet, and a proxy has already written its request on such a connection (a lost
+  // call behind nginx). Here a worker thread connects and writes its request while this thread is
+  // blocked (Atomics.wait: nothing is accepted meanwhile), and close() is called right after: the
+  // request is still answered, with Connection: close.
+  it("serves a connection that completed before close() but was not accepted yet", async () => {
+    const server = await serve(() => new Response("ok"), { keepAliveTimeout: 60_000 });
+    const written = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(
+      `const { connect } = require("node:net");
+      const { parentPort, workerData } = require("node:worker_threads");
+      const flag = new Int32Array(workerData.shared);
+      let text = "";
+      const socket = connect(workerData.port, "127.0.0.1", () => {
+        socket.write("GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n", () => {
+          Atomics.store(flag, 0, 1);
+          Atomics.notify(flag, 0);
+        });
+      });
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => (text += chunk));
+      socket.on("end", () => parentPort.postMessage({ text }));
+      socket.on("error", (error) => parentPort.postMessage({ error: error.code ?? error.message }));`,
+      { eval: true, workerData: { port: Number(server.url.port), shared: written.buffer } },
+    );
+    const outcome = new Promise<{ text?: string; error?: string }>((resolve) =>
+      worker.once("message", resolve)
+    );
+    // Blocks this thread until the request is written (a hang guard of 10 s, not a timing assertion).
+    expect(Atomics.wait(written, 0, 0, 10_000)).not.toBe("timed-out");
+    void server.close();
+    const { text, error } = await outcome;
+    await worker.terminate();
+    expect(error).toBeUndefined();
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    await server.closed;
   });
 
   it("with idleCloseDelay 0, ends an idle keep-alive connection as soon as close() begins", async () => {
