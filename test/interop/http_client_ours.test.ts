@@ -1,11 +1,12 @@
 // Our HTTP client against our HTTP server (createHttpHandler + serve from the Node entry), both eras:
 // modern, legacy with sessions (a server-to-client request answered by POST, DELETE on close) and
-// stateless legacy.
-import { afterEach, describe, expect, it } from "vitest";
-import { serve } from "../../adapters/node.ts";
+// stateless legacy. One suite, registered twice: the web transport on `fetch` (src/http, as on
+// every runtime) and the Node entry's transport on undici's dispatcher (adapters/node/undici_send.ts).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { httpTransport as nodeHttpTransport, serve } from "../../adapters/node.ts";
 import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport as webHttpTransport } from "../../src/http/http_client_transport.ts";
 import { createHttpHandler, type HttpHandlerOptions } from "../../src/http/mcp_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 
@@ -55,6 +56,9 @@ async function start(options: HttpHandlerOptions = {}) {
   return { url: new URL("/mcp", http.url).href, seen };
 }
 
+/** The transport under test: set by each registration of the suite. */
+let httpTransport: typeof webHttpTransport = webHttpTransport;
+
 async function connect(url: string, options: ContextClientOptions = {}) {
   const reports: Error[] = [];
   const client = await ContextClient.connect(httpTransport(url), {
@@ -68,7 +72,16 @@ async function connect(url: string, options: ContextClientOptions = {}) {
 
 type CallResult = { content: Array<{ text: string }> };
 
-describe("our HTTP client against our HTTP server", () => {
+const SENDERS = [
+  { sender: "fetch", transport: webHttpTransport },
+  { sender: "undici", transport: nodeHttpTransport },
+] as const;
+
+describe.each(SENDERS)("our HTTP client ($sender) against our HTTP server", ({ transport }) => {
+  beforeEach(() => {
+    httpTransport = transport;
+  });
+
   it("modern: discovered, invalid tools dropped, Mcp-Param-Region sent and accepted, progress over SSE", async () => {
     const { url, seen } = await start();
     const { client, reports } = await connect(url);
