@@ -8,7 +8,7 @@
  * @module
  */
 import { Readable } from "node:stream";
-import { type Dispatcher, getGlobalDispatcher, interceptors } from "undici";
+import { type Dispatcher, getGlobalDispatcher } from "undici";
 import type { HttpReply, HttpSend, HttpSendInit } from "../../src/http/http_endpoint.ts";
 import { InvalidOptionError } from "../../src/wire/errors.ts";
 
@@ -21,7 +21,7 @@ export interface UndiciSendOptions {
   dispatcher?: Dispatcher;
   /**
    * Redirects followed per request, as `fetch` follows them (301/302 turn a POST into a GET, 303
-   * always, 307/308 keep it; credentials are dropped across origins). A redirect beyond this many is
+   * always, 307/308 keep it; `authorization`, `cookie` and `proxy-authorization` stay on their origin). A redirect beyond this many is
    * answered as it came: the client then fails with `HttpStatusError`. Default 20 (fetch's); 0 never follows.
    */
   maxRedirections?: number;
@@ -40,17 +40,6 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
   if (options.dispatcher !== undefined && typeof options.dispatcher?.request !== "function") {
     throw new InvalidOptionError("Option dispatcher must be an undici Dispatcher");
   }
-  const redirecting = new WeakMap<Dispatcher, Dispatcher>();
-  const dispatcherNow = (): Dispatcher => {
-    const base = options.dispatcher ?? getGlobalDispatcher();
-    if (maxRedirections === 0) return base;
-    let composed = redirecting.get(base);
-    if (composed === undefined) {
-      composed = base.compose(interceptors.redirect({ maxRedirections }));
-      redirecting.set(base, composed);
-    }
-    return composed;
-  };
   let target: { url: string; origin: string; path: string } | undefined;
   return async (url: string, init: HttpSendInit): Promise<HttpReply> => {
     if (target?.url !== url) {
@@ -58,8 +47,9 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
       target = { url, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
     }
     const { signal } = init;
+    const dispatcher = options.dispatcher ?? getGlobalDispatcher();
     try {
-      const data = await dispatcherNow().request({
+      let data = await dispatcher.request({
         origin: target.origin,
         path: target.path,
         method: init.method,
@@ -67,6 +57,11 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
         body: init.body,
         signal,
       });
+      // Redirects are followed here rather than by undici's interceptor: no extra handler layers on
+      // every request for what a 3xx status alone asks for.
+      if (REDIRECTS.has(data.statusCode) && maxRedirections > 0) {
+        data = await follow(dispatcher, new URL(url), init, data, maxRedirections);
+      }
       return new UndiciReply(data);
     } catch (error) {
       // As fetch does: an aborted request rejects with the signal's reason.
@@ -74,6 +69,57 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
       throw error;
     }
   };
+}
+
+/** The statuses a redirect is followed for, as fetch follows them. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Headers that never cross to another origin on a redirect (fetch drops `authorization` too). */
+const CREDENTIALS = ["authorization", "cookie", "proxy-authorization"];
+
+/**
+ * Follows `data`'s redirect chain, up to `max` hops, as fetch does: 303 (and 301/302 after a POST)
+ * become a GET without body; 307/308 repeat the request; credentials stay on their origin. The reply
+ * after `max` hops is returned as it came (a 3xx the client reports as an `HttpStatusError`).
+ */
+async function follow(
+  dispatcher: Dispatcher,
+  from: URL,
+  init: HttpSendInit,
+  data: ResponseData,
+  max: number,
+): Promise<ResponseData> {
+  let url = from;
+  let method: string = init.method;
+  let body = init.body;
+  let headers = init.headers;
+  for (let hop = 0; hop < max && REDIRECTS.has(data.statusCode); hop++) {
+    const location = data.headers.location;
+    if (typeof location !== "string") return data;
+    const next = new URL(location, url);
+    if (next.protocol !== "http:" && next.protocol !== "https:") return data;
+    await data.body.dump();
+    if (
+      data.statusCode === 303 || ((data.statusCode === 301 || data.statusCode === 302) && method === "POST")
+    ) {
+      method = "GET";
+      body = undefined;
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith("content-")));
+    }
+    if (next.origin !== url.origin) {
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIALS.includes(name)));
+    }
+    url = next;
+    data = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      signal: init.signal,
+    });
+  }
+  return data;
 }
 
 /** A response of `dispatcher.request` as an {@linkcode HttpReply}. */
