@@ -25,12 +25,17 @@ export type { ExitStatus } from "./process/shutdown_process.ts";
 export { nodeReadable, nodeWritable } from "./node_streams.ts";
 export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export {
-  type HttpTransport,
-  httpTransport,
-  type HttpTransportOptions,
-} from "../src/http/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
+// On Node it sends with undici's dispatcher API (adapters/node/undici_send.ts), not fetch.
+export type { HttpTransport } from "../src/http/http_client_transport.ts";
+export { httpTransport, type HttpTransportOptions } from "./node/http_transport.ts";
+export type { UndiciSendOptions } from "./node/undici_send.ts";
+export type {
+  FetchLike,
+  HeadersSource,
+  HttpReply,
+  HttpSend,
+  HttpSendInit,
+} from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
 export {

@@ -79,6 +79,7 @@ export interface HttpTransport extends ExchangeTransport {
 // HttpTransportOptions: type, from src/http/http_client_transport.ts
 export interface HttpTransportOptions {
     fetch?: FetchLike;
+    send?: HttpSend;
     headers?: HeadersSource;
     requestTimeout?: number;
     maxTotalTimeout?: number;

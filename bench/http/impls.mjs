@@ -43,10 +43,12 @@ export async function startServer(file, { env } = {}) {
   };
 }
 
-async function connectOurs(url, era) {
+async function connectOurs(url, era, sender = "undici") {
   const { ContextClient } = await import("onemodelcontext");
   const { httpTransport } = await import("onemodelcontext/node");
-  const client = await ContextClient.connect(httpTransport(url), { era, eraCache: null });
+  // The Node entry's transport sends with undici's dispatcher; given a fetch, with that fetch.
+  const options = sender === "fetch" ? { fetch: (input, init) => fetch(input, init) } : {};
+  const client = await ContextClient.connect(httpTransport(url, options), { era, eraCache: null });
   return {
     call: async (name, args) => textOf(await client.request("tools/call", { name, arguments: args })),
     close: () => client.close(),
@@ -112,6 +114,12 @@ export const CLIENT_PAIRS = [
     connect: (url) => connectOurs(url, "legacy"),
   },
   {
+    id: "oursF",
+    label: "our client on fetch → our server, modern",
+    server: "ours_server.mjs",
+    connect: (url) => connectOurs(url, "modern", "fetch"),
+  },
+  {
     id: "sdk2ours",
     label: "SDK 2.4 client → our server, modern",
     server: "ours_server.mjs",
@@ -123,4 +131,35 @@ export const CLIENT_PAIRS = [
     server: "sdk2_server.mjs",
     connect: (url) => connectSdk2(url),
   },
+  {
+    id: "floor",
+    label: "floor: raw undici request → node:http JSON floor",
+    server: "floor_server.mjs",
+    connect: (url) => connectFloor(url),
+  },
 ];
+
+/**
+ * The client floor, in the same interleave as the pairs: a bare JSON-RPC POST on undici's global
+ * dispatcher (keep-alive, no pipelining) to the node:http floor server, its JSON reply parsed.
+ */
+async function connectFloor(url) {
+  const { getGlobalDispatcher } = await import("undici");
+  const { origin, pathname } = new URL(url);
+  const dispatcher = getGlobalDispatcher();
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  let id = 0;
+  return {
+    call: async (name, args) => {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: ++id,
+        method: "tools/call",
+        params: { name, arguments: args },
+      });
+      const reply = await dispatcher.request({ origin, path: pathname, method: "POST", headers, body });
+      return textOf(JSON.parse(await reply.body.text()).result);
+    },
+    close: async () => {},
+  };
+}

@@ -260,15 +260,19 @@ if (has("pair")) {
   lines.push(
     `| Pair (median) | ${IN_FLIGHT.map((n) => `rt/s, ${n} in flight`).join(" | ")} | ${
       IN_FLIGHT.map((n) => `client CPU µs/rt, ${n} in flight`).join(" | ")
-    } | ${IN_FLIGHT.map((n) => `÷ SDK 2.4 pair, ${n}`).join(" | ")} |`,
+    } | ${IN_FLIGHT.map((n) => `÷ SDK 2.4 pair, ${n}`).join(" | ")} | ${
+      IN_FLIGHT.map((n) => `÷ floor pair, ${n}`).join(" | ")
+    } |`,
   );
-  lines.push(`|---|${Array.from({ length: IN_FLIGHT.length * 3 }, () => "---:").join("|")}|`);
+  lines.push(`|---|${Array.from({ length: IN_FLIGHT.length * 4 }, () => "---:").join("|")}|`);
   for (const id of ids) {
     const rates = IN_FLIGHT.map((n) => m(`pairrt${n}`, id));
     lines.push(
       `| ${labelOf(id)} | ${rates.map((v) => fmt(v)).join(" | ")} | ${
         IN_FLIGHT.map((n) => fmt(m(`paircpu${n}`, id))).join(" | ")
-      } | ${IN_FLIGHT.map((n, i) => ratio(rates[i], m(`pairrt${n}`, "sdk2"))).join(" | ")} |`,
+      } | ${IN_FLIGHT.map((n, i) => ratio(rates[i], m(`pairrt${n}`, "sdk2"))).join(" | ")} | ${
+        IN_FLIGHT.map((n, i) => ratio(rates[i], m(`pairrt${n}`, "floor"))).join(" | ")
+      } |`,
     );
   }
   lines.push("");

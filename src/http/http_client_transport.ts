@@ -37,7 +37,14 @@ import {
   type ProbeVerdict,
 } from "../client/probe_classifier.ts";
 import { deriveRequestHeaders, HEADER_MISMATCH } from "./mcp_request_headers.ts";
-import { ACCEPT_BOTH, type FetchLike, type HeadersSource, HttpEndpoint } from "./http_endpoint.ts";
+import {
+  ACCEPT_BOTH,
+  type FetchLike,
+  type HeadersSource,
+  HttpEndpoint,
+  type HttpReply,
+  type HttpSend,
+} from "./http_endpoint.ts";
 import { HttpStatusError } from "./http_client_errors.ts";
 import { ModernHttpExchange } from "./modern_http_exchange.ts";
 import { LegacyHttpClientSession, type ReconnectOptions } from "./legacy_http_client_session.ts";
@@ -50,6 +57,11 @@ export interface HttpTransportOptions {
    * on Node). Default: the runtime's global `fetch`.
    */
   fetch?: FetchLike;
+  /**
+   * Sends every request in place of `fetch`, when no `fetch` is given: the seam the Node entry's
+   * `httpTransport` fills with undici's dispatcher API. Default: none (`fetch` sends).
+   */
+  send?: HttpSend;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
   headers?: HeadersSource;
   /** Milliseconds a request may go without its reply or a progress notification. Default 60 000; `Infinity` turns it off. */
@@ -104,6 +116,9 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw new InvalidOptionError("Option fetch must be a function");
   }
+  if (options.send !== undefined && typeof options.send !== "function") {
+    throw new InvalidOptionError("Option send must be a function");
+  }
   const timeouts = {
     timeout: numberOption("requestTimeout", options.requestTimeout, 60_000, 1),
     maxTotalTimeout: numberOption("maxTotalTimeout", options.maxTotalTimeout, 600_000, 1),
@@ -117,6 +132,7 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
   };
   const endpoint = new HttpEndpoint(parsed, {
     fetch: options.fetch,
+    send: options.send,
     headers: options.headers,
     maxEventBytes: options.maxEventBytes,
     maxResponseBytes: options.maxResponseBytes,
@@ -275,7 +291,7 @@ class HttpEraProbe {
       Accept: ACCEPT_BOTH,
       ...deriveRequestHeaders(message),
     };
-    let response: Response;
+    let response: HttpReply;
     try {
       response = await this.#endpoint.send("POST", {
         headers,

@@ -16,12 +16,41 @@ import { DEFAULT_MAX_RESPONSE_BYTES, readResponseExcerpt, readResponseText } fro
 /** A `fetch` as the web defines it; pass undici's, an authenticated wrapper or a test double. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/**
+ * What the client reads of an HTTP response: a web `Response` is one. A sender without web streams
+ * (undici's dispatcher on Node) makes `body` only when it is read, which only an SSE body is.
+ */
+export interface HttpReply {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  readonly body: ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+}
+
+/** One request as {@linkcode HttpSend} gets it: header names in lower case, the body as text. */
+export interface HttpSendInit {
+  method: "POST" | "GET" | "DELETE";
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one HTTP request: the seam under {@linkcode HttpEndpoint}. By default it is `fetch`; the Node
+ * entry's `httpTransport` sends with undici's dispatcher API. Aborting `signal` aborts the request
+ * and, once the headers are in, the body.
+ */
+export type HttpSend = (url: string, init: HttpSendInit) => Promise<HttpReply>;
+
 /** Headers added to every request: fixed, or computed per request (e.g. a fresh bearer token). */
 export type HeadersSource = HeaderFields | (() => HeaderFields | Promise<HeaderFields>);
 
 /** Options of {@linkcode HttpEndpoint}. */
 export interface HttpEndpointOptions {
   fetch?: FetchLike;
+  /** Sends in place of `fetch` when given (and no `fetch` is). */
+  send?: HttpSend;
   headers?: HeadersSource;
   /** Largest SSE event accepted, in bytes. Default 4 MiB. */
   maxEventBytes?: number;
@@ -45,6 +74,7 @@ export const ACCEPT_BOTH = "application/json, text/event-stream";
 export class HttpEndpoint {
   readonly url: string;
   readonly #fetch: FetchLike;
+  readonly #send: HttpSend | undefined;
   readonly #headers: HeadersSource | undefined;
   readonly #maxEventBytes: number | undefined;
   /** The cap of a JSON response body, in bytes. */
@@ -53,6 +83,7 @@ export class HttpEndpoint {
   constructor(url: string | URL, options: HttpEndpointOptions = {}) {
     this.url = String(url);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#send = options.fetch === undefined ? options.send : undefined;
     this.#headers = options.headers;
     this.#maxEventBytes = options.maxEventBytes;
     this.maxResponseBytes = integerOption(
@@ -67,8 +98,20 @@ export class HttpEndpoint {
   async send(
     method: "POST" | "GET" | "DELETE",
     init: { headers: Record<string, string>; body?: string; signal?: AbortSignal },
-  ): Promise<Response> {
-    const headers = new Headers(typeof this.#headers === "function" ? await this.#headers() : this.#headers);
+  ): Promise<HttpReply> {
+    const custom = typeof this.#headers === "function" ? await this.#headers() : this.#headers;
+    if (this.#send !== undefined) {
+      const headers: Record<string, string> = {};
+      if (custom !== undefined) {
+        const entries = custom instanceof Headers || Array.isArray(custom) ? custom : Object.entries(custom);
+        for (const [name, value] of entries) headers[name.toLowerCase()] = value;
+      }
+      for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;
+      const sendInit: HttpSendInit = { method, headers, signal: init.signal };
+      if (init.body !== undefined) sendInit.body = init.body;
+      return this.#send(this.url, sendInit);
+    }
+    const headers = new Headers(custom);
     for (const [name, value] of Object.entries(init.headers)) headers.set(name, value);
     const request: RequestInit = { method, headers, signal: init.signal };
     if (init.body !== undefined) request.body = init.body;
@@ -84,7 +127,7 @@ export class HttpEndpoint {
    * once (the body is cancelled, whatever `fetch` produced it) and rejects with its reason.
    */
   async read(
-    response: Response,
+    response: HttpReply,
     onMessage: (message: unknown) => boolean | void,
     signal?: AbortSignal,
   ): Promise<ReadOutcome> {
@@ -108,7 +151,7 @@ export class HttpEndpoint {
   }
 
   async #readSse(
-    response: Response,
+    response: HttpReply,
     onMessage: (message: unknown) => boolean | void,
     signal?: AbortSignal,
   ): Promise<ReadOutcome> {
@@ -153,7 +196,7 @@ export class HttpEndpoint {
  * none. At most `maxBytes` of the body are read (a bigger one is an error page: only its excerpt counts).
  */
 export async function errorOfStatus(
-  response: Response,
+  response: HttpReply,
   method: string,
   maxBytes?: number,
 ): Promise<JsonRpcError | HttpStatusError> {

@@ -26,7 +26,7 @@ import type {
 } from "../client/client_exchange.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { McpHeaders } from "./mcp_request_headers.ts";
-import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint } from "./http_endpoint.ts";
+import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint, type HttpReply } from "./http_endpoint.ts";
 import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
 import { backoffDelay, listenForServerMessages, type ReconnectOptions } from "./server_message_stream.ts";
@@ -254,7 +254,7 @@ export class LegacyHttpClientSession implements ClientExchange {
     method: string,
     params: unknown,
     options: ExchangeRequestOptions,
-    onResponse?: (response: Response) => void,
+    onResponse?: (response: HttpReply) => void,
   ): Promise<unknown> {
     if (this.#isClosed) return Promise.reject(new ClosedError("The HTTP client is closed"));
     const { signal } = options;
@@ -309,11 +309,11 @@ export class LegacyHttpClientSession implements ClientExchange {
     entry: Pending,
     signal: AbortSignal,
     progress: () => void,
-    onResponse?: (response: Response) => void,
+    onResponse?: (response: HttpReply) => void,
   ): Promise<void> {
     const headers = { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...this.#sessionHeaders() };
     const hadSession = this.#sessionId !== undefined;
-    let response: Response;
+    let response: HttpReply;
     try {
       response = await this.#o.endpoint.send("POST", { headers, body: JSON.stringify(message), signal });
     } catch (error) {
@@ -362,7 +362,7 @@ export class LegacyHttpClientSession implements ClientExchange {
   }
 
   async #readStream(
-    response: Response,
+    response: HttpReply,
     entry: Pending,
     id: RequestId,
     signal: AbortSignal,

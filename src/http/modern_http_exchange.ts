@@ -22,7 +22,7 @@ import type { ClientExchange, ExchangeRequestOptions } from "../client/client_ex
 import { newestSharedModern } from "../client/probe_classifier.ts";
 import { deriveRequestHeaders, HEADER_MISMATCH } from "./mcp_request_headers.ts";
 import { type ParamHeader, screenTools } from "./mcp_header_annotations.ts";
-import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint } from "./http_endpoint.ts";
+import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint, type HttpReply } from "./http_endpoint.ts";
 import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
 
@@ -197,7 +197,7 @@ export class ModernHttpExchange implements ClientExchange {
     });
     this.#inflight.add(controller);
     try {
-      let response: Response;
+      let response: HttpReply;
       try {
         response = await this.#o.endpoint.send("POST", {
           headers,

@@ -18,7 +18,8 @@ import { CancelledError } from "../wire/errors.ts";
  * ```
  */
 export class RequestCancel {
-  readonly #request: { readonly signal: AbortSignal };
+  /** Dropped once its signal is read: a long stream keeps no request (a web `Request` may hold its body's source). */
+  #request: { readonly signal: AbortSignal } | undefined;
   readonly #message: string;
   #controller: AbortController | undefined;
   #aborted = false;
@@ -37,7 +38,8 @@ export class RequestCancel {
     if (this.#aborted) {
       controller.abort(this.#reason);
     } else {
-      const signal = this.#request.signal;
+      const signal = this.#request!.signal;
+      this.#request = undefined;
       const abort = (): void => this.abort(this.#disconnected(signal));
       if (signal.aborted) abort();
       else signal.addEventListener("abort", abort, { once: true });
@@ -50,9 +52,10 @@ export class RequestCancel {
     if (this.#aborted) return;
     if (!this.#controller) {
       // Nobody listened to the request's signal yet: a disconnect that already happened came first.
-      const signal = this.#request.signal;
+      const signal = this.#request!.signal;
       if (signal.aborted) reason = this.#disconnected(signal);
     }
+    this.#request = undefined;
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);

@@ -12,6 +12,7 @@ import {
   errorResponse,
   errorResponseFor,
   type IncomingRequest,
+  type RequestId,
 } from "../wire/json_rpc_message.ts";
 import {
   decorateModernResult,
@@ -97,32 +98,29 @@ export class ServerDispatch {
    * Responses (to server-to-client requests) belong to the driver that sent those requests: they
    * are reported and answered with nothing.
    */
-  async dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined> {
+  dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined> {
+    // Not an async function: its frame would hold `message` until the reply, for a listen stream
+    // the stream's whole life. The request is handed to the handler here; only its id is kept.
     const classified = classifyMessage(message);
     switch (classified.kind) {
       case "request": {
-        const { request } = classified;
+        const { id } = classified.request;
+        let answered: unknown;
         try {
-          const result = await this.answer(request, context);
-          return { jsonrpc: "2.0", id: request.id, result: result === undefined ? {} : result };
+          answered = this.answer(classified.request, context);
         } catch (error) {
-          if (!(error instanceof JsonRpcError) && !context.signal.aborted) this.#s.report(asError(error));
-          return errorResponseFor(request.id, error);
+          return Promise.resolve(this.#failed(id, error, context));
         }
+        return this.#reply(id, answered, context);
       }
       case "notification":
-        try {
-          await this.notification(classified.method, classified.params, context.session);
-        } catch (error) {
-          this.#s.report(asError(error));
-        }
-        return undefined;
+        return this.#notified(classified.method, classified.params, context);
       case "invalid":
-        return errorResponse(
+        return Promise.resolve(errorResponse(
           classified.id,
           ErrorCodes.InvalidRequest,
           `Invalid request: ${classified.reason}`,
-        );
+        ));
       case "result":
       case "error":
         this.#s.report(
@@ -133,8 +131,31 @@ export class ServerDispatch {
             }) reached dispatch: replies to server-to-client requests belong to the transport that sent them`,
           ),
         );
-        return undefined;
+        return Promise.resolve(undefined);
     }
+  }
+
+  async #reply(id: RequestId, answered: unknown, context: DispatchContext): Promise<JsonRpcReply> {
+    try {
+      const result = await answered;
+      return { jsonrpc: "2.0", id, result: result === undefined ? {} : result };
+    } catch (error) {
+      return this.#failed(id, error, context);
+    }
+  }
+
+  #failed(id: RequestId, error: unknown, context: DispatchContext): JsonRpcReply {
+    if (!(error instanceof JsonRpcError) && !context.signal.aborted) this.#s.report(asError(error));
+    return errorResponseFor(id, error);
+  }
+
+  async #notified(method: string, params: unknown, context: DispatchContext): Promise<undefined> {
+    try {
+      await this.notification(method, params, context.session);
+    } catch (error) {
+      this.#s.report(asError(error));
+    }
+    return undefined;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { RequestId } from "../wire/json_rpc_message.ts";
 import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
 import type { InputCallOptions, InputContext } from "./input_rounds.ts";
 import type {
   CreateMessageRequestParams,
@@ -145,6 +146,12 @@ export class ServerContext implements ServerRequestContext {
 
   notify(method: string, params?: unknown): Promise<void> {
     return this.#transport.notify(method, params);
+  }
+
+  /** `notify` holding only the transport: see {@linkcode notifierOf}. */
+  [DETACHED_NOTIFY](): Notify {
+    const transport = this.#transport;
+    return (method, params) => transport.notify(method, params);
   }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {

@@ -1,11 +1,12 @@
 // Our HTTP client against our HTTP server (createHttpHandler + serve from the Node entry), both eras:
 // modern, legacy with sessions (a server-to-client request answered by POST, DELETE on close) and
-// stateless legacy.
-import { afterEach, describe, expect, it } from "vitest";
-import { serve } from "../../adapters/node.ts";
+// stateless legacy. One suite, registered twice: the web transport on `fetch` (src/http, as on
+// every runtime) and the Node entry's transport on undici's dispatcher (adapters/node/undici_send.ts).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { httpTransport as nodeHttpTransport, serve } from "../../adapters/node.ts";
 import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport as webHttpTransport } from "../../src/http/http_client_transport.ts";
 import { createHttpHandler, type HttpHandlerOptions } from "../../src/http/mcp_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 
@@ -28,6 +29,15 @@ function server(): ContextServer {
       for (let i = 1; i <= 3; i++) await context.sendProgress(i, 3);
       return { content: [{ type: "text", text: "done" }] };
     }
+    if (params.name === "big-progress") {
+      await context.sendProgress(1, 1, "p".repeat(8192));
+      return { content: [{ type: "text", text: "done" }] };
+    }
+    if (params.name === "wait") {
+      const signal = context.signal;
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      return { content: [{ type: "text", text: "cancelled" }] };
+    }
     if (params.name === "sample") {
       const answer = (await context.request("sampling/createMessage", { messages: [], maxTokens: 5 })) as {
         model: string;
@@ -49,15 +59,26 @@ async function start(options: HttpHandlerOptions = {}) {
   const handler = createHttpHandler(server(), { path: "/mcp", keepAliveInterval: 0, ...options });
   const http = await serve((request) => {
     seen.push(request);
+    const { pathname } = new URL(request.url);
+    // A moved endpoint: /old and /hop redirect (307 keeps the POST and its body) to /mcp.
+    if (pathname === "/old") return new Response(null, { status: 307, headers: { Location: "/mcp" } });
+    if (pathname === "/hop") return new Response(null, { status: 308, headers: { Location: "/old" } });
     return handler(request);
   }, { idleCloseDelay: 0 }); // no proxy in front: idle connections end at once on close
   cleanup.push(() => http.close());
-  return { url: new URL("/mcp", http.url).href, seen };
+  return { url: new URL("/mcp", http.url).href, base: http.url, seen };
 }
 
-async function connect(url: string, options: ContextClientOptions = {}) {
+/** The transport under test: set by each registration of the suite. */
+let httpTransport: typeof webHttpTransport = webHttpTransport;
+
+async function connect(
+  url: string,
+  options: ContextClientOptions = {},
+  transportOptions: Parameters<typeof webHttpTransport>[1] = {},
+) {
   const reports: Error[] = [];
-  const client = await ContextClient.connect(httpTransport(url), {
+  const client = await ContextClient.connect(httpTransport(url, transportOptions), {
     eraCache: new EraCache(),
     onReport: (e) => reports.push(e),
     ...options,
@@ -68,7 +89,16 @@ async function connect(url: string, options: ContextClientOptions = {}) {
 
 type CallResult = { content: Array<{ text: string }> };
 
-describe("our HTTP client against our HTTP server", () => {
+const SENDERS = [
+  { sender: "fetch", transport: webHttpTransport },
+  { sender: "undici", transport: nodeHttpTransport },
+] as const;
+
+describe.each(SENDERS)("our HTTP client ($sender) against our HTTP server", ({ transport }) => {
+  beforeEach(() => {
+    httpTransport = transport;
+  });
+
   it("modern: discovered, invalid tools dropped, Mcp-Param-Region sent and accepted, progress over SSE", async () => {
     const { url, seen } = await start();
     const { client, reports } = await connect(url);
@@ -107,6 +137,37 @@ describe("our HTTP client against our HTTP server", () => {
     expect(del.headers.get("mcp-session-id")).toBe(session);
   });
 
+  it("an SSE event over maxEventBytes fails the request (typed), an event under it passes", async () => {
+    const { url } = await start();
+    const { client } = await connect(url, {}, { maxEventBytes: 4096 });
+    const big = { name: "big-progress", arguments: {}, _meta: { progressToken: "p" } };
+    const error = await client.request("tools/call", big).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(String((error as Error).cause ?? error)).toMatch(/4096/);
+    const roomy = await connect(url, {}, { maxEventBytes: 64 * 1024 });
+    expect((await roomy.client.request<CallResult>("tools/call", big)).content[0].text).toBe("done");
+  });
+
+  it("aborting a request rejects it with the signal's reason, and the client goes on", async () => {
+    const { url } = await start();
+    const { client } = await connect(url);
+    const abort = new AbortController();
+    const waiting = client.request("tools/call", { name: "wait", arguments: {} }, { signal: abort.signal });
+    abort.abort(new Error("enough waiting"));
+    await expect(waiting).rejects.toThrow("enough waiting");
+    const call = await client.request<CallResult>("tools/call", { name: "echo", arguments: {} });
+    expect(call.content[0].text).toBe("modern");
+  });
+
+  it("follows redirects (308 then 307, the POST kept) to the moved endpoint, as fetch does", async () => {
+    const { base, seen } = await start();
+    const { client } = await connect(new URL("/hop", base).href);
+    expect(client.era).toBe("modern");
+    const call = await client.request<CallResult>("tools/call", { name: "echo", arguments: {} });
+    expect(call.content[0].text).toBe("modern");
+    expect(seen.filter((r) => new URL(r.url).pathname === "/hop").length).toBeGreaterThan(0);
+  });
+
   it("stateless legacy: era legacy works without a session", async () => {
     const { url, seen } = await start();
     const { client } = await connect(url, { era: "legacy" });
@@ -114,5 +175,32 @@ describe("our HTTP client against our HTTP server", () => {
     const call = await client.request<CallResult>("tools/call", { name: "echo", arguments: {} });
     expect(call.content[0].text).toBe("legacy");
     expect(seen.some((r) => r.headers.get("mcp-session-id"))).toBe(false);
+  });
+});
+
+describe("the Node entry's transport on undici: its own options", () => {
+  it("maxRedirections: 0 follows no redirect (connect fails with the 307), 1 follows one hop but not two", async () => {
+    const { base } = await start();
+    const connectOver = (path: string, maxRedirections: number) =>
+      ContextClient.connect(nodeHttpTransport(new URL(path, base).href, { maxRedirections }), {
+        eraCache: new EraCache(),
+      });
+    await expect(connectOver("/old", 0)).rejects.toThrow(/307/);
+    const one = await connectOver("/old", 1);
+    cleanup.push(() => one.close());
+    expect(one.era).toBe("modern");
+    await expect(connectOver("/hop", 1)).rejects.toThrow(/307|308/);
+  });
+
+  it("refuses a maxRedirections that is not a whole number ≥ 0, and a dispatcher that is not one", () => {
+    expect(() => nodeHttpTransport("http://127.0.0.1:1/mcp", { maxRedirections: -1 })).toThrow(
+      /maxRedirections/,
+    );
+    expect(() => nodeHttpTransport("http://127.0.0.1:1/mcp", { maxRedirections: 1.5 })).toThrow(
+      /maxRedirections/,
+    );
+    expect(() => nodeHttpTransport("http://127.0.0.1:1/mcp", { dispatcher: {} as never })).toThrow(
+      /dispatcher/,
+    );
   });
 });

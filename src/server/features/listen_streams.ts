@@ -10,6 +10,7 @@ import { isPlainObject } from "../../wire/meta_envelope.ts";
 import { MetaKeys } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
+import { notifierOf, type Notify } from "../detached_notify.ts";
 
 /** The notification types of a listen stream (the 2026-07-28 `SubscriptionFilter`). */
 export interface ListenFilter {
@@ -31,11 +32,15 @@ const FILTER_KEY: Record<ListKind, "toolsListChanged" | "promptsListChanged" | "
 /** How many URIs one stream may subscribe to. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
 
+/**
+ * What an open stream keeps, and no more: its id, filter, URIs and a way to notify. Never the request
+ * or its context (they hold the request's params and envelope, megabytes if the client sent them).
+ */
 interface Stream {
   readonly id: RequestId;
   readonly filter: ListenFilter;
   readonly uris: ReadonlySet<string>;
-  readonly context: FeatureRequestContext;
+  readonly notify: Notify;
 }
 
 /** The open listen streams of a server, across all its connections. */
@@ -58,8 +63,11 @@ export class ListenStreams {
     return this.#streams.size;
   }
 
-  /** The `subscriptions/listen` handler: resolves (the graceful end) when the stream's signal aborts. */
-  async listen(params: unknown, context: FeatureRequestContext): Promise<Record<string, unknown>> {
+  /**
+   * The `subscriptions/listen` handler: resolves (the graceful end) when the stream's signal aborts.
+   * Not an async function: the request is read here, and only what the stream needs goes on.
+   */
+  listen(params: unknown, context: FeatureRequestContext): Promise<Record<string, unknown>> {
     if (context.era !== "modern") {
       throw new JsonRpcError(
         ErrorCodes.MethodNotFound,
@@ -104,13 +112,22 @@ export class ListenStreams {
       }
     }
     const id = context.requestId;
-    const stream: Stream = { id, filter, uris: new Set(filter.resourceSubscriptions), context };
-    const { signal } = context;
+    const notify = notifierOf(context);
+    const stream: Stream = { id, filter, uris: new Set(filter.resourceSubscriptions), notify };
     // Queued before the stream is registered, so it precedes every notification of this subscription.
-    const acknowledged = context.notify("notifications/subscriptions/acknowledged", {
+    const acknowledged = notify("notifications/subscriptions/acknowledged", {
       _meta: { [MetaKeys.subscriptionId]: id },
       notifications: filter,
     });
+    return this.#hold(stream, acknowledged, context.signal);
+  }
+
+  async #hold(
+    stream: Stream,
+    acknowledged: Promise<void>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const { id } = stream;
     if (!signal.aborted) this.#streams.add(stream);
     try {
       await acknowledged;
@@ -142,7 +159,7 @@ export class ListenStreams {
 
   #send(stream: Stream, method: string, params: Record<string, unknown>): void {
     const stamped = { ...params, _meta: { [MetaKeys.subscriptionId]: stream.id } };
-    stream.context.notify(method, stamped).catch((error: unknown) =>
+    stream.notify(method, stamped).catch((error: unknown) =>
       this.#report(error instanceof Error ? error : new Error(String(error)))
     );
   }
