@@ -38,6 +38,7 @@ export {
   type LoopbackRedirectOptions,
   startLoopbackRedirect,
 } from "./oauth_loopback.ts";
+export { workloadTokenFile } from "./oauth_workload_token.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

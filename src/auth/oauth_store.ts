@@ -7,8 +7,10 @@
 /** Tokens for one protected resource (an MCP server's canonical URL). */
 export interface StoredTokens {
   accessToken: string;
-  /** `Bearer` (the only type sent as `Authorization: Bearer`). */
+  /** `Bearer`, or `DPoP` for a token bound to a DPoP key (sent with a proof, RFC 9449). */
   tokenType: string;
+  /** The JWK SHA-256 thumbprint of the DPoP key a `DPoP` token is bound to (`cnf.jkt`). */
+  dpopJkt?: string;
   refreshToken?: string;
   /**
    * When the access token expires, on the client's {@linkcode TimeProvider} clock (milliseconds): a

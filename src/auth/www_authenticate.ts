@@ -33,9 +33,24 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*\s*(?:,|$)/;
  * ```
  */
 export function parseBearerChallenge(header: string | null | undefined): BearerChallenge | undefined {
+  return parseSchemeChallenge(header, "bearer");
+}
+
+/**
+ * Like {@linkcode parseBearerChallenge}, for the `DPoP` challenge (RFC 9449 §7.1): its `error` may be
+ * `use_dpop_nonce` or `invalid_dpop_proof`, and it may carry `algs`.
+ */
+export function parseDPoPChallenge(header: string | null | undefined): BearerChallenge | undefined {
+  return parseSchemeChallenge(header, "dpop");
+}
+
+function parseSchemeChallenge(
+  header: string | null | undefined,
+  scheme: string,
+): BearerChallenge | undefined {
   if (!header) return undefined;
   for (const challenge of parseChallenges(header)) {
-    if (challenge.scheme.toLowerCase() !== "bearer") continue;
+    if (challenge.scheme.toLowerCase() !== scheme) continue;
     const params = challenge.params;
     const result: BearerChallenge = { params };
     if (params.resource_metadata !== undefined) result.resourceMetadata = params.resource_metadata;
