@@ -56,6 +56,7 @@ export {
 export { scopesFromServer, type ToolScopesSource } from "./scopes_from_server.ts";
 export type { FetchLike } from "./fetch_like.ts";
 export type { DPoPOptions } from "./dpop_proofs.ts";
+export { InMemoryOAuthLock, type OAuthLock } from "./oauth_lock.ts";
 export type {
   EnterpriseAuthorizationOptions,
   TokenSource,

@@ -124,6 +124,8 @@ export class OAuthClient {
   #inflight = new Map<string, Promise<void>>();
   #attempts = new Map<string, number>();
   #dpop: DPoPProofs | undefined;
+  /** The access token last sent to each server: a 401 refuses that one, not a newer one in the store. */
+  #sent = new Map<string, string>();
 
   constructor(options: OAuthClientOptions = {}) {
     if (
@@ -181,8 +183,10 @@ export class OAuthClient {
     method: string,
     send: (headers: Record<string, string>) => Promise<Response>,
   ): Promise<Response> {
-    const tokens = await this.#usableTokens(canonicalServerUrl(requestUrl));
+    const serverUrl = canonicalServerUrl(requestUrl);
+    const tokens = await this.#usableTokens(serverUrl);
     if (tokens === undefined) return send({});
+    this.#sent.set(serverUrl, tokens.accessToken);
     if (tokens.tokenType !== "DPoP") return send({ authorization: `Bearer ${tokens.accessToken}` });
     const key = tokens.dpopJkt === undefined ? undefined : await this.#dpop?.byThumbprint(tokens.dpopJkt);
     if (key === undefined) return send({}); // bound to a key this client no longer holds: authorize again
@@ -194,10 +198,7 @@ export class OAuthClient {
     if (pending !== undefined) await pending.catch(() => {}); // its failure belongs to the request that started it
     let tokens = await this.#store.getTokens(key);
     if (tokens === undefined) return undefined;
-    if (
-      tokens.expiresAt !== undefined &&
-      this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW)
-    ) {
+    if (this.#expired(tokens)) {
       tokens = tokens.refreshToken === undefined ? undefined : await this.#refresh(key, tokens);
     }
     return tokens;
@@ -304,8 +305,14 @@ export class OAuthClient {
     const previous = await this.#store.getTokens(serverUrl);
     if (previous !== undefined && previous.issuer !== as.issuer) {
       await this.#store.deleteTokens(serverUrl); // tokens of another authorization server are never sent again
-    } else if (previous?.refreshToken !== undefined && !options.stepUp) {
-      if ((await this.#refresh(serverUrl, previous)) !== undefined) return;
+    } else if (previous !== undefined && !options.stepUp) {
+      const refused = this.#sent.get(serverUrl) ?? previous.accessToken;
+      // Another client or process saved new tokens since the request went out: send it again with them.
+      if (previous.accessToken !== refused && !this.#expired(previous)) return;
+      if (
+        previous.refreshToken !== undefined &&
+        (await this.#refresh(serverUrl, previous, refused)) !== undefined
+      ) return;
     }
     const scope = this.#selectScope(
       resource,
@@ -440,7 +447,31 @@ export class OAuthClient {
     return clientAuthentication(client, as, this.#options.client?.privateKey);
   }
 
-  async #refresh(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
+  /**
+   * Refreshes under the store's lock, when it has one: inside, the tokens are read again, and tokens
+   * another holder saved meanwhile are used instead of spending the refresh token a second time.
+   */
+  #refresh(
+    serverUrl: string,
+    tokens: StoredTokens,
+    refused: string = tokens.accessToken,
+  ): Promise<StoredTokens | undefined> {
+    const lock = this.#store.lock;
+    if (lock === undefined) return this.#refreshNow(serverUrl, tokens);
+    return lock.withLock(`refresh ${serverUrl}`, async () => {
+      const current = await this.#store.getTokens(serverUrl);
+      if (current === undefined) return undefined; // dropped by another holder: authorize again
+      if (current.accessToken !== refused && !this.#expired(current)) return current;
+      return this.#refreshNow(serverUrl, current);
+    });
+  }
+
+  #expired(tokens: StoredTokens): boolean {
+    return tokens.expiresAt !== undefined &&
+      this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW);
+  }
+
+  async #refreshNow(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
     const refreshToken = tokens.refreshToken;
     if (refreshToken === undefined) return undefined;
     try {
