@@ -57,6 +57,7 @@ export { scopesFromServer, type ToolScopesSource } from "./scopes_from_server.ts
 export type { FetchLike } from "./fetch_like.ts";
 export type { DPoPOptions } from "./dpop_proofs.ts";
 export { InMemoryOAuthLock, type OAuthLock } from "./oauth_lock.ts";
+export { type DPoPFailure, DPoPVerifier, type DPoPVerifierOptions } from "./dpop_verifier.ts";
 export type {
   EnterpriseAuthorizationOptions,
   TokenSource,

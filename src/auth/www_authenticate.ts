@@ -104,6 +104,10 @@ function parseChallenges(header: string): Challenge[] {
 
 /** What {@linkcode formatBearerChallenge} writes. */
 export interface BearerChallengeParams {
+  /** The scheme; default `Bearer`. `DPoP` for RFC 9449 §7.1 challenges. */
+  scheme?: "Bearer" | "DPoP";
+  /** `DPoP` only: the proof algorithms accepted, space-separated. */
+  algs?: string;
   resourceMetadata?: string;
   scope?: string;
   error?: string;
@@ -123,5 +127,7 @@ export function formatBearerChallenge(params: BearerChallengeParams): string {
   add("error_description", params.errorDescription);
   add("scope", params.scope);
   add("resource_metadata", params.resourceMetadata);
-  return parts.length === 0 ? "Bearer" : `Bearer ${parts.join(", ")}`;
+  add("algs", params.algs);
+  const scheme = params.scheme ?? "Bearer";
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(", ")}`;
 }
