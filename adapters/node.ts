@@ -43,6 +43,8 @@ export {
   type LoopbackRedirectOptions,
   startLoopbackRedirect,
 } from "./oauth_loopback.ts";
+export { workloadTokenFile } from "./oauth_workload_token.ts";
+export { FileOAuthLock, type FileOAuthLockOptions } from "./oauth_file_lock.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

@@ -30,8 +30,8 @@ const FLOORS = {
   compose: 5,
   http: 6,
   auth: 7,
-  redis: 7,
-  ".": 8, // src/mod.ts, src/protocol.ts: the entry points
+  redis: 8, // above auth: RedisOAuthLock implements the auth layer's OAuthLock
+  ".": 9, // src/mod.ts, src/protocol.ts: the entry points
 };
 
 /** Bare specifiers `src/` may import, by folder (`*`: anywhere). */

@@ -7,7 +7,7 @@
 //   npm run build && npm run conformance -- --leg client
 import { ContextClient } from "onemodelcontext";
 import { withOAuth } from "onemodelcontext/auth";
-import { httpTransport } from "onemodelcontext/node";
+import { httpTransport, workloadTokenFile } from "onemodelcontext/node";
 import { conformanceAuthFetch, runAuthScenario } from "./conformance_auth.mjs";
 
 const url = process.argv[2];
@@ -50,7 +50,9 @@ function acceptElicitation(params) {
 const legacySet = version.startsWith("2025") || version.startsWith("2024");
 // auth/* scenarios: the OAuth flow runs inside the transport's fetch (401 → discovery, registration, PKCE, token).
 const auth = scenario.startsWith("auth/");
-const transportOptions = auth ? { fetch: await conformanceAuthFetch(scenario, context, { withOAuth }) } : {};
+const transportOptions = auth
+  ? { fetch: await conformanceAuthFetch(scenario, context, { withOAuth, workloadTokenFile }) }
+  : {};
 const client = await ContextClient.connect(httpTransport(url, transportOptions), {
   era: legacySet ? "legacy" : "auto",
   eraCache: null,

@@ -20,9 +20,13 @@ const REDIRECT_URI = "http://localhost:3000/callback";
  * `withOAuth(fetch, …)` configured for `scenario` (async: a PEM key in the context is imported first).
  * @param {string} scenario MCP_CONFORMANCE_SCENARIO
  * @param {Record<string, unknown> | undefined} context parsed MCP_CONFORMANCE_CONTEXT
- * @param {{ withOAuth: Function, fetch?: typeof fetch }} deps
+ * @param {{ withOAuth: Function, workloadTokenFile?: Function, fetch?: typeof fetch }} deps
  */
-export async function conformanceAuthFetch(scenario, context, { withOAuth, fetch = globalThis.fetch }) {
+export async function conformanceAuthFetch(
+  scenario,
+  context,
+  { withOAuth, workloadTokenFile, fetch = globalThis.fetch },
+) {
   const options = {
     redirectUri: REDIRECT_URI,
     clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
@@ -47,6 +51,28 @@ export async function conformanceAuthFetch(scenario, context, { withOAuth, fetch
     }
   }
   if (scenario.startsWith("auth/client-credentials")) options.grantType = "client_credentials";
+  // SEP-1933: the workload's JWT, written to a file and read back as a deployment does (workloadTokenFile).
+  if (scenario === "auth/wif-jwt-bearer") {
+    let token = context.valid_jwt;
+    if (workloadTokenFile !== undefined) {
+      const { mkdtempSync, writeFileSync } = await import("node:fs");
+      const { tmpdir } = await import("node:os");
+      const { join } = await import("node:path");
+      const file = join(mkdtempSync(join(tmpdir(), "mcp-wif-")), "token");
+      writeFileSync(file, token, { mode: 0o600 });
+      token = workloadTokenFile(file);
+    }
+    options.workloadIdentity = { token };
+  }
+  // SEP-990: the user's ID token exchanged at the IdP for an ID-JAG, then the JWT bearer grant.
+  if (scenario === "auth/enterprise-managed-authorization") {
+    options.enterpriseAuthorization = {
+      idToken: context.idp_id_token,
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpIssuer: context.idp_issuer,
+      idpClientId: context.idp_client_id,
+    };
+  }
   return withOAuth(fetch, options);
 }
 

@@ -23,6 +23,8 @@ export type AuthErrorCode =
   | "token"
   /** The server kept answering 401 or 403 after as many authorizations as allowed. */
   | "unauthorized"
+  /** An `OAuthLock` (file, Redis) was still held by another holder after its `acquireTimeout`. */
+  | "lock_timeout"
   /** An option was missing or invalid. */
   | "invalid_option";
 

@@ -40,6 +40,7 @@ export {
   type BearerChallengeParams,
   formatBearerChallenge,
   parseBearerChallenge,
+  parseDPoPChallenge,
 } from "./www_authenticate.ts";
 export {
   type AccessTokenInfo,
@@ -54,3 +55,11 @@ export {
 } from "./require_bearer.ts";
 export { scopesFromServer, type ToolScopesSource } from "./scopes_from_server.ts";
 export type { FetchLike } from "./fetch_like.ts";
+export type { DPoPOptions } from "./dpop_proofs.ts";
+export { InMemoryOAuthLock, type OAuthLock } from "./oauth_lock.ts";
+export { type DPoPFailure, DPoPVerifier, type DPoPVerifierOptions } from "./dpop_verifier.ts";
+export type {
+  EnterpriseAuthorizationOptions,
+  TokenSource,
+  WorkloadIdentityOptions,
+} from "./assertion_grants.ts";

@@ -17,6 +17,14 @@ import {
   type StoredTokens,
 } from "./oauth_store.ts";
 import type { BearerChallenge } from "./www_authenticate.ts";
+import { type DPoPKey, type DPoPOptions, DPoPProofs } from "./dpop_proofs.ts";
+import {
+  type EnterpriseAuthorizationOptions,
+  JWT_BEARER_GRANT,
+  readToken,
+  requestIdJag,
+  type WorkloadIdentityOptions,
+} from "./assertion_grants.ts";
 import {
   clientAuthentication,
   type OAuthHttpOptions as HttpOptions,
@@ -65,6 +73,22 @@ export interface OAuthClientOptions {
   allowInsecureRequests?: boolean | "loopback";
   /** Authorizations allowed for one server without a successful response in between. Default 3. */
   maxAuthorizations?: number;
+  /**
+   * DPoP (RFC 9449, SEP-1932): sender-constrained tokens. Default: used with an authorization server
+   * that advertises `dpop_signing_alg_values_supported`; `false` turns it off; an object passes a
+   * key pair or `always`.
+   */
+  dpop?: boolean | DPoPOptions;
+  /**
+   * Workload identity federation (SEP-1933): the workload's JWT in the JWT bearer grant, instead of a
+   * browser. Failures are not retried and never fall back to another grant.
+   */
+  workloadIdentity?: WorkloadIdentityOptions;
+  /**
+   * Enterprise-managed authorization (SEP-990): the user's ID token exchanged at the IdP for an
+   * ID-JAG, then the ID-JAG in the JWT bearer grant, instead of a browser.
+   */
+  enterpriseAuthorization?: EnterpriseAuthorizationOptions;
 }
 
 /** Why {@linkcode OAuthClient.authorize} runs. */
@@ -99,6 +123,9 @@ export class OAuthClient {
   #servers = new Map<string, oauth.AuthorizationServer>();
   #inflight = new Map<string, Promise<void>>();
   #attempts = new Map<string, number>();
+  #dpop: DPoPProofs | undefined;
+  /** The access token last sent to each server: a 401 refuses that one, not a newer one in the store. */
+  #sent = new Map<string, string>();
 
   constructor(options: OAuthClientOptions = {}) {
     if (
@@ -126,6 +153,9 @@ export class OAuthClient {
     this.#store = options.store ?? new InMemoryOAuthStore();
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#time = options.time ?? systemTimeProvider;
+    if (options.dpop !== false) {
+      this.#dpop = new DPoPProofs(options.dpop === true ? { always: true } : options.dpop);
+    }
   }
 
   /** The store holding tokens and registrations. */
@@ -138,19 +168,40 @@ export class OAuthClient {
    * refresh token is held; undefined when no usable token is held.
    */
   async authorizationHeader(serverUrl: string | URL): Promise<string | undefined> {
-    const key = canonicalServerUrl(serverUrl);
+    const tokens = await this.#usableTokens(canonicalServerUrl(serverUrl));
+    if (tokens === undefined) return undefined;
+    return `${tokens.tokenType === "DPoP" ? "DPoP" : "Bearer"} ${tokens.accessToken}`;
+  }
+
+  /**
+   * Sends one request to `requestUrl` with its credentials: `send` gets the headers to set
+   * (`authorization`, and `dpop` with a DPoP-bound token: a fresh proof for `method` and the URL,
+   * sent once more on `401 use_dpop_nonce`), or `{}` when no usable token is held.
+   */
+  async sendAuthorized(
+    requestUrl: string | URL,
+    method: string,
+    send: (headers: Record<string, string>) => Promise<Response>,
+  ): Promise<Response> {
+    const serverUrl = canonicalServerUrl(requestUrl);
+    const tokens = await this.#usableTokens(serverUrl);
+    if (tokens === undefined) return send({});
+    this.#sent.set(serverUrl, tokens.accessToken);
+    if (tokens.tokenType !== "DPoP") return send({ authorization: `Bearer ${tokens.accessToken}` });
+    const key = tokens.dpopJkt === undefined ? undefined : await this.#dpop?.byThumbprint(tokens.dpopJkt);
+    if (key === undefined) return send({}); // bound to a key this client no longer holds: authorize again
+    return key.send(tokens.accessToken, method, new URL(requestUrl).href, send);
+  }
+
+  async #usableTokens(key: string): Promise<StoredTokens | undefined> {
     const pending = this.#inflight.get(key);
     if (pending !== undefined) await pending.catch(() => {}); // its failure belongs to the request that started it
     let tokens = await this.#store.getTokens(key);
     if (tokens === undefined) return undefined;
-    if (
-      tokens.expiresAt !== undefined &&
-      this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW)
-    ) {
+    if (this.#expired(tokens)) {
       tokens = tokens.refreshToken === undefined ? undefined : await this.#refresh(key, tokens);
-      if (tokens === undefined) return undefined;
     }
-    return `Bearer ${tokens.accessToken}`;
+    return tokens;
   }
 
   /**
@@ -216,7 +267,8 @@ export class OAuthClient {
         cause: error,
       });
     }
-    const tokens = await this.#tokenRequest(as, stored, "authorization_code", async (http) => {
+    const dpop = await this.#dpopFor(as);
+    const tokens = await this.#tokenRequest(as, dpop, "authorization_code", async (http) => {
       const response = await oauth.authorizationCodeGrantRequest(
         as,
         client,
@@ -236,7 +288,7 @@ export class OAuthClient {
       clientId: stored.clientId,
       resource: pending.resource,
       scope: pending.scope,
-    });
+    }, dpop);
   }
 
   async #authorize(serverUrl: string, options: AuthorizeOptions): Promise<void> {
@@ -253,8 +305,14 @@ export class OAuthClient {
     const previous = await this.#store.getTokens(serverUrl);
     if (previous !== undefined && previous.issuer !== as.issuer) {
       await this.#store.deleteTokens(serverUrl); // tokens of another authorization server are never sent again
-    } else if (previous?.refreshToken !== undefined && !options.stepUp) {
-      if ((await this.#refresh(serverUrl, previous)) !== undefined) return;
+    } else if (previous !== undefined && !options.stepUp) {
+      const refused = this.#sent.get(serverUrl) ?? previous.accessToken;
+      // Another client or process saved new tokens since the request went out: send it again with them.
+      if (previous.accessToken !== refused && !this.#expired(previous)) return;
+      if (
+        previous.refreshToken !== undefined &&
+        (await this.#refresh(serverUrl, previous, refused)) !== undefined
+      ) return;
     }
     const scope = this.#selectScope(
       resource,
@@ -268,7 +326,8 @@ export class OAuthClient {
       const client: oauth.Client = { client_id: stored.clientId };
       const parameters: Record<string, string> = { resource: resource.resource };
       if (scope !== undefined) parameters.scope = scope;
-      const tokens = await this.#tokenRequest(as, stored, "client_credentials", async (http) => {
+      const dpop = await this.#dpopFor(as);
+      const tokens = await this.#tokenRequest(as, dpop, "client_credentials", async (http) => {
         const response = await oauth.clientCredentialsGrantRequest(
           as,
           client,
@@ -284,7 +343,13 @@ export class OAuthClient {
         resource: resource.resource,
       };
       if (scope !== undefined) context.scope = scope;
-      await this.#saveTokens(serverUrl, tokens, context);
+      await this.#saveTokens(serverUrl, tokens, context, dpop);
+      return;
+    }
+
+    const { workloadIdentity, enterpriseAuthorization } = this.#options;
+    if (workloadIdentity !== undefined || enterpriseAuthorization !== undefined) {
+      await this.#jwtBearerGrant(serverUrl, as, resource.resource, scope);
       return;
     }
 
@@ -382,7 +447,31 @@ export class OAuthClient {
     return clientAuthentication(client, as, this.#options.client?.privateKey);
   }
 
-  async #refresh(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
+  /**
+   * Refreshes under the store's lock, when it has one: inside, the tokens are read again, and tokens
+   * another holder saved meanwhile are used instead of spending the refresh token a second time.
+   */
+  #refresh(
+    serverUrl: string,
+    tokens: StoredTokens,
+    refused: string = tokens.accessToken,
+  ): Promise<StoredTokens | undefined> {
+    const lock = this.#store.lock;
+    if (lock === undefined) return this.#refreshNow(serverUrl, tokens);
+    return lock.withLock(`refresh ${serverUrl}`, async () => {
+      const current = await this.#store.getTokens(serverUrl);
+      if (current === undefined) return undefined; // dropped by another holder: authorize again
+      if (current.accessToken !== refused && !this.#expired(current)) return current;
+      return this.#refreshNow(serverUrl, current);
+    });
+  }
+
+  #expired(tokens: StoredTokens): boolean {
+    return tokens.expiresAt !== undefined &&
+      this.#time.now() >= tokens.expiresAt - (this.#options.refreshSkew ?? DEFAULT_REFRESH_SKEW);
+  }
+
+  async #refreshNow(serverUrl: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
     const refreshToken = tokens.refreshToken;
     if (refreshToken === undefined) return undefined;
     try {
@@ -397,7 +486,12 @@ export class OAuthClient {
       const client: oauth.Client = { client_id: stored.clientId };
       const additionalParameters: Record<string, string> = {};
       if (tokens.resource !== undefined) additionalParameters.resource = tokens.resource;
-      const result = await this.#tokenRequest(as, stored, "refresh_token", async (http) => {
+      let dpop: DPoPKey | undefined;
+      if (tokens.tokenType === "DPoP") {
+        dpop = tokens.dpopJkt === undefined ? undefined : await this.#dpop?.byThumbprint(tokens.dpopJkt);
+        if (dpop === undefined) throw new AuthError("token", "The DPoP key the tokens are bound to is gone");
+      }
+      const result = await this.#tokenRequest(as, dpop, "refresh_token", async (http) => {
         const response = await oauth.refreshTokenGrantRequest(
           as,
           client,
@@ -410,7 +504,7 @@ export class OAuthClient {
       const context: TokenContext = { issuer: tokens.issuer, clientId: tokens.clientId, refreshToken };
       if (tokens.resource !== undefined) context.resource = tokens.resource;
       if (tokens.scope !== undefined) context.scope = tokens.scope;
-      return await this.#saveTokens(serverUrl, result, context);
+      return await this.#saveTokens(serverUrl, result, context, dpop);
     } catch (error) {
       if (!(error instanceof AuthError) || error.code !== "token") throw error;
       await this.#store.deleteTokens(serverUrl); // a refused refresh token is dropped; a new authorization follows
@@ -420,13 +514,20 @@ export class OAuthClient {
 
   async #tokenRequest(
     as: oauth.AuthorizationServer,
-    _client: StoredClient,
+    dpop: DPoPKey | undefined,
     grant: string,
-    run: (http: HttpOptions) => Promise<oauth.TokenEndpointResponse>,
+    run: (http: HttpOptions & { DPoP?: oauth.DPoPHandle }) => Promise<oauth.TokenEndpointResponse>,
   ): Promise<oauth.TokenEndpointResponse> {
     let response: oauth.TokenEndpointResponse;
+    const http = dpop === undefined ? this.#http(as) : { ...this.#http(as), DPoP: dpop.handle };
     try {
-      response = await run(this.#http(as));
+      try {
+        response = await run(http);
+      } catch (error) {
+        // RFC 9449 §8: the handle cached the nonce of the 400 use_dpop_nonce; one more try carries it.
+        if (dpop === undefined || !oauth.isDPoPNonceError(error)) throw error;
+        response = await run(http);
+      }
     } catch (cause) {
       if (cause instanceof AuthError) throw cause;
       const detail = cause instanceof oauth.ResponseBodyError
@@ -436,12 +537,12 @@ export class OAuthClient {
         cause,
       });
     }
-    if (response.token_type !== "bearer") {
+    if (response.token_type !== "bearer" && (response.token_type !== "dpop" || dpop === undefined)) {
       throw new AuthError(
         "token",
-        `The token endpoint ${as.token_endpoint} issued a ${
-          JSON.stringify(response.token_type)
-        } token; only Bearer is supported`,
+        `The token endpoint ${as.token_endpoint} issued a ${JSON.stringify(response.token_type)} token; ${
+          dpop === undefined ? "only Bearer is expected" : "only Bearer and DPoP are expected"
+        }`,
       );
     }
     return response;
@@ -451,13 +552,15 @@ export class OAuthClient {
     serverUrl: string,
     response: oauth.TokenEndpointResponse,
     context: TokenContext,
+    dpop?: DPoPKey,
   ): Promise<StoredTokens> {
     const tokens: StoredTokens = {
       accessToken: response.access_token,
-      tokenType: "Bearer",
+      tokenType: response.token_type === "dpop" ? "DPoP" : "Bearer",
       issuer: context.issuer,
       clientId: context.clientId,
     };
+    if (tokens.tokenType === "DPoP" && dpop !== undefined) tokens.dpopJkt = dpop.thumbprint;
     const refreshToken = response.refresh_token ?? context.refreshToken;
     if (refreshToken !== undefined) tokens.refreshToken = refreshToken;
     if (typeof response.expires_in === "number") {
@@ -468,6 +571,52 @@ export class OAuthClient {
     if (context.resource !== undefined) tokens.resource = context.resource;
     await this.#store.saveTokens(serverUrl, tokens);
     return tokens;
+  }
+
+  /** The DPoP key for `as`, or undefined when DPoP is off or the server does not advertise it. */
+  #dpopFor(as: oauth.AuthorizationServer): Promise<DPoPKey | undefined> {
+    return this.#dpop === undefined ? Promise.resolve(undefined) : this.#dpop.forServer(as);
+  }
+
+  /**
+   * The JWT bearer grant (RFC 7523) with the workload's token (SEP-1933) or with an ID-JAG obtained
+   * from the enterprise IdP (SEP-990). A refusal rejects with code `token`: never retried, and no
+   * other grant is tried.
+   */
+  async #jwtBearerGrant(
+    serverUrl: string,
+    as: oauth.AuthorizationServer,
+    resource: string,
+    scope: string | undefined,
+  ): Promise<void> {
+    const { workloadIdentity, enterpriseAuthorization } = this.#options;
+    const assertion = workloadIdentity !== undefined
+      ? await readToken(workloadIdentity.token, "workload identity token")
+      : await requestIdJag(
+        enterpriseAuthorization!,
+        { audience: as.issuer, resource, scope },
+        this.#fetch,
+        this.#options.allowInsecureRequests ?? "loopback",
+      );
+    const stored = await this.#clientFor(as);
+    const client: oauth.Client = { client_id: stored.clientId };
+    const parameters: Record<string, string> = { assertion, resource };
+    if (scope !== undefined) parameters.scope = scope;
+    const dpop = await this.#dpopFor(as);
+    const tokens = await this.#tokenRequest(as, dpop, "jwt-bearer", async (http) => {
+      const response = await oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        this.#clientAuth(stored, as),
+        JWT_BEARER_GRANT,
+        parameters,
+        http,
+      );
+      return oauth.processGenericTokenEndpointResponse(as, client, response);
+    });
+    const context: TokenContext = { issuer: as.issuer, clientId: stored.clientId, resource };
+    if (scope !== undefined) context.scope = scope;
+    await this.#saveTokens(serverUrl, tokens, context, dpop);
   }
 
   async #serverMetadata(issuer: string): Promise<oauth.AuthorizationServer> {

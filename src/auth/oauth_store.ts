@@ -3,12 +3,15 @@
  * per authorization server, and pending browser authorizations per `state`.
  * @module
  */
+import { InMemoryOAuthLock, type OAuthLock } from "./oauth_lock.ts";
 
 /** Tokens for one protected resource (an MCP server's canonical URL). */
 export interface StoredTokens {
   accessToken: string;
-  /** `Bearer` (the only type sent as `Authorization: Bearer`). */
+  /** `Bearer`, or `DPoP` for a token bound to a DPoP key (sent with a proof, RFC 9449). */
   tokenType: string;
+  /** The JWK SHA-256 thumbprint of the DPoP key a `DPoP` token is bound to (`cnf.jkt`). */
+  dpopJkt?: string;
   refreshToken?: string;
   /**
    * When the access token expires, on the client's {@linkcode TimeProvider} clock (milliseconds): a
@@ -57,10 +60,18 @@ export interface OAuthStore {
   savePending(state: string, pending: PendingAuthorization): void | Promise<void>;
   /** Returns and forgets the pending authorization for `state`. */
   takePending(state: string): PendingAuthorization | undefined | Promise<PendingAuthorization | undefined>;
+  /**
+   * Serializes refreshes among everyone sharing this store's tokens: a store shared between
+   * processes needs a lock shared between them too (a file lock, a Redis lock). Without one,
+   * only the refreshes of one `OAuthClient` are serialized.
+   */
+  readonly lock?: OAuthLock;
 }
 
 /** The default store: three maps in memory, gone with the process or page. */
 export class InMemoryOAuthStore implements OAuthStore {
+  /** Serializes refreshes of every client sharing this store. */
+  readonly lock: OAuthLock = new InMemoryOAuthLock();
   #tokens = new Map<string, StoredTokens>();
   #clients = new Map<string, StoredClient>();
   #pending = new Map<string, PendingAuthorization>();

@@ -7,7 +7,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
 import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
-import { formatBearerChallenge } from "./www_authenticate.ts";
+import { type BearerChallengeParams, formatBearerChallenge } from "./www_authenticate.ts";
+import { DPoPVerifier, type DPoPVerifierOptions } from "./dpop_verifier.ts";
 
 /** What a verifier learned from a valid access token. */
 export interface AccessTokenInfo {
@@ -20,6 +21,11 @@ export interface AccessTokenInfo {
   expiresAt?: number;
   /** Every claim, for JWTs. */
   claims?: Readonly<Record<string, unknown>>;
+  /**
+   * The JWK SHA-256 thumbprint of the DPoP key the token is bound to (RFC 9449 §6); default: the
+   * claim `cnf.jkt`. A bound token is accepted only with a proof by that key.
+   */
+  jkt?: string;
 }
 
 /**
@@ -77,6 +83,12 @@ export interface RequireBearerOptions {
    * the handler's own cap. Default 4 MiB.
    */
   maxBodyBytes?: number;
+  /**
+   * DPoP (RFC 9449): accept `Authorization: DPoP <token>` with a proof, checked by a
+   * {@linkcode DPoPVerifier} (pass one to share its replay cache between handlers), and refuse a
+   * DPoP-bound token sent as Bearer. `true` for the defaults. Default off.
+   */
+  dpop?: boolean | DPoPVerifierOptions | DPoPVerifier;
 }
 
 /** A fetch handler. */
@@ -128,6 +140,29 @@ export function requireBearer<H extends FetchHandler>(
   const challengeScope = baseScopes.length === 0
     ? options.metadata?.scopes_supported?.join(" ")
     : baseScopes.join(" ");
+  const dpop = options.dpop === undefined || options.dpop === false
+    ? undefined
+    : options.dpop instanceof DPoPVerifier
+    ? options.dpop
+    : new DPoPVerifier(options.dpop === true ? {} : options.dpop);
+  /** The challenges of a 401/403: Bearer (unless DPoP is required) and DPoP (when on); `scheme` gets the error. */
+  const refuse = (
+    status: 401 | 403,
+    params: BearerChallengeParams,
+    message: string,
+    scheme: "Bearer" | "DPoP" = "Bearer",
+    nonce?: string,
+  ): Response => {
+    const common = { scope: params.scope, resourceMetadata: params.resourceMetadata };
+    const bearer = scheme === "Bearer" ? params : common;
+    const dpopParams = scheme === "DPoP" ? params : common;
+    const challenges: BearerChallengeParams[] = [];
+    if (dpop === undefined || !dpop.required) challenges.push({ ...bearer, scheme: "Bearer" });
+    if (dpop !== undefined) {
+      challenges.push({ ...dpopParams, scheme: "DPoP", algs: dpop.algorithms.join(" ") });
+    }
+    return challenge(status, params, message, challenges, nonce);
+  };
 
   const wrapper = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -141,22 +176,57 @@ export function requireBearer<H extends FetchHandler>(
       });
     }
     if (request.method === "OPTIONS") return handler(request); // CORS preflights carry no credentials
-    const token = bearerToken(request.headers.get("authorization"));
-    if (token === undefined) {
-      return challenge(
+    const credentials = parseAuthorization(request.headers.get("authorization"));
+    if (credentials === undefined || (credentials.scheme === "DPoP" && dpop === undefined)) {
+      return refuse(401, { scope: challengeScope, resourceMetadata: metadataUrl }, "Authorization required");
+    }
+    const { scheme, token } = credentials;
+    const invalidToken = (description: string) =>
+      refuse(
         401,
-        { scope: challengeScope, resourceMetadata: metadataUrl },
-        "Authorization required",
+        {
+          error: "invalid_token",
+          errorDescription: description,
+          scope: challengeScope,
+          resourceMetadata: metadataUrl,
+        },
+        "Invalid access token",
+        dpop === undefined ? "Bearer" : "DPoP",
       );
+    if (scheme === "Bearer" && dpop?.required) {
+      return invalidToken("This resource accepts DPoP-bound tokens only");
+    }
+    let proofJkt: string | undefined;
+    if (scheme === "DPoP") {
+      const proof = await dpop!.verify(request, token);
+      if ("error" in proof) {
+        const nonce = proof.error === "use_dpop_nonce" ? dpop!.currentNonce() : undefined;
+        return refuse(
+          401,
+          {
+            error: proof.error,
+            errorDescription: proof.description,
+            resourceMetadata: metadataUrl,
+          },
+          proof.description,
+          "DPoP",
+          nonce,
+        );
+      }
+      proofJkt = proof.jkt;
     }
     const info = await options.verify(token, request);
-    if (info === undefined) {
-      return challenge(401, {
-        error: "invalid_token",
-        errorDescription: "The access token is invalid or expired",
-        scope: challengeScope,
-        resourceMetadata: metadataUrl,
-      }, "Invalid access token");
+    if (info === undefined) return invalidToken("The access token is invalid or expired");
+    const boundTo = info.jkt ?? confirmationOf(info.claims);
+    if (dpop !== undefined && boundTo !== undefined && scheme === "Bearer") {
+      return invalidToken("The access token is DPoP-bound: send it with the DPoP scheme and a proof");
+    }
+    if (scheme === "DPoP" && boundTo !== proofJkt) {
+      return invalidToken(
+        boundTo === undefined
+          ? "The access token is not DPoP-bound"
+          : "The access token is bound to another key than the DPoP proof's",
+      );
     }
     let needed = baseScopes;
     let forwarded = request;
@@ -173,7 +243,7 @@ export function requireBearer<H extends FetchHandler>(
     }
     const granted = new Set(info.scopes);
     if (!needed.every((scope) => granted.has(scope))) {
-      return challenge(
+      return refuse(
         403,
         {
           error: "insufficient_scope",
@@ -182,6 +252,7 @@ export function requireBearer<H extends FetchHandler>(
           resourceMetadata: metadataUrl,
         },
         "Insufficient scope",
+        scheme,
       );
     }
     authInfo.set(forwarded, info);
@@ -224,28 +295,37 @@ export function defaultMetadataUrl(resource: string): string {
   return new URL(`/.well-known/oauth-protected-resource${path}`, url.origin).href;
 }
 
-function bearerToken(header: string | null): string | undefined {
+function parseAuthorization(header: string | null): { scheme: "Bearer" | "DPoP"; token: string } | undefined {
   if (header === null) return undefined;
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return match === null ? undefined : match[1];
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (match === null) return undefined;
+  return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
+}
+
+/** `cnf.jkt` of a token's claims (RFC 9449 §6.1). */
+function confirmationOf(claims: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const cnf = claims?.cnf;
+  if (typeof cnf !== "object" || cnf === null) return undefined;
+  const jkt = (cnf as { jkt?: unknown }).jkt;
+  return typeof jkt === "string" ? jkt : undefined;
 }
 
 function challenge(
   status: 401 | 403,
-  params: Parameters<typeof formatBearerChallenge>[0],
+  params: BearerChallengeParams,
   message: string,
+  challenges: BearerChallengeParams[],
+  nonce?: string,
 ): Response {
   const error = params.error ?? "invalid_request";
-  return Response.json(
-    { error, error_description: params.errorDescription ?? message },
-    {
-      status,
-      headers: {
-        "www-authenticate": formatBearerChallenge(params),
-        "access-control-expose-headers": "WWW-Authenticate",
-      },
-    },
-  );
+  const headers: Record<string, string> = {
+    "www-authenticate": challenges.map(formatBearerChallenge).join(", "),
+    "access-control-expose-headers": nonce === undefined
+      ? "WWW-Authenticate"
+      : "WWW-Authenticate, DPoP-Nonce",
+  };
+  if (nonce !== undefined) headers["dpop-nonce"] = nonce;
+  return Response.json({ error, error_description: params.errorDescription ?? message }, { status, headers });
 }
 
 function metadataCors(): Record<string, string> {

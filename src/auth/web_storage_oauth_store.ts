@@ -4,6 +4,7 @@
  * @module
  */
 import type { OAuthStore, PendingAuthorization, StoredClient, StoredTokens } from "./oauth_store.ts";
+import type { OAuthLock } from "./oauth_lock.ts";
 
 /** The part of the Web Storage interface the store uses. */
 export interface StorageLike {
@@ -16,6 +17,11 @@ export interface StorageLike {
 export interface WebStorageOAuthStoreOptions {
   /** Prefix of every key. Default `"onemodelcontext.oauth."`. */
   prefix?: string;
+  /**
+   * The lock serializing refreshes among everyone sharing the storage (tabs, processes with a
+   * file-backed storage). Default none: only one client's own refreshes are serialized.
+   */
+  lock?: OAuthLock;
 }
 
 /**
@@ -38,7 +44,10 @@ export class WebStorageOAuthStore implements OAuthStore {
   constructor(storage: StorageLike, options: WebStorageOAuthStoreOptions = {}) {
     this.#storage = storage;
     this.#prefix = options.prefix ?? "onemodelcontext.oauth.";
+    if (options.lock !== undefined) this.lock = options.lock;
   }
+
+  readonly lock?: OAuthLock;
 
   getTokens(serverUrl: string): StoredTokens | undefined {
     const saved = this.#read<StoredTokens & { load?: string }>(`tokens.${serverUrl}`);

@@ -4,7 +4,7 @@
  */
 import { canonicalServerUrl, discardBody, type FetchLike } from "./fetch_like.ts";
 import { OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
-import { parseBearerChallenge } from "./www_authenticate.ts";
+import { parseBearerChallenge, parseDPoPChallenge } from "./www_authenticate.ts";
 
 /** The fetch {@linkcode withOAuth} returns; `oauth` is the client it drives (for `finishAuthorization`). */
 export interface OAuthFetch extends FetchLike {
@@ -13,7 +13,8 @@ export interface OAuthFetch extends FetchLike {
 
 /**
  * Wraps `fetch` so every request carries `Authorization: Bearer <token>` for its server (tokens are
- * keyed by the request URL without fragment), and so that:
+ * keyed by the request URL without fragment), or `Authorization: DPoP <token>` with a fresh `DPoP`
+ * proof when the token is DPoP-bound (see `OAuthClientOptions.dpop`), and so that:
  * - a 401 runs the authorization (discovery, registration, PKCE, token) and sends the request again, once;
  * - a 403 whose challenge says `error="insufficient_scope"` re-authorizes with the union of the
  *   previous and the challenged scopes (step-up) and sends the request again;
@@ -37,10 +38,14 @@ export function withOAuth(fetch: FetchLike, oauth: OAuthClient | OAuthClientOpti
     const serverUrl = canonicalServerUrl(request.url);
     let authorizedHere = false;
     for (;;) {
-      const header = await client.authorizationHeader(serverUrl);
-      const response = await fetch(...request.attempt(header));
+      const response = await client.sendAuthorized(
+        request.url,
+        request.method,
+        (headers) => fetch(...request.attempt(headers)),
+      );
+      const header = response.headers.get("www-authenticate");
       const challenge = response.status === 401 || response.status === 403
-        ? parseBearerChallenge(response.headers.get("www-authenticate"))
+        ? parseBearerChallenge(header) ?? parseDPoPChallenge(header)
         : undefined;
       const stepUp = response.status === 403 && challenge?.error === "insufficient_scope";
       if (response.status === 401 && !authorizedHere) {
@@ -64,7 +69,9 @@ export function withOAuth(fetch: FetchLike, oauth: OAuthClient | OAuthClientOpti
 
 interface Replayable {
   url: string;
-  attempt(authorization: string | undefined): [string | URL | Request, RequestInit | undefined];
+  method: string;
+  /** The request with `headers` (authorization, DPoP proof) set over the caller's own. */
+  attempt(headers: Record<string, string>): [string | URL | Request, RequestInit | undefined];
 }
 
 /** Makes a request sendable more than once: a Request is cloned per attempt, a stream body is buffered. */
@@ -73,11 +80,12 @@ async function replayable(input: string | URL | Request, init: RequestInit | und
     const original = input.clone();
     return {
       url: input.url,
-      attempt(authorization) {
+      method: input.method,
+      attempt(extra) {
         const copy = original.clone();
-        if (authorization === undefined) return [copy, undefined];
+        if (Object.keys(extra).length === 0) return [copy, undefined];
         const headers = new Headers(copy.headers);
-        headers.set("authorization", authorization);
+        for (const [name, value] of Object.entries(extra)) headers.set(name, value);
         return [new Request(copy, { headers }), undefined];
       },
     };
@@ -91,9 +99,10 @@ async function replayable(input: string | URL | Request, init: RequestInit | und
   if (body !== undefined) base.body = body;
   return {
     url: new URL(input).href,
-    attempt(authorization) {
+    method: (init?.method ?? "GET").toUpperCase(),
+    attempt(extra) {
       const headers = new Headers(init?.headers);
-      if (authorization !== undefined) headers.set("authorization", authorization);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       return [input, { ...base, headers }];
     },
   };

