@@ -534,6 +534,7 @@ class McpEndpoint {
     });
     const context: DispatchContext = {
       session,
+      networkTransport: "tcp",
       signal: controller.signal,
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),

@@ -63,6 +63,8 @@ import {
 import { StreamDispatchContext } from "./stream_dispatch_context.ts";
 import { InputRounds } from "./input_rounds.ts";
 import { RequestStateCodec, type RequestStateCodecOptions } from "./request_state.ts";
+import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import { systemTimeProvider } from "../stream/time_provider.ts";
 
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
@@ -122,6 +124,11 @@ export interface ContextServerOptions {
    * the client too, for development. Default `false`.
    */
   exposeInternalErrors?: boolean;
+  /**
+   * OpenTelemetry spans and metrics (MCP semantic conventions) through `@opentelemetry/api`, when an
+   * SDK is registered: `enabled` (default `true`), `maxSpanEvents` (default 16). See docs/observability.md.
+   */
+  telemetry?: TelemetryOptions;
   /** Bounds of each served connection (`endOfStreamTimeout`, `maxConcurrentRequests`, …; its stream's under `channel`). */
   connection?: ServerConnectionOptions;
 }
@@ -168,6 +175,7 @@ export class ContextServer<
   readonly #connectionOptions: JsonRpcConnectionOptions;
   readonly #handlers: ServerHandlers = new HandlerRegistry();
   readonly #dispatch: ServerDispatch;
+  readonly #telemetry: McpTelemetry;
   readonly #connections = new Set<JsonRpcConnection>();
   readonly #sessions = new Set<ServerSession>();
   readonly #capabilities: Capabilities;
@@ -197,6 +205,7 @@ export class ContextServer<
       onReport,
       exposeInternalErrors,
       connection,
+      telemetry,
     } = options ?? ({} as ContextServerOptions);
     if (typeof name !== "string" || name.length === 0) {
       throw new InvalidOptionError("Option name must be a non-empty string");
@@ -290,6 +299,7 @@ export class ContextServer<
       }),
       report,
       exposeInternalErrors: exposeInternalErrors ?? false,
+      telemetry: this.#telemetry = new McpTelemetry("server", timeProvider ?? systemTimeProvider, telemetry),
     });
     if (features !== undefined) this.#features = new ServerFeatures(this.#featureHost(), features);
   }
@@ -448,12 +458,18 @@ export class ContextServer<
     );
     this.#connections.add(connection);
     this.#sessions.add(session);
+    const started = this.#telemetry.now();
     try {
       connection.start();
       return await connection.closed;
     } finally {
       this.#connections.delete(connection);
       this.#sessions.delete(session);
+      const version = session.legacy?.protocolVersion;
+      this.#telemetry.recordSession(started, {
+        "network.transport": "pipe",
+        ...(version === undefined ? {} : { "mcp.protocol.version": version }),
+      });
     }
   }
 
