@@ -274,6 +274,7 @@ export declare class ContextServer<Requests extends MethodMap<Requests> = NoMeth
     onNotification<M extends KnownMethod<Notifications>>(method: M, handler: ServerNotificationHandler<NotificationParamsOf<Notifications, M>>): this;
     onNotification<M extends string>(method: M & OtherMethod<Notifications, M>, handler: ServerNotificationHandler): this;
     onNotification<P>(method: UntypedMethod<Notifications>, handler: ServerNotificationHandler<P>): this;
+    use(middleware: Middleware): this;
     dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined>;
     get connectionCount(): number;
     serve(transport: Duplex | NewlineChannel): Promise<ServeResult>;

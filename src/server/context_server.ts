@@ -64,10 +64,12 @@ import { StreamDispatchContext } from "./stream_dispatch_context.ts";
 import { InputRounds } from "./input_rounds.ts";
 import { RequestStateCodec, type RequestStateCodecOptions } from "./request_state.ts";
 import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import type { Middleware } from "./middleware.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
+export type { Middleware, MiddlewareContext } from "./middleware.ts";
 export type {
   RequestEra,
   ServerRequestContext,
@@ -176,6 +178,7 @@ export class ContextServer<
   readonly #handlers: ServerHandlers = new HandlerRegistry();
   readonly #dispatch: ServerDispatch;
   readonly #telemetry: McpTelemetry;
+  readonly #middleware: Middleware[] = [];
   readonly #connections = new Set<JsonRpcConnection>();
   readonly #sessions = new Set<ServerSession>();
   readonly #capabilities: Capabilities;
@@ -299,6 +302,7 @@ export class ContextServer<
       }),
       report,
       exposeInternalErrors: exposeInternalErrors ?? false,
+      middleware: this.#middleware,
       telemetry: this.#telemetry = new McpTelemetry("server", timeProvider ?? systemTimeProvider, telemetry),
     });
     if (features !== undefined) this.#features = new ServerFeatures(this.#featureHost(), features);
@@ -427,6 +431,27 @@ export class ContextServer<
   onNotification<P>(method: UntypedMethod<Notifications>, handler: ServerNotificationHandler<P>): this;
   onNotification(method: string, handler: ServerNotificationHandler<never>): this {
     this.#handlers.setNotification(method, handler as ServerNotificationHandler);
+    return this;
+  }
+
+  /**
+   * Adds a middleware around every request's dispatch, on every transport (see
+   * {@linkcode Middleware}); they run in the order added, the first outermost. Built-ins (rate
+   * limit, response cache, request log) are in `onemodelcontext/middleware`.
+   *
+   * @example
+   * ```ts ignore
+   * server.use(async (ctx, next) => {
+   *   if (ctx.method === "tools/call" && ctx.principal === undefined) throw new JsonRpcError(-32001, "Sign in first");
+   *   return await next();
+   * });
+   * ```
+   */
+  use(middleware: Middleware): this {
+    if (typeof middleware !== "function") {
+      throw new InvalidOptionError(`use() takes a function (ctx, next) => result, got ${typeof middleware}`);
+    }
+    this.#middleware.push(middleware);
     return this;
   }
 

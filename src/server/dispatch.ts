@@ -34,6 +34,7 @@ import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";
 import type { RequestTrace } from "../telemetry/request_trace.ts";
 import { extractTraceContext } from "../telemetry/trace_context.ts";
 import { TracedDispatchContext } from "./traced_dispatch_context.ts";
+import { type Middleware, MiddlewareCall, runPipeline } from "./middleware.ts";
 
 /**
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
@@ -68,6 +69,8 @@ export interface ServerDispatchInit {
   exposeInternalErrors: boolean;
   /** Spans and metrics of each request, when an OpenTelemetry SDK is registered. */
   telemetry?: McpTelemetry;
+  /** The pipeline of `server.use()`, in order (read per request: `use()` may add to it later). */
+  middleware?: readonly Middleware[];
 }
 
 /** The message of a -32603 reply to an unexpected handler exception, unless `exposeInternalErrors`. */
@@ -153,9 +156,10 @@ export class ServerDispatch {
    */
   answer(request: IncomingRequest, context: DispatchContext): unknown {
     const globals = this.#s.telemetry?.globals();
-    return globals === undefined
-      ? this.#answerChecked(request, context)
-      : this.#traced(globals, request, context);
+    if (globals !== undefined) return this.#traced(globals, request, context);
+    return this.#s.middleware?.length
+      ? this.#piped(request, context, undefined)
+      : this.#answerChecked(request, context);
   }
 
   /**
@@ -175,7 +179,14 @@ export class ServerDispatch {
     const traced = new TracedDispatchContext(context, trace);
     let result: unknown;
     try {
-      result = telemetry.run(globals, trace, () => this.#answerChecked(request, traced, trace));
+      result = telemetry.run(
+        globals,
+        trace,
+        () =>
+          this.#s.middleware?.length
+            ? this.#piped(request, traced, trace)
+            : this.#answerChecked(request, traced, trace),
+      );
     } catch (error) {
       trace.fail(error);
       throw error;
@@ -191,6 +202,25 @@ export class ServerDispatch {
       trace.fail(error);
       throw error;
     });
+  }
+
+  /** The request through the middleware pipeline, then dispatch; a middleware's non-`JsonRpcError` is reported and becomes -32603. */
+  #piped(
+    request: IncomingRequest,
+    context: DispatchContext,
+    trace: RequestTrace | undefined,
+  ): Promise<unknown> {
+    const call = new MiddlewareCall(request, context);
+    return runPipeline(
+      this.#s.middleware!,
+      call,
+      (c) =>
+        this.#answerChecked(
+          c.params === request.params ? request : { ...request, params: c.params },
+          context,
+          trace,
+        ),
+    ).catch((error: unknown) => Promise.reject(this.#internal(error, context)));
   }
 
   #answerChecked(request: IncomingRequest, context: DispatchContext, trace?: RequestTrace): unknown {
