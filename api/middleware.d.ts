@@ -40,6 +40,7 @@ export interface RateLimitOptions {
     limit: number;
     intervalMs?: number;
     burst?: number;
+    refill?: "smooth" | "interval";
     key?: (context: MiddlewareContext) => string;
     exempt?: readonly string[];
     store?: RateLimitStore;
@@ -91,7 +92,9 @@ export interface TakeResult {
 // TokenBucket: type, from src/server/middleware/rate_limit_store.ts
 export interface TokenBucket {
     capacity: number;
-    refillPerMs: number;
+    refillTokens: number;
+    refillMs: number;
+    refill: "smooth" | "interval";
 }
 
 // logRequests: value, from src/server/middleware/request_log.ts

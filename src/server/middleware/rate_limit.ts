@@ -16,6 +16,11 @@ export interface RateLimitOptions {
   intervalMs?: number;
   /** Tokens a full bucket holds. Default `limit`. */
   burst?: number;
+  /**
+   * `"smooth"` (default): tokens trickle back at `limit / intervalMs`; `"interval"`: `limit` tokens
+   * come back at once every `intervalMs` after a bucket's first use (at most `limit` per interval).
+   */
+  refill?: "smooth" | "interval";
   /** The bucket of a request. Default `ctx.clientKey` (the principal, else the session or stream, else one shared bucket). */
   key?: (context: MiddlewareContext) => string;
   /** Methods never limited. Default `["ping", "initialize"]`. */
@@ -40,9 +45,17 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const limit = numberOption("limit", options.limit, Number.NaN, 1);
   if (Number.isNaN(limit)) throw new InvalidOptionError("Option limit is required (requests per intervalMs)");
   const intervalMs = numberOption("intervalMs", options.intervalMs, 60_000, 1);
+  const refill = options.refill ?? "smooth";
+  if (refill !== "smooth" && refill !== "interval") {
+    throw new InvalidOptionError(
+      `Option refill must be "smooth" or "interval", got ${JSON.stringify(refill)}`,
+    );
+  }
   const bucket: TokenBucket = {
     capacity: integerOption("burst", options.burst, Math.max(1, Math.floor(limit)), 1),
-    refillPerMs: limit / intervalMs,
+    refillTokens: limit,
+    refillMs: intervalMs,
+    refill,
   };
   const keyOf = options.key ?? ((context: MiddlewareContext) => context.clientKey);
   const exempt = new Set(options.exempt ?? ["ping", "initialize"]);

@@ -12,8 +12,40 @@ import { systemTimeProvider } from "../../stream/time_provider.ts";
 export interface TokenBucket {
   /** Tokens a full bucket holds (the burst). */
   capacity: number;
-  /** Tokens added per millisecond, up to `capacity`. */
-  refillPerMs: number;
+  /** Tokens added per `refillMs`, up to `capacity`. */
+  refillTokens: number;
+  /** The refill period, in milliseconds. */
+  refillMs: number;
+  /** `"smooth"`: tokens trickle back continuously; `"interval"`: `refillTokens` come back at once, every `refillMs`. */
+  refill: "smooth" | "interval";
+}
+
+/**
+ * `state` brought to `now` under `bucket`, then one token taken if there is one: the arithmetic both
+ * stores share (the Redis script is its Lua transcription).
+ */
+export function takeToken(
+  state: { tokens: number; at: number },
+  bucket: TokenBucket,
+  now: number,
+): TakeResult {
+  const elapsed = Math.max(0, now - state.at);
+  if (bucket.refill === "smooth") {
+    state.tokens = Math.min(bucket.capacity, state.tokens + elapsed * bucket.refillTokens / bucket.refillMs);
+    state.at = now;
+  } else {
+    const periods = Math.floor(elapsed / bucket.refillMs);
+    state.tokens = Math.min(bucket.capacity, state.tokens + periods * bucket.refillTokens);
+    state.at += periods * bucket.refillMs;
+  }
+  if (state.tokens >= 1 - ROUNDING) {
+    state.tokens = Math.max(0, state.tokens - 1);
+    return { allowed: true, retryAfterMs: 0 };
+  }
+  const retryAfterMs = bucket.refill === "smooth"
+    ? Math.ceil((1 - state.tokens) * bucket.refillMs / bucket.refillTokens)
+    : Math.max(1, state.at + bucket.refillMs - now);
+  return { allowed: false, retryAfterMs };
 }
 
 /** The outcome of taking one token. */
@@ -68,14 +100,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (this.#buckets.size >= this.#maxKeys) this.#buckets.delete(this.#buckets.keys().next().value!);
     } else {
       this.#buckets.delete(key); // re-inserted below: the map's order is the order of use
-      state.tokens = Math.min(bucket.capacity, state.tokens + (now - state.at) * bucket.refillPerMs);
-      state.at = now;
     }
     this.#buckets.set(key, state);
-    if (state.tokens >= 1 - ROUNDING) {
-      state.tokens = Math.max(0, state.tokens - 1);
-      return { allowed: true, retryAfterMs: 0 };
-    }
-    return { allowed: false, retryAfterMs: Math.ceil((1 - state.tokens) / bucket.refillPerMs) };
+    return takeToken(state, bucket, now);
   }
 }

@@ -152,6 +152,23 @@ describe("rateLimit()", () => {
     );
   });
 
+  it("refill: interval gives back limit tokens at once per interval, never more than limit in one", async () => {
+    const time = new FakeTimeProvider();
+    const store = new MemoryRateLimitStore({ timeProvider: time });
+    const bucket = { capacity: 2, refillTokens: 2, refillMs: 1_000, refill: "interval" as const };
+    expect(store.take("k", bucket).allowed).toBe(true);
+    await time.advance(600);
+    expect(store.take("k", bucket).allowed).toBe(true);
+    expect(store.take("k", bucket)).toEqual({ allowed: false, retryAfterMs: 400 });
+    await time.advance(399);
+    expect(store.take("k", bucket).allowed).toBe(false);
+    await time.advance(1);
+    expect(store.take("k", bucket).allowed).toBe(true);
+    expect(store.take("k", bucket).allowed).toBe(true);
+    expect(store.take("k", bucket).allowed).toBe(false);
+    expect(() => rateLimit({ limit: 1, refill: "bursty" as never })).toThrow(/refill/);
+  });
+
   it("answers a refused HTTP request with 429 and Retry-After", async () => {
     const server = makeServer();
     server.use(rateLimit({ limit: 1, intervalMs: 60_000 }));
@@ -184,7 +201,7 @@ describe("rateLimit()", () => {
 
   it("keeps at most maxKeys buckets, dropping the least recently used", () => {
     const store = new MemoryRateLimitStore({ maxKeys: 2, timeProvider: new FakeTimeProvider() });
-    const bucket = { capacity: 1, refillPerMs: 1 / 60_000 };
+    const bucket = { capacity: 1, refillTokens: 1, refillMs: 60_000, refill: "smooth" as const };
     expect(store.take("a", bucket).allowed).toBe(true);
     expect(store.take("b", bucket).allowed).toBe(true);
     expect(store.take("a", bucket).allowed).toBe(false); // a is used again: b is now the oldest
