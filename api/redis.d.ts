@@ -5,9 +5,10 @@
 // DEFAULT_MAX_LISTEN_MESSAGE_BYTES: value, from src/server/features/listen_event_codec.ts
 export declare const DEFAULT_MAX_LISTEN_MESSAGE_BYTES: number;
 
-// IoredisCommands: type, from src/redis/redis_oauth_lock.ts
-export interface IoredisCommands {
-    call(command: string, ...args: string[]): Promise<unknown>;
+// IoredisScriptClient: type, from src/redis/redis_rate_limit_store.ts
+export interface IoredisScriptClient {
+    readonly status: string;
+    eval(script: string, numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
 // IoredisSubscriber: type, from src/redis/redis_listen_bus.ts
@@ -59,9 +60,13 @@ export declare class ListenMessageTooLargeError extends MessageTooLargeError {
     constructor(limitBytes: number, messageBytes: number, atLeast?: boolean);
 }
 
-// NodeRedisCommands: type, from src/redis/redis_oauth_lock.ts
-export interface NodeRedisCommands {
-    sendCommand(args: string[]): Promise<unknown>;
+// NodeRedisScriptClient: type, from src/redis/redis_rate_limit_store.ts
+export interface NodeRedisScriptClient {
+    readonly isOpen: boolean;
+    eval(script: string, options: {
+        keys: string[];
+        arguments: string[];
+    }): Promise<unknown>;
 }
 
 // NodeRedisSubscriber: type, from src/redis/redis_listen_bus.ts
@@ -96,25 +101,23 @@ export interface RedisListenBusOptions {
     onReport?: (error: Error) => void;
 }
 
-// RedisOAuthLock: value, from src/redis/redis_oauth_lock.ts
-export declare class RedisOAuthLock implements OAuthLock {
-    #private;
-    constructor(client: NodeRedisCommands | IoredisCommands, options?: RedisOAuthLockOptions);
-    withLock<T>(key: string, critical: () => Promise<T>): Promise<T>;
-}
-
-// RedisOAuthLockOptions: type, from src/redis/redis_oauth_lock.ts
-export interface RedisOAuthLockOptions {
-    prefix?: string;
-    leaseTime?: number;
-    acquireTimeout?: number;
-    pollInterval?: number;
-    time?: TimeProvider;
-}
-
 // RedisPublisher: type, from src/redis/redis_listen_bus.ts
 export interface RedisPublisher {
     publish(channel: string, message: string): Promise<unknown>;
+}
+
+// RedisRateLimitStore: value, from src/redis/redis_rate_limit_store.ts
+export declare class RedisRateLimitStore implements RateLimitStore {
+    #private;
+    constructor(options: RedisRateLimitStoreOptions);
+    take(key: string, bucket: TokenBucket): Promise<TakeResult>;
+}
+
+// RedisRateLimitStoreOptions: type, from src/redis/redis_rate_limit_store.ts
+export interface RedisRateLimitStoreOptions {
+    client: NodeRedisScriptClient | IoredisScriptClient;
+    prefix?: string;
+    idleTtl?: number;
 }
 
 // decodeListenMessage: value, from src/server/features/listen_event_codec.ts

@@ -123,6 +123,7 @@ export {
 // Streamable HTTP: a server's endpoint as a fetch handler (run it with `serve` from a runtime entry).
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
 export type { HttpDispatcher } from "./http/http_dispatcher.ts";
+export type { TelemetryOptions } from "./telemetry/mcp_telemetry.ts";
 
 // Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
 // values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.

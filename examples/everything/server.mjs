@@ -19,6 +19,8 @@
 // The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
 // are in ./input_tools.mjs.
 // test_reconnection closes no SSE stream (no resumable streams).
+// OTEL_EXPORTER_OTLP_ENDPOINT, when set, starts the OpenTelemetry Node SDK (./otel.mjs): traces and
+// metrics over OTLP/HTTP, flushed before the process exits (SIGTERM included).
 import { createHttpHandler } from "onemodelcontext";
 import { serve, stdio } from "onemodelcontext/node";
 import { createEverythingServer } from "./everything.mjs";
@@ -43,11 +45,18 @@ if (redisFlag !== -1) {
   });
   redis = { bus, publisher, subscriber };
 }
+const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+  ? (await import("./otel.mjs")).startTelemetry()
+  : undefined;
 const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
 
 const flag = process.argv.indexOf("--http");
 if (flag === -1) {
+  if (telemetry) {
+    process.once("SIGTERM", () => void telemetry.shutdown().then(() => process.exit(0)));
+  }
   await server.serve(stdio());
+  await telemetry?.shutdown();
   // stdin ended and every reply was drained (or the bounded drain gave up): leave now.
   process.exit(0);
 }
@@ -88,6 +97,7 @@ const stop = async () => {
     await redis.bus.close();
     await Promise.allSettled([redis.subscriber.quit(), redis.publisher.quit()]);
   }
+  await telemetry?.shutdown();
   process.exit(0);
 };
 process.once("SIGTERM", stop);

@@ -71,6 +71,9 @@ import type { InputAnswerer } from "./input_rounds.ts";
 import type { Root } from "../wire/protocol/v2026_07_28.ts";
 import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
+import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";
+import { injectTraceContext } from "../telemetry/trace_context.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
@@ -124,6 +127,12 @@ export interface ContextClientOptions {
   inputs?: ClientInputs;
   /** The clock of every deadline. Default: the system clock. */
   timeProvider?: TimeProvider;
+  /**
+   * OpenTelemetry spans and metrics (MCP semantic conventions) through `@opentelemetry/api`, when an
+   * SDK is registered; the trace context travels in `params._meta`. `enabled` (default `true`),
+   * `maxSpanEvents` (default 16). See docs/observability.md.
+   */
+  telemetry?: TelemetryOptions;
   /** Every bad thing that is nobody's exception: stray server output, unknown reply ids, cache failures. */
   onReport?: (error: Error) => void;
   /**
@@ -214,6 +223,8 @@ export class ContextClient<
   ServerRequests extends MethodMap<ServerRequests> = NoMethods,
 > implements AsyncDisposable {
   readonly #options: ContextClientOptions;
+  readonly #telemetry: McpTelemetry;
+  readonly #sessionStart: number;
   readonly #cache: EraCacheStore | undefined;
   readonly #cacheKey: string | undefined;
   readonly #handlers = new HandlerRegistry<ClientRequestHandler, ClientNotificationHandler>();
@@ -242,6 +253,12 @@ export class ContextClient<
     cacheKey: string | undefined,
   ) {
     this.#options = options;
+    this.#telemetry = new McpTelemetry(
+      "client",
+      options.timeProvider ?? systemTimeProvider,
+      options.telemetry,
+    );
+    this.#sessionStart = this.#telemetry.now();
     this.#cache = cache;
     this.#cacheKey = cacheKey;
     const inputs = options.inputs ?? new ClientInputs({ timeProvider: options.timeProvider });
@@ -452,6 +469,53 @@ export class ContextClient<
     options?: ClientRequestOptions,
   ): Promise<T>;
   request(method: string, params?: unknown, options: ClientRequestOptions = {}): Promise<unknown> {
+    const globals = this.#telemetry.globals();
+    return globals === undefined
+      ? this.#request(method, params, options)
+      : this.#traced(globals, method, params, options);
+  }
+
+  /**
+   * {@linkcode ContextClient.request} in a CLIENT span (a child of the active context), whose trace
+   * context goes in `params._meta`; related notifications are span events.
+   */
+  #traced(
+    globals: OtelGlobals,
+    method: string,
+    params: unknown,
+    options: ClientRequestOptions,
+  ): Promise<unknown> {
+    const telemetry = this.#telemetry;
+    const exchange = this.#session?.live.exchange;
+    const trace = telemetry.start(globals, {
+      method,
+      params,
+      networkTransport: exchange === undefined
+        ? undefined
+        : exchange instanceof StreamClientExchange
+        ? "pipe"
+        : "tcp",
+      protocolVersion: this.#session?.protocolVersion,
+    }, activeContext(globals));
+    const traced = injectTraceContext(globals, trace.context, params);
+    const onNotification = options.onNotification;
+    const sent: ClientRequestOptions = onNotification === undefined ? options : {
+      ...options,
+      onNotification: (m, p) => {
+        trace.event(m, p);
+        onNotification(m, p);
+      },
+    };
+    return telemetry.run(globals, trace, () => this.#request(method, traced, sent)).then((result) => {
+      trace.succeed(result);
+      return result;
+    }, (error: unknown) => {
+      trace.fail(error);
+      throw error;
+    });
+  }
+
+  #request(method: string, params: unknown, options: ClientRequestOptions): Promise<unknown> {
     // Not an async function: this runs once per request (an async layer is a promise and a hop).
     try {
       const { exchange } = this.#session.live;
@@ -672,6 +736,10 @@ export class ContextClient<
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#telemetry.recordSession(this.#sessionStart, {
+        "mcp.protocol.version": this.#session.protocolVersion,
+        "network.transport": this.#session.live.exchange instanceof StreamClientExchange ? "pipe" : "tcp",
+      });
       const { live } = this.#session;
       if (live.rpc === undefined) {
         await live.exchange.close();

@@ -21,6 +21,7 @@ import type { ResponseChannel } from "./response_channel.ts";
 export class ChannelDispatchContext implements DispatchContext {
   /** A modern result may come back as its JSON text: the channel splices it into the reply. */
   readonly [TEXT_RESULTS] = true;
+  readonly networkTransport = "tcp";
   readonly session: ServerSession | undefined;
   readonly principal: string | undefined;
   readonly #cancel: RequestCancel;

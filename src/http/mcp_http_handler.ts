@@ -538,6 +538,7 @@ class McpEndpoint {
     const context: DispatchContext = {
       session,
       principal: principalOf(request),
+      networkTransport: "tcp",
       signal: controller.signal,
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),

@@ -9,6 +9,7 @@ import { JsonText } from "../wire/json_text.ts";
 import type { HeaderFields } from "./http_errors.ts";
 import { TextReply } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { retryAfterSecondsOf } from "../server/middleware/rate_limited_error.ts";
 
 /** Options of {@linkcode ResponseChannel}. */
 export interface ResponseChannelOptions {
@@ -123,11 +124,18 @@ export class ResponseChannel {
     if (this.#replied) return;
     this.#replied = true;
     if (!this.#sse) {
-      const reply = new TextReply(
-        this.#options.statusOf?.(message) ?? 200,
-        jsonHeaders(this.#options.headers),
-        replyText(message),
-      );
+      const retryAfter = retryAfterSecondsOf(message);
+      const reply = retryAfter === undefined
+        ? new TextReply(
+          this.#options.statusOf?.(message) ?? 200,
+          jsonHeaders(this.#options.headers),
+          replyText(message),
+        )
+        : new TextReply(
+          429,
+          { ...jsonHeaders(this.#options.headers), "retry-after": String(retryAfter) },
+          replyText(message),
+        );
       this.#settle(this.#options.textReply ? reply : reply.toResponse());
       return;
     }

@@ -1,5 +1,6 @@
 /**
- * `onemodelcontext/redis`: the listen bus over Redis pub/sub, for servers run as several replicas.
+ * `onemodelcontext/redis`: the listen bus over Redis pub/sub and the shared rate limit store
+ * (`RedisRateLimitStore`, for `rateLimit()` of `onemodelcontext/middleware`), for servers run as several replicas.
  * Typed structurally: bring your own `redis` (v4 and later) or `ioredis` clients; this entry imports neither.
  *
  * @example
@@ -19,6 +20,12 @@ export {
   type RedisListenBusOptions,
   type RedisPublisher,
 } from "./redis_listen_bus.ts";
+export {
+  type IoredisScriptClient,
+  type NodeRedisScriptClient,
+  RedisRateLimitStore,
+  type RedisRateLimitStoreOptions,
+} from "./redis_rate_limit_store.ts";
 export type {
   ListenBus,
   ListenBusEvent,

@@ -63,9 +63,13 @@ import {
 import { StreamDispatchContext } from "./stream_dispatch_context.ts";
 import { InputRounds } from "./input_rounds.ts";
 import { RequestStateCodec, type RequestStateCodecOptions } from "./request_state.ts";
+import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import type { Middleware } from "./middleware.ts";
+import { systemTimeProvider } from "../stream/time_provider.ts";
 
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
+export type { Middleware, MiddlewareContext } from "./middleware.ts";
 export type {
   RequestEra,
   ServerRequestContext,
@@ -122,6 +126,11 @@ export interface ContextServerOptions {
    * the client too, for development. Default `false`.
    */
   exposeInternalErrors?: boolean;
+  /**
+   * OpenTelemetry spans and metrics (MCP semantic conventions) through `@opentelemetry/api`, when an
+   * SDK is registered: `enabled` (default `true`), `maxSpanEvents` (default 16). See docs/observability.md.
+   */
+  telemetry?: TelemetryOptions;
   /** Bounds of each served connection (`endOfStreamTimeout`, `maxConcurrentRequests`, …; its stream's under `channel`). */
   connection?: ServerConnectionOptions;
 }
@@ -168,6 +177,8 @@ export class ContextServer<
   readonly #connectionOptions: JsonRpcConnectionOptions;
   readonly #handlers: ServerHandlers = new HandlerRegistry();
   readonly #dispatch: ServerDispatch;
+  readonly #telemetry: McpTelemetry;
+  readonly #middleware: Middleware[] = [];
   readonly #connections = new Set<JsonRpcConnection>();
   readonly #sessions = new Set<ServerSession>();
   readonly #capabilities: Capabilities;
@@ -197,6 +208,7 @@ export class ContextServer<
       onReport,
       exposeInternalErrors,
       connection,
+      telemetry,
     } = options ?? ({} as ContextServerOptions);
     if (typeof name !== "string" || name.length === 0) {
       throw new InvalidOptionError("Option name must be a non-empty string");
@@ -290,6 +302,8 @@ export class ContextServer<
       }),
       report,
       exposeInternalErrors: exposeInternalErrors ?? false,
+      middleware: this.#middleware,
+      telemetry: this.#telemetry = new McpTelemetry("server", timeProvider ?? systemTimeProvider, telemetry),
     });
     if (features !== undefined) this.#features = new ServerFeatures(this.#featureHost(), features);
   }
@@ -421,6 +435,27 @@ export class ContextServer<
   }
 
   /**
+   * Adds a middleware around every request's dispatch, on every transport (see
+   * {@linkcode Middleware}); they run in the order added, the first outermost. Built-ins (rate
+   * limit, response cache, request log) are in `onemodelcontext/middleware`.
+   *
+   * @example
+   * ```ts ignore
+   * server.use(async (ctx, next) => {
+   *   if (ctx.method === "tools/call" && ctx.principal === undefined) throw new JsonRpcError(-32001, "Sign in first");
+   *   return await next();
+   * });
+   * ```
+   */
+  use(middleware: Middleware): this {
+    if (typeof middleware !== "function") {
+      throw new InvalidOptionError(`use() takes a function (ctx, next) => result, got ${typeof middleware}`);
+    }
+    this.#middleware.push(middleware);
+    return this;
+  }
+
+  /**
    * The message-level seam: dispatches one parsed JSON-RPC message with what its transport knows
    * and resolves with the reply (`undefined` for a notification). `serve()` drives the same
    * dispatch from a stream; an HTTP handler drives it once per POST.
@@ -448,12 +483,18 @@ export class ContextServer<
     );
     this.#connections.add(connection);
     this.#sessions.add(session);
+    const started = this.#telemetry.now();
     try {
       connection.start();
       return await connection.closed;
     } finally {
       this.#connections.delete(connection);
       this.#sessions.delete(session);
+      const version = session.legacy?.protocolVersion;
+      this.#telemetry.recordSession(started, {
+        "network.transport": "pipe",
+        ...(version === undefined ? {} : { "mcp.protocol.version": version }),
+      });
     }
   }
 

@@ -30,6 +30,12 @@ import { type RequestEra, ServerContext, type ServerRequestContext } from "./ser
 import { acceptsInputRequests } from "./input_capabilities.ts";
 import { type InputRoundRequest, type InputRounds, runModernRound } from "./input_rounds.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
+import type { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
+import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";
+import type { RequestTrace } from "../telemetry/request_trace.ts";
+import { extractTraceContext } from "../telemetry/trace_context.ts";
+import { TracedDispatchContext } from "./traced_dispatch_context.ts";
+import { type Middleware, MiddlewareCall, runPipeline } from "./middleware.ts";
 
 /**
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
@@ -62,6 +68,10 @@ export interface ServerDispatchInit {
   report(error: Error): void;
   /** Send an unexpected handler exception's own message to the peer instead of "Internal error". */
   exposeInternalErrors: boolean;
+  /** Spans and metrics of each request, when an OpenTelemetry SDK is registered. */
+  telemetry?: McpTelemetry;
+  /** The pipeline of `server.use()`, in order (read per request: `use()` may add to it later). */
+  middleware?: readonly Middleware[];
 }
 
 /** The message of a -32603 reply to an unexpected handler exception, unless `exposeInternalErrors`. */
@@ -166,9 +176,78 @@ export class ServerDispatch {
    * (the exception's message with `exposeInternalErrors`), so internals stay inside.
    */
   answer(request: IncomingRequest, context: DispatchContext): unknown {
+    const globals = this.#s.telemetry?.globals();
+    if (globals !== undefined) return this.#traced(globals, request, context);
+    return this.#s.middleware?.length
+      ? this.#piped(request, context, undefined)
+      : this.#answerChecked(request, context);
+  }
+
+  /**
+   * {@linkcode ServerDispatch.answer} in a SERVER span, a child of the trace context in
+   * `params._meta` (else of the active context), with the handler run in the span's context.
+   */
+  #traced(globals: OtelGlobals, request: IncomingRequest, context: DispatchContext): unknown {
+    const telemetry = this.#s.telemetry!;
+    const sessionId = (context.session as { id?: unknown } | undefined)?.id;
+    const trace = telemetry.start(globals, {
+      method: request.method,
+      params: request.params,
+      requestId: request.id,
+      networkTransport: context.networkTransport,
+      sessionId: typeof sessionId === "string" ? sessionId : undefined,
+    }, extractTraceContext(globals, activeContext(globals), request.params));
+    const traced = new TracedDispatchContext(context, trace);
     let result: unknown;
     try {
-      result = this.#answer(request, context);
+      result = telemetry.run(
+        globals,
+        trace,
+        () =>
+          this.#s.middleware?.length
+            ? this.#piped(request, traced, trace)
+            : this.#answerChecked(request, traced, trace),
+      );
+    } catch (error) {
+      trace.fail(error);
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      trace.succeed(result);
+      return result;
+    }
+    return result.then((value) => {
+      trace.succeed(value);
+      return value;
+    }, (error: unknown) => {
+      trace.fail(error);
+      throw error;
+    });
+  }
+
+  /** The request through the middleware pipeline, then dispatch; a middleware's non-`JsonRpcError` is reported and becomes -32603. */
+  #piped(
+    request: IncomingRequest,
+    context: DispatchContext,
+    trace: RequestTrace | undefined,
+  ): Promise<unknown> {
+    const call = new MiddlewareCall(request, context);
+    return runPipeline(
+      this.#s.middleware!,
+      call,
+      (c) =>
+        this.#answerChecked(
+          c.params === request.params ? request : { ...request, params: c.params },
+          context,
+          trace,
+        ),
+    ).catch((error: unknown) => Promise.reject(this.#internal(error, context)));
+  }
+
+  #answerChecked(request: IncomingRequest, context: DispatchContext, trace?: RequestTrace): unknown {
+    let result: unknown;
+    try {
+      result = this.#answer(request, context, trace);
     } catch (error) {
       throw this.#internal(error, context);
     }
@@ -190,9 +269,14 @@ export class ServerDispatch {
     );
   }
 
-  #answer(request: IncomingRequest, context: DispatchContext): unknown {
+  #answer(request: IncomingRequest, context: DispatchContext, trace: RequestTrace | undefined): unknown {
     const { method, params } = request;
-    if (method === "initialize") return this.#initialize(context.session, params);
+    if (method === "initialize") {
+      if (trace !== undefined && isPlainObject(params) && typeof params.protocolVersion === "string") {
+        trace.set("mcp.protocol.version", params.protocolVersion, true);
+      }
+      return this.#initialize(context.session, params);
+    }
     const reading = readRequestEnvelope(params);
     switch (reading.kind) {
       case "malformed":
@@ -209,6 +293,7 @@ export class ServerDispatch {
         if (!versions.supportsModern(envelope.protocolVersion)) {
           throw versions.unsupported(envelope.protocolVersion);
         }
+        trace?.set("mcp.protocol.version", envelope.protocolVersion, true);
         if (method === "server/discover") return this.#s.discover;
         if (method === "ping") return decorateModernResult({}, serverInfo);
         const result = this.#invoke(request, context, {
@@ -244,6 +329,7 @@ export class ServerDispatch {
             clientCapabilities: {},
           };
         }
+        trace?.set("mcp.protocol.version", legacy.protocolVersion, true);
         return this.#invoke(request, context, {
           era: "legacy",
           protocolVersion: legacy.protocolVersion,

@@ -66,4 +66,6 @@ export interface DispatchContext {
    * request). A modern `requestState` is bound to it: state issued to one principal is refused for another.
    */
   readonly principal?: string;
+  /** `network.transport` of the request's span and metrics: `"pipe"` (a stream: stdio, `MessagePort`) or `"tcp"` (HTTP). */
+  readonly networkTransport?: string;
 }

@@ -19,6 +19,8 @@ import type { ServerToClientRequestOptions } from "./server_request_context.ts";
 export class StreamDispatchContext implements DispatchContext {
   /** The connection sends a `JsonText` result as it is. */
   readonly [TEXT_RESULTS] = true;
+  /** A stream: stdio, a `MessagePort`, any duplex. */
+  readonly networkTransport = "pipe";
   readonly session: ServerSession;
   readonly #rpc: RequestContext;
   readonly #connection: JsonRpcConnection;
