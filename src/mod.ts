@@ -123,6 +123,9 @@ export {
 // Streamable HTTP: a server's endpoint as a fetch handler (run it with `serve` from a runtime entry).
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
 export type { HttpDispatcher } from "./http/http_dispatcher.ts";
+// Resumable legacy SSE streams: the option and store types (MemoryEventStore is in onemodelcontext/protocol).
+export type { EventReadResult, EventStore, StoredEvent } from "./http/event_store.ts";
+export type { ResumabilityOptions } from "./http/resumable_stream.ts";
 
 // Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
 // values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.

@@ -56,6 +56,14 @@ import { RecentValues } from "./recent_values.ts";
 import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { type EventStore, MemoryEventStore, parseEventId } from "./event_store.ts";
+import {
+  DEFAULT_RESUME_RETRY,
+  type ResumabilityOptions,
+  ResumableStream,
+  type ResumeOutcome,
+  resumeStored,
+} from "./resumable_stream.ts";
 
 /** The default {@linkcode HttpHandlerOptions.maxStreams}. */
 export const DEFAULT_MAX_STREAMS = 1000;
@@ -90,6 +98,15 @@ export interface HttpHandlerOptions {
    * for the defaults, or the table's bounds. Default off: every legacy POST stands alone.
    */
   sessions?: boolean | LegacySessionTableOptions;
+  /**
+   * Resumable legacy SSE streams (2025-11-25 "Resumability and Redelivery"; needs `sessions`):
+   * every event on a POST's stream and on the GET stream carries an id naming its stream and is
+   * kept in an event store; `GET` with `Last-Event-ID` replays what followed, once, in order, then
+   * goes on live. Each stream opens with a priming event (an id, `retry`, empty data), and a
+   * handler may end its connection early (`ctx.closeSseStream()`) so the client polls. `true` for
+   * the defaults (a `MemoryEventStore` of 16 MiB and 5 minutes, retry 1000 ms). Default off.
+   */
+  resumability?: boolean | ResumabilityOptions;
   /** Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000. */
   maxStreams?: number;
   /** Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB. */
@@ -194,11 +211,14 @@ class McpEndpoint {
   readonly #guard: OriginGuard;
   readonly #cors: CorsPolicy | undefined;
   readonly #sessions: LegacySessionTable | undefined;
+  readonly #resume: { store: EventStore; retry: number } | undefined;
+  /** Resumable streams written on this replica, by stream id (until they end). */
+  readonly #liveStreams = new Map<string, { stream: ResumableStream; sessionId: string }>();
   readonly #paramHeaders: HttpHandlerOptions["paramHeaders"];
   readonly #time: TimeProvider;
   readonly #report: (error: Error) => void;
   readonly #inFlight = new Set<InFlight>();
-  readonly #longStreams = new Set<SseStream>();
+  readonly #longStreams = new Set<{ abort(reason?: unknown): void }>();
   readonly #pathnames = new RecentValues((url) => new URL(url).pathname);
   readonly #postAccepts = new RecentValues((accept) =>
     acceptsAny(accept, ["application/json", "text/event-stream"])
@@ -242,6 +262,17 @@ class McpEndpoint {
         ...(options.sessions === true ? {} : options.sessions),
       })
       : undefined;
+    if (options.resumability && !options.sessions) {
+      throw new InvalidOptionError(
+        "Option resumability needs sessions: event ids are unique per session (2025-11-25), so turn sessions on",
+      );
+    }
+    const resume = options.resumability === true ? {} : options.resumability || undefined;
+    this.#resume = resume && {
+      store: resume.eventStore ??
+        new MemoryEventStore({ maxBytes: resume.maxBytes, maxAge: resume.maxAge, timeProvider: this.#time }),
+      retry: integerOption("resumability.retry", resume.retry, DEFAULT_RESUME_RETRY, 0),
+    };
     this.#paramHeaders = options.paramHeaders ??
       (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
     const onReport = options.onReport;
@@ -489,6 +520,13 @@ class McpEndpoint {
       if (!session) return tooManySessions(requestId, table.maxSessions);
       const untrack = this.#server.trackSession?.(session);
       if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
+      const store = this.#resume?.store;
+      if (store?.deleteSession) {
+        const id = session.id;
+        session.signal.addEventListener("abort", () => {
+          Promise.resolve(store.deleteSession!(id)).catch((error: unknown) => this.#report(asError(error)));
+        }, { once: true });
+      }
     } else {
       const found = this.#findSession(table, request, requestId);
       if (found instanceof Response) return found;
@@ -531,6 +569,7 @@ class McpEndpoint {
       sse: this.#sse,
       headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined,
       textReply: takesTextReply(request),
+      stream: this.#resume ? () => this.#resumable(live) : undefined,
     });
     const context: DispatchContext = {
       session,
@@ -538,6 +577,7 @@ class McpEndpoint {
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),
       request: (method, params, options) => live.request(channel, method, params, options?.signal),
+      closeStream: () => channel.detach(),
     };
     const entry = this.#run(id, message, context, channel, controller, false, (reply) => {
       if (isInitialize && (reply === undefined || "error" in reply)) {
@@ -576,19 +616,69 @@ class McpEndpoint {
     }
     const found = this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
+    const lastEventId = request.headers.get("last-event-id");
+    if (this.#resume && lastEventId !== null) return this.#resumeGet(found, lastEventId);
     if (found.hasGetStream) return conflict(`Conflict: session ${found.id} already has a GET stream open`);
     if (this.#longStreams.size >= this.#maxStreams) return tooManyStreams(undefined, this.#maxStreams);
-    const stream = new SseStream(this.#sse);
-    found.attachGetStream(stream);
-    this.#countStream(stream);
-    request.signal.addEventListener(
-      "abort",
-      () => stream.abort(new CancelledError("The client closed the GET stream")),
-      { once: true },
-    );
-    const response = stream.response();
+    let response: Response;
+    if (this.#resume) {
+      const stream = this.#resumable(found);
+      found.attachGetStream(stream);
+      this.#countStream(stream);
+      response = stream.response();
+    } else {
+      const stream = new SseStream(this.#sse);
+      found.attachGetStream(stream);
+      this.#countStream(stream);
+      request.signal.addEventListener(
+        "abort",
+        () => stream.abort(new CancelledError("The client closed the GET stream")),
+        { once: true },
+      );
+      response = stream.response();
+    }
     if (this.#draining) found.closeGetStream();
     return response;
+  }
+
+  /** A resumable stream of `session`, known here by its id until it ends. */
+  #resumable(session: LegacyHttpSession): ResumableStream {
+    const stream = new ResumableStream({
+      store: this.#resume!.store,
+      sessionId: session.id,
+      sse: this.#sse,
+      retry: this.#resume!.retry,
+    });
+    this.#liveStreams.set(stream.streamId, { stream, sessionId: session.id });
+    void stream.closed.then(() => this.#liveStreams.delete(stream.streamId));
+    return stream;
+  }
+
+  /** `GET` with `Last-Event-ID`: the events after it on its stream, then the live ones. */
+  async #resumeGet(session: LegacyHttpSession, lastEventId: string): Promise<Response> {
+    const cursor = parseEventId(lastEventId);
+    const live = cursor && this.#liveStreams.get(cursor.streamId);
+    let outcome: ResumeOutcome;
+    if (!cursor) {
+      outcome = { kind: "unknown" };
+    } else if (live && live.sessionId === session.id) {
+      outcome = await live.stream.resume(cursor.seq);
+    } else {
+      outcome = await resumeStored(this.#resume!.store, { sessionId: session.id, ...cursor }, {
+        sse: this.#sse,
+        retry: this.#resume!.retry,
+      });
+    }
+    if (outcome.kind === "resumed") return outcome.response;
+    return notResumable(
+      outcome.kind === "expired"
+        ? `Bad Request: the events after Last-Event-ID ${
+          JSON.stringify(lastEventId)
+        } are no longer kept (the event store's bounds evicted them); the stream cannot be resumed`
+        : `Bad Request: Last-Event-ID ${
+          JSON.stringify(lastEventId.slice(0, 80))
+        } names no stream of this session; the stream cannot be resumed`,
+    );
   }
 
   async #delete(request: RequestParts): Promise<Response> {
@@ -662,7 +752,7 @@ class McpEndpoint {
     this.#server.dispatch(message, context).catch((error: unknown) => this.#report(asError(error)));
   }
 
-  #countStream(stream: SseStream): void {
+  #countStream(stream: { readonly closed: Promise<void>; abort(reason?: unknown): void }): void {
     this.#longStreams.add(stream);
     void stream.closed.then(() => this.#longStreams.delete(stream));
   }
@@ -804,6 +894,14 @@ function unavailable(): Response {
 function conflict(message: string): Response {
   return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
     status: 409,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+/** 400 for a `Last-Event-ID` that cannot be resumed (unknown, another session's, or evicted): nothing replayed. */
+function notResumable(message: string): Response {
+  return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
+    status: 400,
     headers: { "Content-Type": "application/json" },
   });
 }

@@ -62,6 +62,11 @@ export interface DispatchContext {
    */
   request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
   /**
+   * Ends this request's SSE connection before its reply without ending its stream, so the client
+   * resumes it with `GET` + `Last-Event-ID` (legacy HTTP with resumability). Absent elsewhere.
+   */
+  closeStream?(): boolean;
+  /**
    * Who sent this message, when the transport authenticated it (e.g. the OAuth `sub` of an HTTP
    * request). A modern `requestState` is bound to it: state issued to one principal is refused for another.
    */
