@@ -18,10 +18,12 @@
 //
 // The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
 // are in ./input_tools.mjs.
-// test_reconnection closes no SSE stream (no resumable streams).
+// Legacy SSE streams are resumable (ids on every event, an event store: Redis with --redis, else
+// memory); test_reconnection ends its POST connection early; progress_stream is in ./resumable_tools.mjs.
 import { createHttpHandler } from "onemodelcontext";
 import { serve, stdio } from "onemodelcontext/node";
 import { createEverythingServer } from "./everything.mjs";
+import { addResumableTools } from "./resumable_tools.mjs";
 
 const stateKey = process.env.ONEMODELCONTEXT_STATE_KEY;
 if (stateKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(stateKey)) {
@@ -44,6 +46,7 @@ if (redisFlag !== -1) {
   redis = { bus, publisher, subscriber };
 }
 const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
+addResumableTools(server);
 
 const flag = process.argv.indexOf("--http");
 if (flag === -1) {
@@ -73,10 +76,13 @@ const sessions = process.argv.includes("--stateless")
   : replica === undefined
   ? true
   : { idPrefix: `${replica}.` };
-const http = await serve(createHttpHandler(server, { path: "/mcp", sessions }), {
-  port,
-  hostname: "127.0.0.1",
-});
+const http = await serve(
+  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false }),
+  {
+    port,
+    hostname: "127.0.0.1",
+  },
+);
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
 let stopping = false;
 const stop = async () => {
