@@ -459,6 +459,7 @@ export interface HandlerContext extends InputContext {
     readonly signal: AbortSignal;
     sendProgress(progress: number, total?: number, message?: string): Promise<void>;
     log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+    closeSseStream(): boolean;
 }
 
 // HttpDispatcher: type, from src/http/http_dispatcher.ts
