@@ -120,3 +120,6 @@ export {
   type MemoryEventStoreOptions,
   STORED_EVENT_OVERHEAD_BYTES,
 } from "./http/event_store.ts";
+
+// Legacy sessions shared between handlers (createHttpHandler's `sessionStore`).
+export { MemorySessionStore, type MemorySessionStoreOptions } from "./http/session_store.ts";

@@ -57,6 +57,7 @@ import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
 import { type EventStore, MemoryEventStore, parseEventId } from "./event_store.ts";
+import type { RelayedReply, ReplyRelay, SessionStore } from "./session_store.ts";
 import {
   DEFAULT_RESUME_RETRY,
   type ResumabilityOptions,
@@ -107,6 +108,18 @@ export interface HttpHandlerOptions {
    * the defaults (a `MemoryEventStore` of 16 MiB and 5 minutes, retry 1000 ms). Default off.
    */
   resumability?: boolean | ResumabilityOptions;
+  /**
+   * Where legacy sessions live between requests, so that any replica serves a session's next
+   * request (no pinning) and a dead replica's sessions go on elsewhere: the state is saved when it
+   * changes, and a session id this replica does not hold is looked up here. Default none: the
+   * replica's own memory.
+   */
+  sessionStore?: SessionStore;
+  /**
+   * Carries a client's answer to a server-to-client request to the replica whose handler waits
+   * for it (with several replicas and no pinning). Default none.
+   */
+  replyRelay?: ReplyRelay;
   /** Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000. */
   maxStreams?: number;
   /** Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB. */
@@ -213,6 +226,11 @@ class McpEndpoint {
   readonly #sessions: LegacySessionTable | undefined;
   readonly #resume: { store: EventStore; retry: number } | undefined;
   /** Resumable streams written on this replica, by stream id (until they end). */
+  readonly #store: SessionStore | undefined;
+  readonly #relay: ReplyRelay | undefined;
+  #unsubscribeRelay: (() => void) | undefined;
+  /** The state last saved for each session (JSON), to save only what changed. */
+  readonly #saved = new WeakMap<LegacyHttpSession, { state: string; at: number }>();
   readonly #liveStreams = new Map<string, { stream: ResumableStream; sessionId: string }>();
   readonly #paramHeaders: HttpHandlerOptions["paramHeaders"];
   readonly #time: TimeProvider;
@@ -273,6 +291,12 @@ class McpEndpoint {
         new MemoryEventStore({ maxBytes: resume.maxBytes, maxAge: resume.maxAge, timeProvider: this.#time }),
       retry: integerOption("resumability.retry", resume.retry, DEFAULT_RESUME_RETRY, 0),
     };
+    if ((options.sessionStore || options.replyRelay) && !options.sessions) {
+      throw new InvalidOptionError("Options sessionStore and replyRelay need sessions: turn sessions on");
+    }
+    this.#store = options.sessionStore;
+    this.#relay = options.replyRelay;
+    this.#unsubscribeRelay = this.#relay?.subscribe((reply) => this.#relayed(reply));
     this.#paramHeaders = options.paramHeaders ??
       (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
     const onReport = options.onReport;
@@ -518,25 +542,71 @@ class McpEndpoint {
     if (isInitialize) {
       session = table.create();
       if (!session) return tooManySessions(requestId, table.maxSessions);
-      const untrack = this.#server.trackSession?.(session);
-      if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
-      const store = this.#resume?.store;
-      if (store?.deleteSession) {
-        const id = session.id;
-        session.signal.addEventListener("abort", () => {
-          Promise.resolve(store.deleteSession!(id)).catch((error: unknown) => this.#report(asError(error)));
-        }, { once: true });
-      }
+      this.#register(session);
     } else {
       const found = this.#findSession(table, request, requestId);
+      if (found instanceof Promise) {
+        return found.then((adopted) =>
+          adopted instanceof Response
+            ? adopted
+            : this.#sessionMessage(adopted, request, message, classified, isInitialize)
+        );
+      }
       if (found instanceof Response) return found;
       session = found;
     }
+    return this.#sessionMessage(session, request, message, classified, isInitialize);
+  }
+
+  /** A session is live here (new, or adopted from the session store): the server may reach it. */
+  #register(session: LegacyHttpSession): void {
+    const untrack = this.#server.trackSession?.(session);
+    if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
+  }
+
+  /** Saves `session`'s state when it changed since the last save (or half its TTL went by). */
+  #persist(session: LegacyHttpSession): void {
+    const store = this.#store;
+    if (!store || !session.legacy || session.ended) return;
+    const state = JSON.stringify(session.legacy);
+    const now = this.#time.now();
+    const ttl = this.#sessions!.idleTimeout;
+    const last = this.#saved.get(session);
+    if (last && last.state === state && now - last.at < ttl / 2) return;
+    this.#saved.set(session, { state, at: now });
+    try {
+      Promise.resolve(store.save(session.id, session.legacy, ttl)).catch((error: unknown) =>
+        this.#report(asError(error))
+      );
+    } catch (error) {
+      this.#report(asError(error));
+    }
+  }
+
+  /** A reply another replica could not place: settle it if its request waits here. */
+  #relayed(reply: RelayedReply): void {
+    this.#sessions?.get(reply.sessionId)?.settle(reply.id, reply.outcome);
+  }
+
+  #sessionMessage(
+    session: LegacyHttpSession,
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+    isInitialize: boolean,
+  ): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
       const outcome = classified.kind === "result"
         ? { result: classified.result }
         : { error: classified.error };
       if (!session.settle(classified.id, outcome)) {
+        if (this.#relay && classified.id !== undefined) {
+          // The request may wait on another replica: it settles there.
+          this.#relay.publish({ sessionId: session.id, id: classified.id, outcome }).catch((error: unknown) =>
+            this.#report(asError(error))
+          );
+          return accepted();
+        }
         this.#report(
           new JsonRpcError(
             ErrorCodes.InvalidRequest,
@@ -552,7 +622,8 @@ class McpEndpoint {
       if (classified.method === "notifications/cancelled" && isObject(classified.params)) {
         session.cancel(classified.params.requestId, classified.params.reason);
       }
-      this.#notifyInBackground(message, session, session.signal);
+      const notified = session;
+      this.#notifyInBackground(message, session, session.signal, () => this.#persist(notified));
       return accepted();
     }
     const { id } = classified.request;
@@ -587,6 +658,7 @@ class McpEndpoint {
     void entry.done.then(() => {
       live.untrack(id);
       done();
+      this.#persist(live);
     });
     return channel.response;
   }
@@ -595,13 +667,47 @@ class McpEndpoint {
     table: LegacySessionTable,
     request: RequestParts,
     id: RequestId | undefined,
-  ): LegacyHttpSession | Response {
+  ): LegacyHttpSession | Response | Promise<LegacyHttpSession | Response> {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
-    return table.get(sessionId.trim()) ??
-      httpError("sessionNotFound", id, {
-        message: "Session not found: it ended or never existed; send initialize to start a new one",
-      });
+    const found = table.get(sessionId.trim());
+    if (found) return found;
+    if (this.#store) return this.#adopt(this.#store, table, sessionId.trim(), id);
+    return sessionNotFound(id);
+  }
+
+  /** Session `sessionId` from the session store, live here from now on; 404 when the store has none. */
+  async #adopt(
+    store: SessionStore,
+    table: LegacySessionTable,
+    sessionId: string,
+    id: RequestId | undefined,
+  ): Promise<LegacyHttpSession | Response> {
+    let state: Awaited<ReturnType<SessionStore["load"]>>;
+    try {
+      state = await store.load(sessionId);
+    } catch (error) {
+      this.#report(asError(error));
+      return new Response(
+        JSON.stringify(
+          errorResponse(
+            id,
+            -32000,
+            `Service unavailable: the session store failed: ${asError(error).message}`,
+          ),
+        ),
+        { status: 503, headers: { "Content-Type": "application/json", "Retry-After": "1" } },
+      );
+    }
+    if (!state) return sessionNotFound(id);
+    const raced = table.get(sessionId); // another request of the same session adopted it meanwhile
+    if (raced) return raced;
+    const session = table.adopt(sessionId);
+    if (!session) return tooManySessions(id, table.maxSessions);
+    session.legacy = state;
+    this.#saved.set(session, { state: JSON.stringify(state), at: this.#time.now() });
+    this.#register(session);
+    return session;
   }
 
   // ---------------------------------------------------------------- GET, DELETE
@@ -614,7 +720,7 @@ class McpEndpoint {
         message: "Not Acceptable: a GET stream needs Accept: text/event-stream",
       });
     }
-    const found = this.#findSession(table, request, undefined);
+    const found = await this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
     const lastEventId = request.headers.get("last-event-id");
     if (this.#resume && lastEventId !== null) return this.#resumeGet(found, lastEventId);
@@ -684,9 +790,11 @@ class McpEndpoint {
   async #delete(request: RequestParts): Promise<Response> {
     const table = this.#sessions;
     if (!table) return methodNotAllowed("DELETE", this.#allowed());
-    const found = this.#findSession(table, request, undefined);
+    const found = await this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
     found.end(new ClosedError(`The client ended session ${found.id} (DELETE)`));
+    const forget = [this.#store?.delete(found.id), this.#resume?.store.deleteSession?.(found.id)];
+    for (const done of forget) Promise.resolve(done).catch((error: unknown) => this.#report(asError(error)));
     return new Response(null, { status: 200 });
   }
 
@@ -747,9 +855,14 @@ class McpEndpoint {
       .finally(() => this.#inFlight.delete(entry));
   }
 
-  #notifyInBackground(message: unknown, session: ServerSession | undefined, signal: AbortSignal): void {
+  #notifyInBackground(
+    message: unknown,
+    session: ServerSession | undefined,
+    signal: AbortSignal,
+    after?: () => void,
+  ): void {
     const context: DispatchContext = { session, signal, notify: () => Promise.resolve() };
-    this.#server.dispatch(message, context).catch((error: unknown) => this.#report(asError(error)));
+    this.#server.dispatch(message, context).then(after, (error: unknown) => this.#report(asError(error)));
   }
 
   #countStream(stream: { readonly closed: Promise<void>; abort(reason?: unknown): void }): void {
@@ -788,6 +901,7 @@ class McpEndpoint {
       entry.channel.abort(reason, unavailable());
     }
     this.#sessions?.endAll(reason);
+    this.#unsubscribeRelay?.();
     // Long streams whose client does not read their last events: ended now.
     for (const stream of this.#longStreams) stream.abort(reason);
   }
@@ -903,6 +1017,12 @@ function notResumable(message: string): Response {
   return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
     status: 400,
     headers: { "Content-Type": "application/json" },
+  });
+}
+
+function sessionNotFound(id: RequestId | undefined): Response {
+  return httpError("sessionNotFound", id, {
+    message: "Session not found: it ended or never existed; send initialize to start a new one",
   });
 }
 

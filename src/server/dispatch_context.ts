@@ -23,6 +23,8 @@ export interface LegacySession {
   logLevel?: LoggingLevel;
   /** True once the client sent `notifications/initialized` (set by dispatch). */
   initialized?: boolean;
+  /** The URIs subscribed to with `resources/subscribe` (kept by the server's change notifier). */
+  subscriptions?: string[];
 }
 
 /**
