@@ -37,7 +37,7 @@ export type {
   HttpSendInit,
 } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
-export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
+export { HttpStatusError, StreamBrokenError, StreamNotResumedError } from "../src/http/http_client_errors.ts";
 export {
   type LoopbackRedirect,
   type LoopbackRedirectOptions,

@@ -124,6 +124,10 @@ export {
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
 export type { HttpDispatcher } from "./http/http_dispatcher.ts";
 export type { TelemetryOptions } from "./telemetry/mcp_telemetry.ts";
+// Resumable legacy SSE streams: the option and store types (MemoryEventStore is in onemodelcontext/protocol).
+export type { EventReadResult, EventStore, StoredEvent } from "./http/event_store.ts";
+export type { ResumabilityOptions } from "./http/resumable_stream.ts";
+export type { RelayedReply, ReplyRelay, SessionStore } from "./http/session_store.ts";
 
 // Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
 // values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.

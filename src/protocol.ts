@@ -111,3 +111,15 @@ export {
   type LineSplitterOptions,
   splitLines,
 } from "./stream/line_splitter.ts";
+
+// The memory event store of resumable legacy SSE streams (createHttpHandler's `resumability`).
+export {
+  DEFAULT_EVENT_STORE_MAX_AGE,
+  DEFAULT_EVENT_STORE_MAX_BYTES,
+  MemoryEventStore,
+  type MemoryEventStoreOptions,
+  STORED_EVENT_OVERHEAD_BYTES,
+} from "./http/event_store.ts";
+
+// Legacy sessions shared between handlers (createHttpHandler's `sessionStore`).
+export { MemorySessionStore, type MemorySessionStoreOptions } from "./http/session_store.ts";

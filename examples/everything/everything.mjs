@@ -109,8 +109,11 @@ export function createEverythingServer(options = {}) {
   server.tool(
     "test_reconnection",
     { description: "Tests SSE stream disconnection and client reconnection (SEP-1699)" },
-    () =>
-      "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",
+    async (_args, ctx) => {
+      // Legacy HTTP with resumability: end the POST connection now; the result follows ~100 ms later.
+      if (ctx.closeSseStream()) await new Promise((resolve) => setTimeout(resolve, 100));
+      return "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.";
+    },
   );
   server.tool("json_schema_2020_12_tool", {
     description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",

@@ -18,12 +18,14 @@
 //
 // The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
 // are in ./input_tools.mjs.
-// test_reconnection closes no SSE stream (no resumable streams).
+// Legacy SSE streams are resumable (ids on every event, an event store: Redis with --redis, else
+// memory); test_reconnection ends its POST connection early; progress_stream is in ./resumable_tools.mjs.
 // OTEL_EXPORTER_OTLP_ENDPOINT, when set, starts the OpenTelemetry Node SDK (./otel.mjs): traces and
 // metrics over OTLP/HTTP, flushed before the process exits (SIGTERM included).
 import { createHttpHandler } from "onemodelcontext";
 import { serve, stdio } from "onemodelcontext/node";
 import { createEverythingServer } from "./everything.mjs";
+import { addResumableTools } from "./resumable_tools.mjs";
 
 const stateKey = process.env.ONEMODELCONTEXT_STATE_KEY;
 if (stateKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(stateKey)) {
@@ -49,6 +51,7 @@ const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
   ? (await import("./otel.mjs")).startTelemetry()
   : undefined;
 const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
+addResumableTools(server);
 
 const flag = process.argv.indexOf("--http");
 if (flag === -1) {
@@ -82,10 +85,13 @@ const sessions = process.argv.includes("--stateless")
   : replica === undefined
   ? true
   : { idPrefix: `${replica}.` };
-const http = await serve(createHttpHandler(server, { path: "/mcp", sessions }), {
-  port,
-  hostname: "127.0.0.1",
-});
+const http = await serve(
+  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false }),
+  {
+    port,
+    hostname: "127.0.0.1",
+  },
+);
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
 let stopping = false;
 const stop = async () => {

@@ -49,3 +49,32 @@ export class StreamBrokenError extends ReadFailedError {
     this.requestId = requestId;
   }
 }
+
+/**
+ * A request's response stream broke before its reply and could not be resumed with `GET` +
+ * `Last-Event-ID`: the server refused the resume (its events are gone, or it keeps none), or
+ * `maxAttempts` reconnections in a row brought nothing. `code` is `read_failed`;
+ * `instanceof StreamBrokenError` holds.
+ */
+export class StreamNotResumedError extends StreamBrokenError {
+  /** Resume attempts made. */
+  readonly attempts: number;
+  /** The last event id the client saw (what it resumed from). */
+  readonly lastEventId: string;
+  constructor(
+    method: string,
+    requestId: RequestId,
+    details: { attempts: number; lastEventId: string; cause?: unknown },
+  ) {
+    super(method, requestId, { cause: details.cause });
+    const why = details.cause instanceof Error ? `: ${details.cause.message}` : "";
+    this.message =
+      `The response stream of ${method} (id ${JSON.stringify(requestId)}) broke before its reply ` +
+      `and could not be resumed from event ${
+        JSON.stringify(details.lastEventId)
+      } after ${details.attempts} ` +
+      `attempt(s)${why}`;
+    this.attempts = details.attempts;
+    this.lastEventId = details.lastEventId;
+  }
+}

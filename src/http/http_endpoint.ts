@@ -59,6 +59,14 @@ export interface HttpEndpointOptions {
 }
 
 /** How a response body ended, from {@linkcode HttpEndpoint.read}. */
+/** Where a read got to, kept up to date event by event (so it is known even when the read fails). */
+export interface SseCursor {
+  /** The last non-empty SSE event id seen. */
+  lastEventId: string;
+  /** The last `retry:` value seen. */
+  retry?: number;
+}
+
 export interface ReadOutcome {
   /** `done`: `onMessage` said it had what it wanted; `eof`: the body ended. */
   ended: "done" | "eof";
@@ -130,10 +138,11 @@ export class HttpEndpoint {
     response: HttpReply,
     onMessage: (message: unknown) => boolean | void,
     signal?: AbortSignal,
+    cursor?: SseCursor,
   ): Promise<ReadOutcome> {
     signal?.throwIfAborted();
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    if (type === "text/event-stream") return this.#readSse(response, onMessage, signal);
+    if (type === "text/event-stream") return this.#readSse(response, onMessage, signal, cursor);
     const text = await readResponseText(response, this.maxResponseBytes, signal);
     if (type !== "application/json" && text.trim() === "") return { ended: "eof", lastEventId: "" };
     let message: unknown;
@@ -154,6 +163,7 @@ export class HttpEndpoint {
     response: HttpReply,
     onMessage: (message: unknown) => boolean | void,
     signal?: AbortSignal,
+    cursor?: SseCursor,
   ): Promise<ReadOutcome> {
     if (response.body === null) return { ended: "eof", lastEventId: "" };
     const decoder = new SseDecoderStream(
@@ -172,6 +182,10 @@ export class HttpEndpoint {
           return { ended: "eof", lastEventId: decoder.lastEventId || lastEventId, retry: decoder.retry };
         }
         lastEventId = value.lastEventId;
+        if (cursor) {
+          if (lastEventId !== "") cursor.lastEventId = lastEventId;
+          if (decoder.retry !== undefined) cursor.retry = decoder.retry;
+        }
         if (value.data === "") continue;
         let message: unknown;
         try {

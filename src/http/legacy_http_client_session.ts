@@ -26,8 +26,14 @@ import type {
 } from "../client/client_exchange.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { McpHeaders } from "./mcp_request_headers.ts";
-import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint, type HttpReply } from "./http_endpoint.ts";
-import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
+import {
+  ACCEPT_BOTH,
+  errorOfStatus,
+  type HttpEndpoint,
+  type HttpReply,
+  type SseCursor,
+} from "./http_endpoint.ts";
+import { HttpStatusError, StreamBrokenError, StreamNotResumedError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
 import { backoffDelay, listenForServerMessages, type ReconnectOptions } from "./server_message_stream.ts";
 
@@ -329,35 +335,62 @@ export class LegacyHttpClientSession implements ClientExchange {
       throw new ProtocolError(`The server answered request ${entry.method} with 202 Accepted and no reply`);
     }
     onResponse?.(response);
-    let outcome = await this.#readStream(response, entry, id, signal, progress);
+    // Where the stream got to, kept event by event: a stream that breaks mid-way resumes from there.
+    const cursor: SseCursor = { lastEventId: "" };
+    let failure: unknown;
+    try {
+      await this.#readStream(response, entry, id, signal, progress, cursor);
+    } catch (error) {
+      if (!(error instanceof StreamBrokenError)) throw error;
+      failure = error;
+    }
     let attempts = 0;
+    let fruitless = 0;
     while (!entry.settled) {
-      // The stream ended before the reply: resume it through GET when the server gave it an event id.
-      if (outcome.lastEventId === "" || attempts >= this.#o.reconnect.maxAttempts) {
-        throw new StreamBrokenError(entry.method, id);
-      }
-      attempts++;
-      await delay(this.#o.time, outcome.retry ?? backoffDelay(this.#o.reconnect, attempts), signal);
-      const resumed = await this.#o.endpoint.send("GET", {
-        headers: {
-          Accept: "text/event-stream",
-          ...this.#sessionHeaders(),
-          [McpHeaders.lastEventId]: outcome.lastEventId,
-        },
-        signal,
-      });
-      if (!resumed.ok) {
-        await resumed.body?.cancel();
-        throw new StreamBrokenError(entry.method, id, {
-          cause: new HttpStatusError("GET (resuming the response stream)", { status: resumed.status }),
+      // The stream ended or broke before the reply: resume it through GET when it carried event ids.
+      if (cursor.lastEventId === "") throw failure ?? new StreamBrokenError(entry.method, id);
+      if (fruitless >= this.#o.reconnect.maxAttempts) {
+        throw new StreamNotResumedError(entry.method, id, {
+          attempts,
+          lastEventId: cursor.lastEventId,
+          cause: failure,
         });
       }
-      const next = await this.#readStream(resumed, entry, id, signal, progress);
-      outcome = {
-        ...next,
-        lastEventId: next.lastEventId || outcome.lastEventId,
-        retry: next.retry ?? outcome.retry,
-      };
+      attempts++;
+      fruitless++;
+      // The server's retry is the least wait (2025-11-25: MUST respect it); failures in a row back off.
+      const wait = fruitless === 1
+        ? cursor.retry ?? backoffDelay(this.#o.reconnect, 1)
+        : Math.max(cursor.retry ?? 0, backoffDelay(this.#o.reconnect, fruitless));
+      await delay(this.#o.time, wait, signal);
+      const from = cursor.lastEventId;
+      let resumed: Response;
+      try {
+        resumed = await this.#o.endpoint.send("GET", {
+          headers: { Accept: "text/event-stream", ...this.#sessionHeaders(), [McpHeaders.lastEventId]: from },
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        failure = error; // the server is unreachable for now: try again
+        continue;
+      }
+      if (!resumed.ok) {
+        const refusal = await errorOfStatus(resumed, "GET (resuming the response stream)");
+        // 400/404/405: the server cannot resume this stream (events gone, no session, no store); 5xx and 429: try again.
+        if (resumed.status < 500 && resumed.status !== 429) {
+          throw new StreamNotResumedError(entry.method, id, { attempts, lastEventId: from, cause: refusal });
+        }
+        failure = refusal;
+        continue;
+      }
+      try {
+        await this.#readStream(resumed, entry, id, signal, progress, cursor);
+      } catch (error) {
+        if (!(error instanceof StreamBrokenError)) throw error;
+        failure = error;
+      }
+      if (cursor.lastEventId !== from || entry.settled) fruitless = 0;
     }
   }
 
@@ -367,12 +400,18 @@ export class LegacyHttpClientSession implements ClientExchange {
     id: RequestId,
     signal: AbortSignal,
     progress: () => void,
+    cursor?: SseCursor,
   ) {
     try {
-      return await this.#o.endpoint.read(response, (value) => {
-        this.#dispatch(value, entry, id, progress);
-        return entry.settled;
-      }, signal);
+      return await this.#o.endpoint.read(
+        response,
+        (value) => {
+          this.#dispatch(value, entry, id, progress);
+          return entry.settled;
+        },
+        signal,
+        cursor,
+      );
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (error instanceof TransportError && error.code !== "read_failed") throw error;

@@ -9,7 +9,15 @@ import { CancelledError, ClosedError, type JsonRpcError } from "../wire/errors.t
 import { idKey, type RequestId } from "../wire/json_rpc_message.ts";
 import type { LegacySession, ServerSession } from "./http_dispatcher.ts";
 import type { ResponseChannel } from "./response_channel.ts";
-import type { SseStream } from "./sse_stream.ts";
+
+/** A session's GET stream: an `SseStream`, or a `ResumableStream` (which has `connected`). */
+export interface GetStream {
+  write(message: unknown): Promise<void>;
+  close(): Promise<void>;
+  readonly closed: Promise<void>;
+  /** False while a resumable stream has no client connection (the client left without resuming). */
+  readonly connected?: boolean;
+}
 
 /** A server-to-client request waiting for its reply. */
 interface Waiting {
@@ -58,7 +66,7 @@ export class LegacyHttpSession implements ServerSession {
   readonly #waiting = new Map<string, Waiting>();
   readonly #ended = new AbortController();
   #nextRequestId = 1;
-  #getStream: SseStream | undefined;
+  #getStream: GetStream | undefined;
   #active = 0;
   #idleTimer: TimerHandle | undefined;
 
@@ -178,7 +186,7 @@ export class LegacyHttpSession implements ServerSession {
   }
 
   /** Adopts `stream` as the session's GET stream; false when one is already open. */
-  attachGetStream(stream: SseStream): boolean {
+  attachGetStream(stream: GetStream): boolean {
     if (this.#getStream || this.ended) return false;
     this.#getStream = stream;
     const done = this.begin();
@@ -194,8 +202,15 @@ export class LegacyHttpSession implements ServerSession {
     void this.#getStream?.close();
   }
 
-  /** True while a GET stream is open. */
+  /**
+   * True while a GET stream is open. A resumable one whose client left (no connection) ends here,
+   * so that a fresh GET may take its place.
+   */
   get hasGetStream(): boolean {
+    if (this.#getStream?.connected === false) {
+      void this.#getStream.close();
+      this.#getStream = undefined;
+    }
     return this.#getStream !== undefined;
   }
 

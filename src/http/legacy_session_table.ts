@@ -80,6 +80,26 @@ export class LegacySessionTable {
     return session;
   }
 
+  /**
+   * A session another replica started (found in a session store): live here under its own `id`
+   * from now on. `undefined` when `maxSessions` are live or the id is not a valid one.
+   */
+  adopt(id: string): LegacyHttpSession | undefined {
+    if (this.#sessions.size >= this.maxSessions) return undefined;
+    if (id.length === 0 || id.length > MAX_SESSION_ID_LENGTH || !/^[\x21-\x7e]+$/.test(id)) return undefined;
+    const existing = this.#sessions.get(id);
+    if (existing) return existing;
+    const session = new LegacyHttpSession(id, {
+      idleTimeout: this.idleTimeout,
+      timeProvider: this.#time,
+      onEnd: (ended) => {
+        if (this.#sessions.get(ended.id) === ended) this.#sessions.delete(ended.id);
+      },
+    });
+    this.#sessions.set(id, session);
+    return session;
+  }
+
   /** The live session with `id`, or `undefined`. */
   get(id: string): LegacyHttpSession | undefined {
     if (id.length === 0 || id.length > MAX_SESSION_ID_LENGTH) return undefined;

@@ -57,6 +57,15 @@ import { RecentValues } from "./recent_values.ts";
 import { RequestCancel } from "./request_cancel.ts";
 import { ResponseChannel } from "./response_channel.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { type EventStore, MemoryEventStore, parseEventId } from "./event_store.ts";
+import type { RelayedReply, ReplyRelay, SessionStore } from "./session_store.ts";
+import {
+  DEFAULT_RESUME_RETRY,
+  type ResumabilityOptions,
+  ResumableStream,
+  type ResumeOutcome,
+  resumeStored,
+} from "./resumable_stream.ts";
 
 /** The default {@linkcode HttpHandlerOptions.maxStreams}. */
 export const DEFAULT_MAX_STREAMS = 1000;
@@ -91,6 +100,27 @@ export interface HttpHandlerOptions {
    * for the defaults, or the table's bounds. Default off: every legacy POST stands alone.
    */
   sessions?: boolean | LegacySessionTableOptions;
+  /**
+   * Resumable legacy SSE streams (2025-11-25 "Resumability and Redelivery"; needs `sessions`):
+   * every event on a POST's stream and on the GET stream carries an id naming its stream and is
+   * kept in an event store; `GET` with `Last-Event-ID` replays what followed, once, in order, then
+   * goes on live. Each stream opens with a priming event (an id, `retry`, empty data), and a
+   * handler may end its connection early (`ctx.closeSseStream()`) so the client polls. `true` for
+   * the defaults (a `MemoryEventStore` of 16 MiB and 5 minutes, retry 1000 ms). Default off.
+   */
+  resumability?: boolean | ResumabilityOptions;
+  /**
+   * Where legacy sessions live between requests, so that any replica serves a session's next
+   * request (no pinning) and a dead replica's sessions go on elsewhere: the state is saved when it
+   * changes, and a session id this replica does not hold is looked up here. Default none: the
+   * replica's own memory.
+   */
+  sessionStore?: SessionStore;
+  /**
+   * Carries a client's answer to a server-to-client request to the replica whose handler waits
+   * for it (with several replicas and no pinning). Default none.
+   */
+  replyRelay?: ReplyRelay;
   /** Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000. */
   maxStreams?: number;
   /** Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB. */
@@ -195,11 +225,19 @@ class McpEndpoint {
   readonly #guard: OriginGuard;
   readonly #cors: CorsPolicy | undefined;
   readonly #sessions: LegacySessionTable | undefined;
+  readonly #resume: { store: EventStore; retry: number } | undefined;
+  /** Resumable streams written on this replica, by stream id (until they end). */
+  readonly #store: SessionStore | undefined;
+  readonly #relay: ReplyRelay | undefined;
+  #unsubscribeRelay: (() => void) | undefined;
+  /** The state last saved for each session (JSON), to save only what changed. */
+  readonly #saved = new WeakMap<LegacyHttpSession, { state: string; at: number }>();
+  readonly #liveStreams = new Map<string, { stream: ResumableStream; sessionId: string }>();
   readonly #paramHeaders: HttpHandlerOptions["paramHeaders"];
   readonly #time: TimeProvider;
   readonly #report: (error: Error) => void;
   readonly #inFlight = new Set<InFlight>();
-  readonly #longStreams = new Set<SseStream>();
+  readonly #longStreams = new Set<{ abort(reason?: unknown): void }>();
   readonly #pathnames = new RecentValues((url) => new URL(url).pathname);
   readonly #postAccepts = new RecentValues((accept) =>
     acceptsAny(accept, ["application/json", "text/event-stream"])
@@ -243,6 +281,23 @@ class McpEndpoint {
         ...(options.sessions === true ? {} : options.sessions),
       })
       : undefined;
+    if (options.resumability && !options.sessions) {
+      throw new InvalidOptionError(
+        "Option resumability needs sessions: event ids are unique per session (2025-11-25), so turn sessions on",
+      );
+    }
+    const resume = options.resumability === true ? {} : options.resumability || undefined;
+    this.#resume = resume && {
+      store: resume.eventStore ??
+        new MemoryEventStore({ maxBytes: resume.maxBytes, maxAge: resume.maxAge, timeProvider: this.#time }),
+      retry: integerOption("resumability.retry", resume.retry, DEFAULT_RESUME_RETRY, 0),
+    };
+    if ((options.sessionStore || options.replyRelay) && !options.sessions) {
+      throw new InvalidOptionError("Options sessionStore and replyRelay need sessions: turn sessions on");
+    }
+    this.#store = options.sessionStore;
+    this.#relay = options.replyRelay;
+    this.#unsubscribeRelay = this.#relay?.subscribe((reply) => this.#relayed(reply));
     this.#paramHeaders = options.paramHeaders ??
       (server.toolInputSchema ? schemaParamHeaders((name) => server.toolInputSchema!(name)) : undefined);
     const onReport = options.onReport;
@@ -490,18 +545,72 @@ class McpEndpoint {
       session = table.create();
       if (!session) return tooManySessions(requestId, table.maxSessions);
       session.principal = principalOf(request);
-      const untrack = this.#server.trackSession?.(session);
-      if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
+      this.#register(session);
     } else {
       const found = this.#findSession(table, request, requestId);
+      if (found instanceof Promise) {
+        return found.then((adopted) =>
+          adopted instanceof Response
+            ? adopted
+            : this.#sessionMessage(adopted, request, message, classified, isInitialize)
+        );
+      }
       if (found instanceof Response) return found;
       session = found;
     }
+    return this.#sessionMessage(session, request, message, classified, isInitialize);
+  }
+
+  /** A session is live here (new, or adopted from the session store): the server may reach it. */
+  #register(session: LegacyHttpSession): void {
+    const untrack = this.#server.trackSession?.(session);
+    if (untrack) session.signal.addEventListener("abort", () => untrack(), { once: true });
+  }
+
+  /** Saves `session`'s state when it changed since the last save (or half its TTL went by). */
+  #persist(session: LegacyHttpSession): void {
+    const store = this.#store;
+    if (!store || !session.legacy || session.ended) return;
+    if (session.legacy.principal !== session.principal) session.legacy.principal = session.principal;
+    const state = JSON.stringify(session.legacy);
+    const now = this.#time.now();
+    const ttl = this.#sessions!.idleTimeout;
+    const last = this.#saved.get(session);
+    if (last && last.state === state && now - last.at < ttl / 2) return;
+    this.#saved.set(session, { state, at: now });
+    try {
+      Promise.resolve(store.save(session.id, session.legacy, ttl)).catch((error: unknown) =>
+        this.#report(asError(error))
+      );
+    } catch (error) {
+      this.#report(asError(error));
+    }
+  }
+
+  /** A reply another replica could not place: settle it if its request waits here. */
+  #relayed(reply: RelayedReply): void {
+    this.#sessions?.get(reply.sessionId)?.settle(reply.id, reply.outcome);
+  }
+
+  #sessionMessage(
+    session: LegacyHttpSession,
+    request: RequestParts,
+    message: unknown,
+    classified: Classified,
+    isInitialize: boolean,
+  ): Response | Promise<Response | TextReply> {
     if (classified.kind === "result" || classified.kind === "error") {
       const outcome = classified.kind === "result"
         ? { result: classified.result }
         : { error: classified.error };
       if (!session.settle(classified.id, outcome)) {
+        if (this.#relay && classified.id !== undefined) {
+          // The request may wait on another replica: it settles there.
+          this.#relay.publish({ sessionId: session.id, id: classified.id, outcome }).catch((error: unknown) =>
+            this.#report(asError(error))
+          );
+          return accepted();
+        }
         this.#report(
           new JsonRpcError(
             ErrorCodes.InvalidRequest,
@@ -517,7 +626,8 @@ class McpEndpoint {
       if (classified.method === "notifications/cancelled" && isObject(classified.params)) {
         session.cancel(classified.params.requestId, classified.params.reason);
       }
-      this.#notifyInBackground(message, session, session.signal);
+      const notified = session;
+      this.#notifyInBackground(message, session, session.signal, () => this.#persist(notified));
       return accepted();
     }
     const { id } = classified.request;
@@ -534,6 +644,7 @@ class McpEndpoint {
       sse: this.#sse,
       headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined,
       textReply: takesTextReply(request),
+      stream: this.#resume ? () => this.#resumable(live) : undefined,
     });
     const context: DispatchContext = {
       session,
@@ -543,6 +654,7 @@ class McpEndpoint {
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),
       request: (method, params, options) => live.request(channel, method, params, options?.signal),
+      closeStream: () => channel.detach(),
     };
     const entry = this.#run(id, message, context, channel, controller, false, (reply) => {
       if (isInitialize && (reply === undefined || "error" in reply)) {
@@ -552,6 +664,7 @@ class McpEndpoint {
     void entry.done.then(() => {
       live.untrack(id);
       done();
+      this.#persist(live);
     });
     return channel.response;
   }
@@ -560,15 +673,50 @@ class McpEndpoint {
     table: LegacySessionTable,
     request: RequestParts,
     id: RequestId | undefined,
-  ): LegacyHttpSession | Response {
+  ): LegacyHttpSession | Response | Promise<LegacyHttpSession | Response> {
     const sessionId = request.headers.get(McpHeaders.sessionId);
     if (sessionId === null) return httpError("sessionRequired", id);
     const found = table.get(sessionId.trim());
     // Another principal's session answers as one that does not exist: 404, never its existence.
-    if (found !== undefined && found.principal === principalOf(request)) return found;
-    return httpError("sessionNotFound", id, {
-      message: "Session not found: it ended or never existed; send initialize to start a new one",
-    });
+    if (found !== undefined) return found.principal === principalOf(request) ? found : sessionNotFound(id);
+    if (this.#store) return this.#adopt(this.#store, table, sessionId.trim(), id, principalOf(request));
+    return sessionNotFound(id);
+  }
+
+  /** Session `sessionId` from the session store, live here from now on; 404 when the store has none. */
+  async #adopt(
+    store: SessionStore,
+    table: LegacySessionTable,
+    sessionId: string,
+    id: RequestId | undefined,
+    principal: string | undefined,
+  ): Promise<LegacyHttpSession | Response> {
+    let state: Awaited<ReturnType<SessionStore["load"]>>;
+    try {
+      state = await store.load(sessionId);
+    } catch (error) {
+      this.#report(asError(error));
+      return new Response(
+        JSON.stringify(
+          errorResponse(
+            id,
+            -32000,
+            `Service unavailable: the session store failed: ${asError(error).message}`,
+          ),
+        ),
+        { status: 503, headers: { "Content-Type": "application/json", "Retry-After": "1" } },
+      );
+    }
+    if (!state || state.principal !== principal) return sessionNotFound(id);
+    const raced = table.get(sessionId); // another request of the same session adopted it meanwhile
+    if (raced) return raced.principal === principal ? raced : sessionNotFound(id);
+    const session = table.adopt(sessionId);
+    if (!session) return tooManySessions(id, table.maxSessions);
+    session.principal = principal;
+    session.legacy = state;
+    this.#saved.set(session, { state: JSON.stringify(state), at: this.#time.now() });
+    this.#register(session);
+    return session;
   }
 
   // ---------------------------------------------------------------- GET, DELETE
@@ -581,29 +729,81 @@ class McpEndpoint {
         message: "Not Acceptable: a GET stream needs Accept: text/event-stream",
       });
     }
-    const found = this.#findSession(table, request, undefined);
+    const found = await this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
+    const lastEventId = request.headers.get("last-event-id");
+    if (this.#resume && lastEventId !== null) return this.#resumeGet(found, lastEventId);
     if (found.hasGetStream) return conflict(`Conflict: session ${found.id} already has a GET stream open`);
     if (this.#longStreams.size >= this.#maxStreams) return tooManyStreams(undefined, this.#maxStreams);
-    const stream = new SseStream(this.#sse);
-    found.attachGetStream(stream);
-    this.#countStream(stream);
-    request.signal.addEventListener(
-      "abort",
-      () => stream.abort(new CancelledError("The client closed the GET stream")),
-      { once: true },
-    );
-    const response = stream.response();
+    let response: Response;
+    if (this.#resume) {
+      const stream = this.#resumable(found);
+      found.attachGetStream(stream);
+      this.#countStream(stream);
+      response = stream.response();
+    } else {
+      const stream = new SseStream(this.#sse);
+      found.attachGetStream(stream);
+      this.#countStream(stream);
+      request.signal.addEventListener(
+        "abort",
+        () => stream.abort(new CancelledError("The client closed the GET stream")),
+        { once: true },
+      );
+      response = stream.response();
+    }
     if (this.#draining) found.closeGetStream();
     return response;
+  }
+
+  /** A resumable stream of `session`, known here by its id until it ends. */
+  #resumable(session: LegacyHttpSession): ResumableStream {
+    const stream = new ResumableStream({
+      store: this.#resume!.store,
+      sessionId: session.id,
+      sse: this.#sse,
+      retry: this.#resume!.retry,
+    });
+    this.#liveStreams.set(stream.streamId, { stream, sessionId: session.id });
+    void stream.closed.then(() => this.#liveStreams.delete(stream.streamId));
+    return stream;
+  }
+
+  /** `GET` with `Last-Event-ID`: the events after it on its stream, then the live ones. */
+  async #resumeGet(session: LegacyHttpSession, lastEventId: string): Promise<Response> {
+    const cursor = parseEventId(lastEventId);
+    const live = cursor && this.#liveStreams.get(cursor.streamId);
+    let outcome: ResumeOutcome;
+    if (!cursor) {
+      outcome = { kind: "unknown" };
+    } else if (live && live.sessionId === session.id) {
+      outcome = await live.stream.resume(cursor.seq);
+    } else {
+      outcome = await resumeStored(this.#resume!.store, { sessionId: session.id, ...cursor }, {
+        sse: this.#sse,
+        retry: this.#resume!.retry,
+      });
+    }
+    if (outcome.kind === "resumed") return outcome.response;
+    return notResumable(
+      outcome.kind === "expired"
+        ? `Bad Request: the events after Last-Event-ID ${
+          JSON.stringify(lastEventId)
+        } are no longer kept (the event store's bounds evicted them); the stream cannot be resumed`
+        : `Bad Request: Last-Event-ID ${
+          JSON.stringify(lastEventId.slice(0, 80))
+        } names no stream of this session; the stream cannot be resumed`,
+    );
   }
 
   async #delete(request: RequestParts): Promise<Response> {
     const table = this.#sessions;
     if (!table) return methodNotAllowed("DELETE", this.#allowed());
-    const found = this.#findSession(table, request, undefined);
+    const found = await this.#findSession(table, request, undefined);
     if (found instanceof Response) return found;
     found.end(new ClosedError(`The client ended session ${found.id} (DELETE)`));
+    const forget = [this.#store?.delete(found.id), this.#resume?.store.deleteSession?.(found.id)];
+    for (const done of forget) Promise.resolve(done).catch((error: unknown) => this.#report(asError(error)));
     return new Response(null, { status: 200 });
   }
 
@@ -664,12 +864,17 @@ class McpEndpoint {
       .finally(() => this.#inFlight.delete(entry));
   }
 
-  #notifyInBackground(message: unknown, session: ServerSession | undefined, signal: AbortSignal): void {
+  #notifyInBackground(
+    message: unknown,
+    session: ServerSession | undefined,
+    signal: AbortSignal,
+    after?: () => void,
+  ): void {
     const context: DispatchContext = { session, signal, notify: () => Promise.resolve() };
-    this.#server.dispatch(message, context).catch((error: unknown) => this.#report(asError(error)));
+    this.#server.dispatch(message, context).then(after, (error: unknown) => this.#report(asError(error)));
   }
 
-  #countStream(stream: SseStream): void {
+  #countStream(stream: { readonly closed: Promise<void>; abort(reason?: unknown): void }): void {
     this.#longStreams.add(stream);
     void stream.closed.then(() => this.#longStreams.delete(stream));
   }
@@ -705,6 +910,7 @@ class McpEndpoint {
       entry.channel.abort(reason, unavailable());
     }
     this.#sessions?.endAll(reason);
+    this.#unsubscribeRelay?.();
     // Long streams whose client does not read their last events: ended now.
     for (const stream of this.#longStreams) stream.abort(reason);
   }
@@ -812,6 +1018,20 @@ function conflict(message: string): Response {
   return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
     status: 409,
     headers: { "Content-Type": "application/json" },
+  });
+}
+
+/** 400 for a `Last-Event-ID` that cannot be resumed (unknown, another session's, or evicted): nothing replayed. */
+function notResumable(message: string): Response {
+  return new Response(JSON.stringify(errorResponse(undefined, -32000, message)), {
+    status: 400,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+function sessionNotFound(id: RequestId | undefined): Response {
+  return httpError("sessionNotFound", id, {
+    message: "Session not found: it ended or never existed; send initialize to start a new one",
   });
 }
 

@@ -21,8 +21,24 @@ export interface ResponseChannelOptions {
   statusOf?: (reply: Record<string, unknown>) => number;
   /** A JSON reply as a {@linkcode TextReply} rather than a `Response` (the caller of the handler takes one). Default false. */
   textReply?: boolean;
+  /**
+   * Makes the SSE stream when one is needed, instead of a plain `SseStream` (a resumable stream
+   * that stores its events). Default: an `SseStream` with `sse`.
+   */
+  stream?: () => ResponseStream;
   /** Called once when the channel is cancelled (the client stopped the SSE stream, or {@linkcode ResponseChannel.abort}), with the reason. */
   onCancel?: (reason: unknown) => void;
+}
+
+/** The SSE body of a channel: an `SseStream`, or a stream that outlives its connection. */
+export interface ResponseStream {
+  write(message: unknown): Promise<void>;
+  close(): Promise<void>;
+  abort(reason?: unknown): void;
+  readonly closed: Promise<void>;
+  response(init?: ResponseInit): Response;
+  /** Ends the connection but not the stream (the client resumes); false when it cannot. */
+  detach?(): boolean;
 }
 
 /**
@@ -49,7 +65,7 @@ export class ResponseChannel {
   #isCancelled = false;
   #resolve!: (response: Response | TextReply) => void;
   #settled = false;
-  #sse: SseStream | undefined;
+  #sse: ResponseStream | undefined;
   #replied = false;
 
   constructor(options: ResponseChannelOptions = {}) {
@@ -82,12 +98,13 @@ export class ResponseChannel {
   }
 
   /** Switches to SSE now (a listen or GET stream), without writing anything. */
-  openStream(): SseStream {
+  openStream(): ResponseStream {
     if (this.#sse) return this.#sse;
     if (this.#settled) {
       throw new CancelledError("The response was already sent as JSON: no stream can be opened");
     }
-    const sse = new SseStream({ ...this.#options.sse, onCancel: (reason) => this.#cancel(reason) });
+    const sse = this.#options.stream?.() ??
+      new SseStream({ ...this.#options.sse, onCancel: (reason) => this.#cancel(reason) });
     this.#sse = sse;
     this.#settle(sse.response({ headers: this.#options.headers }));
     return sse;
@@ -154,6 +171,16 @@ export class ResponseChannel {
       return;
     }
     void sse.close();
+  }
+
+  /**
+   * Ends the SSE connection now, before the reply, without ending the stream: the client resumes it
+   * with `GET` + `Last-Event-ID` (opening the stream first, so its priming event goes out). False
+   * when the stream is not resumable or the reply was given.
+   */
+  detach(): boolean {
+    if (this.#replied || !this.#options.stream) return false;
+    return this.openStream().detach?.() ?? false;
   }
 
   /** Tears the response down: an open stream errors for its reader, a pending one becomes `response`. */

@@ -23,6 +23,13 @@ export interface LegacySession {
   logLevel?: LoggingLevel;
   /** True once the client sent `notifications/initialized` (set by dispatch). */
   initialized?: boolean;
+  /** The URIs subscribed to with `resources/subscribe` (kept by the server's change notifier). */
+  subscriptions?: string[];
+  /**
+   * The authenticated principal that opened the session over HTTP, kept with it in a session store so
+   * that every replica binds the session to the same principal.
+   */
+  principal?: string;
 }
 
 /**
@@ -61,6 +68,11 @@ export interface DispatchContext {
    * server-to-client request then fails at once.
    */
   request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+  /**
+   * Ends this request's SSE connection before its reply without ending its stream, so the client
+   * resumes it with `GET` + `Last-Event-ID` (legacy HTTP with resumability). Absent elsewhere.
+   */
+  closeStream?(): boolean;
   /**
    * Who sent this message, when the transport authenticated it (e.g. the OAuth `sub` of an HTTP
    * request). A modern `requestState` is bound to it: state issued to one principal is refused for another.

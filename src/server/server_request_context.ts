@@ -59,6 +59,12 @@ export interface ServerRequestContext extends RequestEra, InputContext {
    * server-to-client requests) or when the transport cannot carry one (stateless HTTP): it never hangs.
    */
   request(method: string, params?: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
+  /**
+   * Ends this request's SSE connection now, before the reply, without ending its stream: the
+   * client resumes with `GET` + `Last-Event-ID` after the stream's `retry` and gets what follows
+   * (2025-11-25 polling). True when done: a legacy HTTP session whose handler has `resumability`.
+   */
+  closeSseStream(): boolean;
 }
 
 /** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
@@ -152,6 +158,10 @@ export class ServerContext implements ServerRequestContext {
   [DETACHED_NOTIFY](): Notify {
     const transport = this.#transport;
     return (method, params) => transport.notify(method, params);
+  }
+
+  closeSseStream(): boolean {
+    return this.#transport.closeStream?.() ?? false;
   }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {

@@ -40,7 +40,7 @@ export class ChangeNotifier {
   /** Sends `notifications/resources/updated` for `uri` to every initialized legacy session and listen stream subscribed to it. */
   resourceUpdated(uri: string): void {
     for (const session of this.#host.sessions()) {
-      if (this.#subscriptions.get(session)?.has(uri)) {
+      if (this.#urisOf(session, false)?.has(uri)) {
         this.#send(session, "notifications/resources/updated", { uri });
       }
     }
@@ -49,14 +49,28 @@ export class ChangeNotifier {
 
   /** The URIs a legacy session subscribed to. */
   subscriptionsOf(session: FeatureSession): ReadonlySet<string> {
-    return this.#subscriptions.get(session) ?? new Set();
+    return this.#urisOf(session, false) ?? new Set();
+  }
+
+  /**
+   * The URIs `session` subscribed to. A legacy session keeps a copy in `legacy.subscriptions`, so a
+   * session store can carry it to another replica, where it is read back on first use.
+   */
+  #urisOf(session: FeatureSession, create: boolean): Set<string> | undefined {
+    let uris = this.#subscriptions.get(session);
+    if (!uris) {
+      const stored = legacyOf(session)?.subscriptions;
+      if (!stored && !create) return undefined;
+      uris = new Set(stored ?? []);
+      this.#subscriptions.set(session, uris);
+    }
+    return uris;
   }
 
   /** `resources/subscribe` (legacy only; replaced by `subscriptions/listen` in 2026-07-28). */
   subscribe(params: unknown, context: FeatureRequestContext): Record<string, never> {
     const { session, uri } = legacyUri("resources/subscribe", params, context);
-    let uris = this.#subscriptions.get(session);
-    if (!uris) this.#subscriptions.set(session, uris = new Set());
+    const uris = this.#urisOf(session, true)!;
     if (!uris.has(uri) && uris.size >= MAX_SESSION_SUBSCRIPTIONS) {
       throw new JsonRpcError(
         ErrorCodes.InvalidParams,
@@ -64,13 +78,15 @@ export class ChangeNotifier {
       );
     }
     uris.add(uri);
+    mirror(session, uris);
     return {};
   }
 
   /** `resources/unsubscribe` (legacy only). Unsubscribing from a URI never subscribed is not an error. */
   unsubscribe(params: unknown, context: FeatureRequestContext): Record<string, never> {
     const { session, uri } = legacyUri("resources/unsubscribe", params, context);
-    this.#subscriptions.get(session)?.delete(uri);
+    const uris = this.#urisOf(session, false);
+    if (uris?.delete(uri)) mirror(session, uris);
     return {};
   }
 
@@ -118,4 +134,16 @@ function legacyUri(
     );
   }
   return { session: context.session, uri };
+}
+
+/** The `legacy` record of a session that has one (an HTTP or stream session). */
+function legacyOf(session: FeatureSession): { subscriptions?: string[] } | undefined {
+  const legacy = (session as { legacy?: unknown }).legacy;
+  return typeof legacy === "object" && legacy !== null ? legacy as { subscriptions?: string[] } : undefined;
+}
+
+/** Copies `uris` into the session's `legacy.subscriptions`, where a session store finds them. */
+function mirror(session: FeatureSession, uris: ReadonlySet<string>): void {
+  const legacy = legacyOf(session);
+  if (legacy) legacy.subscriptions = [...uris];
 }

@@ -38,6 +38,8 @@ export interface FeatureRequestContext extends InputContext {
   readonly session?: FeatureSession | undefined;
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
   notify(method: string, params?: unknown): Promise<void>;
+  /** Ends the request's SSE connection early so the client resumes it (legacy HTTP with resumability). */
+  closeSseStream?(): boolean;
 }
 
 /** Answers one request for the feature layer. */

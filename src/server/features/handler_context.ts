@@ -49,6 +49,12 @@ export interface HandlerContext extends InputContext {
    * `logging/setLevel` (every level until it sets one). Throws `InvalidOptionError` for an unknown level.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Ends this request's SSE connection now, before the result, without ending its stream: the
+   * client resumes with `GET` + `Last-Event-ID` and gets what follows (2025-11-25 polling). True when
+   * done (legacy HTTP session, handler with `resumability`); false elsewhere, where it does nothing.
+   */
+  closeSseStream(): boolean;
 }
 
 /** The {@linkcode HandlerContext} of one request, over the server's request context. */
@@ -153,6 +159,10 @@ export class RequestHandlerContext implements HandlerContext {
    */
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     return this.#request.sendProgress(progress, total, message);
+  }
+
+  closeSseStream(): boolean {
+    return this.#request.closeSseStream?.() ?? false;
   }
 
   /**
