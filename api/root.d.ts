@@ -439,6 +439,8 @@ export interface HandlerContext extends InputContext {
     readonly signal: AbortSignal;
     sendProgress(progress: number, total?: number, message?: string): Promise<void>;
     log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+    runAsTask(): Promise<void>;
+    readonly taskId: string | undefined;
 }
 
 // HttpDispatcher: type, from src/http/http_dispatcher.ts
@@ -1038,6 +1040,7 @@ export declare class ServerFeatures {
     resourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: ResourceTemplateReader): RegisteredResource;
     prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt;
     resourceUpdated(uri: string): void;
+    get taskEngine(): TaskEngine;
     get listenStreams(): number;
     capabilities(): Capabilities;
 }
@@ -1051,6 +1054,7 @@ export interface ServerFeaturesOptions {
     };
     validator?: SchemaValidator;
     listenBus?: ListenBus;
+    tasks?: TaskEngine | TaskEngineOptions;
 }
 
 // ServerNotificationHandler: type, from src/server/dispatch.ts
@@ -1124,6 +1128,9 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
     icons?: Icon[];
     _meta?: Record<string, unknown>;
     requiredScopes?: readonly string[];
+    taskSupport?: TaskSupport;
+    taskStart?: "immediate" | "manual";
+    safeToRepeat?: boolean;
 }
 
 // ToolHandler: type, from src/server/features/tool_registry.ts

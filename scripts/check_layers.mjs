@@ -31,6 +31,7 @@ const FLOORS = {
   http: 6,
   auth: 7,
   redis: 7,
+  tasks: 3.5, // the tasks extension's store and engine, under server/
   ".": 8, // src/mod.ts, src/protocol.ts: the entry points
 };
 

@@ -43,7 +43,14 @@ if (redisFlag !== -1) {
   });
   redis = { bus, publisher, subscriber };
 }
-const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
+// Tasks: ONEMODELCONTEXT_TASK_LEASE_MS is how long a running task's lease lasts (default 30 000).
+const leaseText = process.env.ONEMODELCONTEXT_TASK_LEASE_MS;
+const leaseMs = leaseText === undefined ? undefined : Number(leaseText);
+if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
+  console.error(`everything: ONEMODELCONTEXT_TASK_LEASE_MS must be a positive integer, got ${leaseText}`);
+  process.exit(2);
+}
+const server = createEverythingServer({ stateKey, listenBus: redis?.bus, tasks: { leaseMs } });
 
 const flag = process.argv.indexOf("--http");
 if (flag === -1) {
