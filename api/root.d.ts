@@ -221,6 +221,16 @@ export declare class ContextClient<Requests extends MethodMap<Requests> = NoMeth
     iterateResourceTemplates(options?: IterateOptions): AsyncGenerator<F.ListedResourceTemplate, void, undefined>;
     iteratePrompts(options?: IterateOptions): AsyncGenerator<F.ListedPrompt, void, undefined>;
     callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<F.CallToolResult>;
+    getTask(taskId: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<ClientTask>;
+    updateTask(taskId: string, inputResponses: Record<string, unknown>, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    cancelTask(taskId: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    resumeTask(taskId: string, options?: FollowTaskOptions): Promise<Record<string, unknown>>;
     readResource(uri: string, options?: FeatureRequestOptions): Promise<F.ReadResourceResult>;
     getPrompt(name: string, args?: Record<string, string>, options?: FeatureRequestOptions): Promise<F.GetPromptResult>;
     complete(ref: F.CompletionReference, argument: F.CompletionArgument, options?: CompleteOptions): Promise<F.CompleteResult>;
@@ -422,6 +432,7 @@ export interface FeatureRequestOptions {
     timeout?: number;
     maxTimeout?: number;
     onProgress?: (update: ProgressUpdate) => void;
+    onTaskStatus?: (task: ClientTask) => void;
     logLevel?: LoggingLevel;
 }
 

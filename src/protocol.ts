@@ -138,3 +138,4 @@ export {
   type WireTask,
 } from "./tasks/task_record.ts";
 export { missingTasksCapabilityError, TaskStoreFullError, unknownTaskError } from "./tasks/task_errors.ts";
+export type { ClientTask, FollowTaskOptions } from "./client/features/task_follower.ts";
