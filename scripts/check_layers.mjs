@@ -25,6 +25,7 @@ const FLOORS = {
   schema: 1,
   rpc: 2,
   telemetry: 3,
+  tasks: 3.5, // the tasks extension's store and engine, under server/
   server: 4,
   client: 4,
   compose: 5,

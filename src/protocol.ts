@@ -123,3 +123,30 @@ export {
 
 // Legacy sessions shared between handlers (createHttpHandler's `sessionStore`).
 export { MemorySessionStore, type MemorySessionStoreOptions } from "./http/session_store.ts";
+// The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): the engine behind tools with
+// `taskSupport`, the store interface and its in-memory default, the task shapes of the wire.
+export {
+  TaskEngine,
+  type TaskEngineOptions,
+  type TaskEvents,
+  type TaskOutcome,
+  type TaskResumer,
+  type TaskRun,
+  type TaskWork,
+} from "./tasks/task_engine.ts";
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from "./tasks/memory_task_store.ts";
+export type { TaskStore } from "./tasks/task_store.ts";
+export {
+  createTaskResultOf,
+  type DetailedTask,
+  detailedTaskOf,
+  isTerminal,
+  type TaskError,
+  type TaskRecord,
+  type TaskRerun,
+  TASKS_EXTENSION,
+  type TaskStatus,
+  type WireTask,
+} from "./tasks/task_record.ts";
+export { missingTasksCapabilityError, TaskStoreFullError, unknownTaskError } from "./tasks/task_errors.ts";
+export type { ClientTask, FollowTaskOptions } from "./client/features/task_follower.ts";

@@ -2,6 +2,7 @@
 // the stdio runner so tests and other transports can serve the same server.
 import { ContextServer } from "onemodelcontext";
 import { addInputTools } from "./input_tools.mjs";
+import { addTaskTools } from "./task_tools.mjs";
 
 const IMAGE_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -44,7 +45,11 @@ export function createEverythingServer(options = {}) {
     version: "1.0.0",
     requestState: options.stateKey === undefined ? undefined : { key: options.stateKey },
     // SEP-2549: modern list results may be cached for five minutes by anyone.
-    features: { listCache: { ttlMs: 300_000, cacheScope: "public" }, listenBus: options.listenBus },
+    features: {
+      listCache: { ttlMs: 300_000, cacheScope: "public" },
+      listenBus: options.listenBus,
+      tasks: options.tasks,
+    },
   });
   const text = (value) => ({ type: "text", text: value });
 
@@ -236,5 +241,6 @@ export function createEverythingServer(options = {}) {
 
   // Tools and a prompt that ask the client (elicitation, sampling, roots), in both eras.
   addInputTools(server);
+  addTaskTools(server);
   return server;
 }

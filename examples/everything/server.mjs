@@ -50,7 +50,14 @@ if (redisFlag !== -1) {
 const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
   ? (await import("./otel.mjs")).startTelemetry()
   : undefined;
-const server = createEverythingServer({ stateKey, listenBus: redis?.bus });
+// Tasks: ONEMODELCONTEXT_TASK_LEASE_MS is how long a running task's lease lasts (default 30 000).
+const leaseText = process.env.ONEMODELCONTEXT_TASK_LEASE_MS;
+const leaseMs = leaseText === undefined ? undefined : Number(leaseText);
+if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
+  console.error(`everything: ONEMODELCONTEXT_TASK_LEASE_MS must be a positive integer, got ${leaseText}`);
+  process.exit(2);
+}
+const server = createEverythingServer({ stateKey, listenBus: redis?.bus, tasks: { leaseMs } });
 addResumableTools(server);
 
 const flag = process.argv.indexOf("--http");

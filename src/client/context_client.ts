@@ -57,6 +57,7 @@ import type * as F from "./features/feature_types.ts";
 import type { FeatureRequestOptions } from "./features/feature_request.ts";
 import type { IterateOptions, ListOptions } from "./features/list_reader.ts";
 import type { ListenOptions } from "./features/open_listen.ts";
+import type { ClientTask, FollowTaskOptions } from "./features/task_follower.ts";
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
 import {
@@ -684,6 +685,26 @@ export class ContextClient<
     options?: CallToolOptions,
   ): Promise<F.CallToolResult> {
     return this.#features.callTool(name, args, options);
+  }
+  /** `tasks/get` (tasks extension): the task as the server shows it now. */
+  getTask(taskId: string, options?: { signal?: AbortSignal }): Promise<ClientTask> {
+    return this.#features.getTask(taskId, options);
+  }
+  /** `tasks/update`: answers some of a task's input requests by key. */
+  updateTask(
+    taskId: string,
+    inputResponses: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<void> {
+    return this.#features.updateTask(taskId, inputResponses, options);
+  }
+  /** `tasks/cancel`: asks the server to cancel a task. */
+  cancelTask(taskId: string, options?: { signal?: AbortSignal }): Promise<void> {
+    return this.#features.cancelTask(taskId, options);
+  }
+  /** Follows a task known by id (saved before a restart) to its result, as `callTool` does. */
+  resumeTask(taskId: string, options?: FollowTaskOptions): Promise<Record<string, unknown>> {
+    return this.#features.resumeTask(taskId, options);
   }
   /** Reads a resource. */
   readResource(uri: string, options?: FeatureRequestOptions): Promise<F.ReadResourceResult> {

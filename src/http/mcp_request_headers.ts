@@ -27,10 +27,14 @@ export const McpHeaders = {
 export const HEADER_MISMATCH = -32020;
 
 /** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
-const NAME_SOURCES: Readonly<Record<string, "name" | "uri">> = {
+const NAME_SOURCES: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension (SEP-2663): routing by task id.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /** Options of {@linkcode deriveRequestHeaders}. */

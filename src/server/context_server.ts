@@ -395,6 +395,7 @@ export class ContextServer<
       },
       report: this.#report,
       capabilitiesChanged: () => void (this.#discover = undefined),
+      timeProvider: this.#connectionOptions.timeProvider,
     };
   }
 

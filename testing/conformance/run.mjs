@@ -583,6 +583,14 @@ function classify(set, row, checks, expected) {
   return { ...row, checks, failed, unexpected, waived, warnings, result };
 }
 
+/**
+ * Extension scenarios this project implements and so counts as required (the suite lists them as not
+ * scored): the tasks extension (io.modelcontextprotocol/tasks, SEP-2663) on the server leg.
+ */
+function requiredExtension(row) {
+  return row.reason === "extension" && row.leg === "server" && row.scenario.startsWith("tasks-");
+}
+
 function failedIds(r) {
   const ids = [...new Set(r.failed.map((c) => c.id + (r.waived.includes(c) ? " (expected)" : "")))];
   if (ids.length === 0) return "-";
@@ -707,7 +715,7 @@ async function main() {
     for (const r of classified) {
       r.counted = r.scored ||
         (r.reason === "pending" && (opts.scorePending || REQUIRED_PENDING.has(r.scenario))) ||
-        REQUIRED_EXTENSIONS.has(`${r.leg} ${r.scenario}`);
+        REQUIRED_EXTENSIONS.has(`${r.leg} ${r.scenario}`) || requiredExtension(r);
     }
     const counted = classified.filter((r) => r.counted);
     const bad = counted.filter((r) => r.result === "FAIL");

@@ -43,6 +43,7 @@ import {
 import { OutputSchemas } from "./output_schemas.ts";
 import { type IterateOptions, type ListOptions, ListReader } from "./list_reader.ts";
 import { ProgressRouter } from "./progress_router.ts";
+import { type ClientTask, followTask, type FollowTaskOptions, readTask } from "./task_follower.ts";
 import { ResourceSubscriptions } from "./resource_subscriptions.ts";
 
 /** Client-wide options of the feature API (part of `ContextClientOptions`). */
@@ -235,6 +236,33 @@ export class ClientFeatures {
     }
     if (options.validateOutput !== false) this.#schemas.check(name, result);
     return result as CallToolResult;
+  }
+
+  /** `tasks/get`: the task as the server shows it now (tasks extension; needs it in the client capabilities). */
+  async getTask(taskId: string, options: { signal?: AbortSignal } = {}): Promise<ClientTask> {
+    return readTask(await this.#host.request("tasks/get", { taskId }, { signal: options.signal }));
+  }
+
+  /** `tasks/update`: answers some of a task's `inputRequests` by key. */
+  async updateTask(
+    taskId: string,
+    inputResponses: Record<string, unknown>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    await this.#host.request("tasks/update", { taskId, inputResponses }, { signal: options.signal });
+  }
+
+  /** `tasks/cancel`: asks the server to cancel a task (cooperative; the next `getTask` shows the outcome). */
+  async cancelTask(taskId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#host.request("tasks/cancel", { taskId }, { signal: options.signal });
+  }
+
+  /**
+   * Follows a task known by id (e.g. saved before a restart) to its result, as `callTool` does:
+   * polls, answers its input requests with this client's handlers, cancels it on abort.
+   */
+  resumeTask(taskId: string, options: FollowTaskOptions = {}): Promise<Record<string, unknown>> {
+    return followTask(this.#host, taskId, options);
   }
 
   /** Reads resource `uri`: its `contents` (text or base64 `blob`). */

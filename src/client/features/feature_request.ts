@@ -12,6 +12,7 @@ import type { FeatureHost } from "./feature_host.ts";
 import type { ProgressUpdate } from "./feature_types.ts";
 import type { ProgressRouter } from "./progress_router.ts";
 import { runInputRounds } from "../input_rounds.ts";
+import { type ClientTask, followTask, readTask } from "./task_follower.ts";
 
 /** The methods whose modern results may be `input_required`. */
 const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
@@ -30,6 +31,12 @@ export interface FeatureRequestOptions {
   maxTimeout?: number;
   /** Called with every `notifications/progress` of this request; giving it sends a progress token. */
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * `tools/call` answered with a task (the server and this request's client capabilities both declare
+   * `io.modelcontextprotocol/tasks`): called with the task after each `tasks/get` poll, its
+   * `statusMessage` being the progress. The call follows the task to its result either way.
+   */
+  onTaskStatus?: (task: ClientTask) => void;
   /** Modern era: the log level of this request only (`_meta["io.modelcontextprotocol/logLevel"]`), instead of the one from `setLogLevel`. Ignored in the legacy era. */
   logLevel?: LoggingLevel;
 }
@@ -127,6 +134,20 @@ export async function sendFeatureRequest(
       : await send(method, base, { signal: controller.signal });
     const kind = isPlainObject(result) ? result.resultType : undefined;
     if (kind === undefined || kind === "complete") return result;
+    if (
+      kind === "task" && method === "tools/call" &&
+      typeof (result as { taskId?: unknown }).taskId === "string"
+    ) {
+      // The reply came: from now on the task has its own life, bounded by its TTL and the signal.
+      timer?.cancel();
+      timer = undefined;
+      const created = readTask(result, method);
+      return await followTask(host, created.taskId, {
+        signal: controller.signal,
+        onTaskStatus: options.onTaskStatus,
+        pollIntervalMs: created.pollIntervalMs,
+      });
+    }
     throw new ClientFeatureError(
       "invalid_result",
       `Request ${JSON.stringify(method)} answered with resultType ${

@@ -37,3 +37,4 @@ export type {
 } from "./feature_types.ts";
 export type { ListenOptions } from "./open_listen.ts";
 export type { ListenReconnectOptions } from "./listen_reconnect.ts";
+export { type ClientTask, type FollowTaskOptions } from "./task_follower.ts";

@@ -8,6 +8,7 @@ import type { LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { InputContext } from "../input_rounds.ts";
+import type { TimeProvider } from "../../stream/time_provider.ts";
 
 /**
  * One session (the state `initialize` created on one connection) as the feature layer sees it: an
@@ -60,4 +61,6 @@ export interface FeatureHost {
   report(error: Error): void;
   /** Called whenever the capabilities the features derive may have changed (a first tool, resource…). */
   capabilitiesChanged(): void;
+  /** The server's clock (task leases and TTLs). Default: the system clock. */
+  readonly timeProvider?: TimeProvider;
 }

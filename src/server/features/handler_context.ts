@@ -55,6 +55,15 @@ export interface HandlerContext extends InputContext {
    * done (legacy HTTP session, handler with `resumability`); false elsewhere, where it does nothing.
    */
   closeSseStream(): boolean;
+   * Tools with `taskStart: "manual"`: ends the synchronous part of the call. The request answers a
+   * `CreateTaskResult` and the rest of the handler runs as the task (asks become the task's
+   * `input_required`, progress its `statusMessage`, `signal` its cancellation). Resolves at once,
+   * doing nothing, when the request cannot become a task (legacy era, no tasks capability, a tool
+   * without task support) or already is one.
+   */
+  runAsTask(): Promise<void>;
+  /** The id of the task this handler runs as, once it is one; `undefined` in a plain request. */
+  readonly taskId: string | undefined;
 }
 
 /** The {@linkcode HandlerContext} of one request, over the server's request context. */
@@ -102,6 +111,14 @@ export class RequestHandlerContext implements HandlerContext {
   /** Aborted when the client cancels the request or the connection closes. */
   get signal(): AbortSignal {
     return this.#request.signal;
+  }
+
+  runAsTask(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  get taskId(): string | undefined {
+    return undefined;
   }
 
   /** The underlying server request context (what server-to-client requests will be built on). */

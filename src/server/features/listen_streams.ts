@@ -11,6 +11,8 @@ import { MetaKeys } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import { notifierOf, type Notify } from "../detached_notify.ts";
+import { detailedTaskOf, type TaskRecord, TASKS_EXTENSION } from "../../tasks/task_record.ts";
+import { missingTasksCapabilityError } from "../../tasks/task_errors.ts";
 
 /** The notification types of a listen stream (the 2026-07-28 `SubscriptionFilter`). */
 export interface ListenFilter {
@@ -18,6 +20,8 @@ export interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` for these task ids (the tasks extension). */
+  taskIds?: string[];
 }
 
 /** A list whose changes a listen stream can ask for. */
@@ -41,17 +45,18 @@ interface Stream {
   readonly filter: ListenFilter;
   readonly uris: ReadonlySet<string>;
   readonly notify: Notify;
+  readonly taskIds: ReadonlySet<string>;
 }
 
 /** The open listen streams of a server, across all its connections. */
 export class ListenStreams {
   readonly #streams = new Set<Stream>();
-  readonly #honours: (kind: ListKind | "resourceSubscriptions") => boolean;
+  readonly #honours: (kind: ListKind | "resourceSubscriptions" | "tasks") => boolean;
   readonly #report: (error: Error) => void;
 
   /** `honours` says which types this server can deliver (from what is registered). */
   constructor(
-    honours: (kind: ListKind | "resourceSubscriptions") => boolean,
+    honours: (kind: ListKind | "resourceSubscriptions" | "tasks") => boolean,
     report: (error: Error) => void,
   ) {
     this.#honours = honours;
@@ -111,9 +116,35 @@ export class ListenStreams {
         filter.resourceSubscriptions = [...new Set(uris as string[])];
       }
     }
+    const taskIds = requested.taskIds;
+    if (taskIds !== undefined) {
+      if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === "string")) {
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          "Invalid params: notifications.taskIds must be an array of task id strings",
+        );
+      }
+      if (taskIds.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+        throw new JsonRpcError(
+          ErrorCodes.InvalidParams,
+          `Invalid params: notifications.taskIds holds ${taskIds.length} ids, more than ${MAX_RESOURCE_SUBSCRIPTIONS}`,
+        );
+      }
+      const extensions = context.clientCapabilities.extensions;
+      if (!isPlainObject(extensions) || !isPlainObject(extensions[TASKS_EXTENSION])) {
+        throw missingTasksCapabilityError("notifications.taskIds of subscriptions/listen");
+      }
+      if (this.#honours("tasks")) filter.taskIds = [...new Set(taskIds as string[])];
+    }
     const id = context.requestId;
     const notify = notifierOf(context);
-    const stream: Stream = { id, filter, uris: new Set(filter.resourceSubscriptions), notify };
+    const stream: Stream = {
+      id,
+      filter,
+      uris: new Set(filter.resourceSubscriptions),
+      taskIds: new Set(filter.taskIds),
+      notify,
+    };
     // Queued before the stream is registered, so it precedes every notification of this subscription.
     const acknowledged = notify("notifications/subscriptions/acknowledged", {
       _meta: { [MetaKeys.subscriptionId]: id },
@@ -154,6 +185,16 @@ export class ListenStreams {
   resourceUpdated(uri: string): void {
     for (const stream of this.#streams) {
       if (stream.uris.has(uri)) this.#send(stream, "notifications/resources/updated", { uri });
+    }
+  }
+
+  /** Sends `notifications/tasks` (the task as `tasks/get` shows it) on every stream that asked for its id. */
+  taskChanged(record: TaskRecord): void {
+    let params: Record<string, unknown> | undefined;
+    for (const stream of this.#streams) {
+      if (!stream.taskIds.has(record.taskId)) continue;
+      params ??= detailedTaskOf(record) as unknown as Record<string, unknown>;
+      this.#send(stream, "notifications/tasks", params);
     }
   }
 

@@ -12,6 +12,9 @@ import type { SchemaValidator } from "../../schema/schema_validator.ts";
 import type { SchemaLike } from "../../schema/tool_schema.ts";
 import { integerOption, numberOption } from "../../stream/options.ts";
 import { ChangeNotifier } from "./change_notifier.ts";
+import { TaskEngine, type TaskEngineOptions } from "../../tasks/task_engine.ts";
+import { TASKS_EXTENSION } from "../../tasks/task_record.ts";
+import { TaskMethods } from "./task_methods.ts";
 import { Completions } from "./completions.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
@@ -69,9 +72,15 @@ export interface ServerFeaturesOptions {
    * Default: none, changes stay in this server.
    */
   listenBus?: ListenBus;
+  /**
+   * The `io.modelcontextprotocol/tasks` extension (tools with `taskSupport`): a ready `TaskEngine`, or
+   * its options (`store`, `leaseMs`, `ttlMs`, `pollIntervalMs`, `maxAttempts`, …). Default: an engine
+   * over a `MemoryTaskStore`, made when the first tool with task support is registered.
+   */
+  tasks?: TaskEngine | TaskEngineOptions;
 }
 
-type Group = "base" | "tools" | "resources" | "prompts" | "completions";
+type Group = "base" | "tools" | "resources" | "prompts" | "completions" | "tasks";
 
 /** The feature layer of one server. */
 export class ServerFeatures {
@@ -86,6 +95,8 @@ export class ServerFeatures {
   readonly #installed = new Set<Group>();
   readonly #bus: ListenBus | undefined;
   readonly #unpublished = new Set<ListKind>();
+  readonly #tasksOption: TaskEngine | TaskEngineOptions | undefined;
+  #engine: TaskEngine | undefined;
 
   constructor(host: FeatureHost, options: ServerFeaturesOptions = {}) {
     this.#host = host;
@@ -108,11 +119,14 @@ export class ServerFeatures {
     this.#notifier = new ChangeNotifier(host, this.#streams);
     this.#bus = options.listenBus;
     this.#bus?.subscribe((event) => this.#fromBus(event));
+    this.#tasksOption = options.tasks;
     this.#tools = new ToolRegistry(this.#levels, {
       validator,
       pageSize,
       listExtras,
       onChange: () => this.#changed("tools"),
+      tasks: () => this.taskEngine,
+      onTaskTool: () => this.#install("tasks"),
     });
     this.#resources = new ResourceRegistry(this.#levels, {
       pageSize,
@@ -127,6 +141,7 @@ export class ServerFeatures {
       onChange: () => this.#changed("prompts"),
     });
     this.#completions = new Completions(this.#prompts, this.#resources, this.#levels);
+    if (options.tasks !== undefined) this.#install("tasks");
   }
 
   /** The `inputSchema` registered tool `name` lists (`undefined` when there is none). */
@@ -181,6 +196,21 @@ export class ServerFeatures {
     else this.#notifier.resourceUpdated(uri);
   }
 
+  /** The engine of the tasks extension (made on first use; see the `tasks` option). */
+  get taskEngine(): TaskEngine {
+    if (this.#engine === undefined) {
+      const option = this.#tasksOption;
+      const engine = option instanceof TaskEngine ? option : new TaskEngine({
+        timeProvider: this.#host.timeProvider,
+        onReport: (error) => this.#host.report(error),
+        ...option,
+      });
+      this.#engine = engine;
+      engine.onChange((record) => this.#streams.taskChanged(record));
+    }
+    return this.#engine;
+  }
+
   /** Open `subscriptions/listen` streams. */
   get listenStreams(): number {
     return this.#streams.size;
@@ -194,10 +224,11 @@ export class ServerFeatures {
     if (this.#installed.has("prompts")) capabilities.prompts = { listChanged: true };
     if (this.#installed.has("completions")) capabilities.completions = {};
     if (this.#installed.has("base")) capabilities.logging = {};
+    if (this.#installed.has("tasks")) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return capabilities;
   }
 
-  #honours(kind: "tools" | "prompts" | "resources" | "resourceSubscriptions"): boolean {
+  #honours(kind: "tools" | "prompts" | "resources" | "resourceSubscriptions" | "tasks"): boolean {
     return this.#installed.has(kind === "resourceSubscriptions" ? "resources" : kind);
   }
 
@@ -264,6 +295,13 @@ export class ServerFeatures {
       case "completions":
         host.handle("completion/complete", (params, context) => this.#completions.complete(params, context));
         break;
+      case "tasks": {
+        const methods = new TaskMethods(() => this.taskEngine);
+        host.handle("tasks/get", (params, context) => methods.get(params, context));
+        host.handle("tasks/update", (params, context) => methods.update(params, context));
+        host.handle("tasks/cancel", (params, context) => methods.cancel(params, context));
+        break;
+      }
     }
     host.capabilitiesChanged();
   }

@@ -18,6 +18,9 @@ import type { FeatureRequestContext } from "./feature_host.ts";
 import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import { paginate } from "./pagination.ts";
+import type { TaskEngine } from "../../tasks/task_engine.ts";
+import { TaskHandlerContext } from "./task_handler_context.ts";
+import { callAsTask, taskModeOf, taskSettingsOf, type TaskToolSettings } from "./task_tool_call.ts";
 
 /** A tool's input or output schema: JSON Schema, a Standard Schema value (zod 4, valibot, arktype), or a ready {@linkcode ToolSchema}. */
 export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
@@ -54,7 +57,28 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
    * reads them, e.g. `requireBearer(handler, { verify, scopesFor: scopesFromServer(server) })`.
    */
   requiredScopes?: readonly string[];
+  /**
+   * Whether a call may become a task (the `io.modelcontextprotocol/tasks` extension, 2026-07-28):
+   * `"forbidden"` (default) always answers synchronously; `"optional"` answers with a task when the
+   * request's client capabilities declare the extension, synchronously otherwise; `"required"` answers
+   * -32021 to a modern request without the extension. In the legacy era every tool stays synchronous.
+   */
+  taskSupport?: TaskSupport;
+  /**
+   * When a call that may become a task does: `"immediate"` (default) creates the task before the
+   * handler runs; `"manual"` runs the handler in the request (its asks are input rounds) until it
+   * calls `ctx.runAsTask()`, and a handler that returns before that answers synchronously.
+   */
+  taskStart?: "immediate" | "manual";
+  /**
+   * The tool may run again from the start without harm: a task whose replica died is re-run on a
+   * surviving replica (up to the tasks option `maxAttempts`) instead of failing. Default `false`.
+   */
+  safeToRepeat?: boolean;
 }
+
+/** A tool's `taskSupport`. */
+export type TaskSupport = "forbidden" | "optional" | "required";
 
 /** Runs one tool call. A thrown error becomes an `isError` result; a thrown `JsonRpcError` stays a protocol error. */
 export type ToolHandler<A> = (
@@ -78,6 +102,10 @@ export interface ToolRegistryOptions {
   listExtras: Readonly<Record<string, unknown>>;
   /** Called after each registration and removal. */
   onChange(): void;
+  /** The task engine, made on first use (tools with task support only). */
+  tasks?: () => TaskEngine;
+  /** Called when a tool with task support is registered. */
+  onTaskTool?(): void;
 }
 
 interface Entry {
@@ -86,6 +114,7 @@ interface Entry {
   readonly output: ToolSchema<unknown> | undefined;
   readonly handler: ToolHandler<unknown>;
   readonly requiredScopes: readonly string[] | undefined;
+  readonly task: TaskToolSettings;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -130,6 +159,7 @@ export class ToolRegistry {
     }
     const { title, description, inputSchema, outputSchema, annotations, icons, _meta, requiredScopes } =
       config ?? {};
+    const task = taskSettingsOf(name, config ?? {});
     if (
       requiredScopes !== undefined &&
       (!Array.isArray(requiredScopes) ||
@@ -163,7 +193,9 @@ export class ToolRegistry {
       output,
       handler: handler as ToolHandler<unknown>,
       requiredScopes: requiredScopes === undefined ? undefined : Object.freeze([...requiredScopes]),
+      task,
     };
+    if (task.support !== "forbidden") this.#options.onTaskTool?.();
     this.#tools.set(name, entry);
     this.#changed();
     return {
@@ -219,6 +251,19 @@ export class ToolRegistry {
       if (!check.valid) return failure(`Invalid arguments for tool ${name}: ${describeIssues(check.errors)}`);
       args = check.value;
     }
+    const asTask = taskModeOf(name, tool.task, context);
+    if (asTask) {
+      return callAsTask(this.#options.tasks!(), {
+        name,
+        args,
+        params: params as Record<string, unknown>,
+        context,
+        settings: tool.task,
+        ctx: new TaskHandlerContext(context, params, this.#levels),
+        handler: tool.handler,
+        finish: (value) => this.#finishResult(name, tool, value),
+      });
+    }
     let result: ToolResult | string;
     try {
       result = await tool.handler(args, new RequestHandlerContext(context, params, this.#levels));
@@ -226,6 +271,11 @@ export class ToolRegistry {
       if (error instanceof JsonRpcError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
     }
+    return this.#finishResult(name, tool, result);
+  }
+
+  /** A handler's value as the call's result: normalized, its structured content checked. */
+  async #finishResult(name: string, tool: Entry, result: ToolResult | string): Promise<ToolResult> {
     const normalized = normalize(result);
     if (
       tool.output && normalized.isError !== true &&

@@ -1,0 +1,514 @@
+/**
+ * `TaskEngine`: runs the work of tasks on one replica over a shared {@linkcode TaskStore}: creation
+ * (strongly consistent), leases, input requests answered through `tasks/update`, cooperative
+ * cancellation, lost workers, and change events for `notifications/tasks`.
+ * @module
+ */
+import { CancelledError, ClosedError, ErrorCodes, InvalidOptionError } from "../wire/errors.ts";
+import { integerOption } from "../stream/options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
+import { isTerminal, type TaskError, type TaskRecord, type TaskRerun } from "./task_record.ts";
+import type { TaskStore } from "./task_store.ts";
+import { MemoryTaskStore } from "./memory_task_store.ts";
+import { wallClockOf } from "./wall_clock.ts";
+
+/** "Task X changed: re-read it", carried between the replicas sharing a store. */
+export interface TaskEvents {
+  /** Tells every replica (this one included, synchronously) that task `taskId` changed. */
+  publish(taskId: string): Promise<void>;
+  /** Adds a handler; returns the function that removes it. */
+  subscribe(handler: (taskId: string) => void): () => void;
+}
+
+/** How a task's work ended. */
+export type TaskOutcome =
+  | { status: "completed"; result: Record<string, unknown> }
+  | { status: "failed"; error: TaskError };
+
+/** What the work of one task gets. */
+export interface TaskRun {
+  readonly taskId: string;
+  /** Runs so far, this one included (a safe-to-repeat task may run again after its worker was lost). */
+  readonly attempt: number;
+  /** Aborted on `tasks/cancel` and when the engine closes. */
+  readonly signal: AbortSignal;
+  /**
+   * Asks the client: adds `request` (`{ method, params }`) under `key` to the task's `inputRequests`
+   * (status `input_required`) and resolves with the answer a `tasks/update` brings. Rejects when the
+   * task is cancelled or `key` was used before in this task.
+   */
+  requestInput(key: string, request: Record<string, unknown>): Promise<unknown>;
+  /** Sets the task's `statusMessage` (progress). */
+  setStatusMessage(message: string): Promise<void>;
+}
+
+/** The work of one task. */
+export type TaskWork = (run: TaskRun) => Promise<TaskOutcome>;
+
+/** Options of {@linkcode TaskEngine}. */
+export interface TaskEngineOptions {
+  /** Where tasks live. Default: a new `MemoryTaskStore` (this process only). */
+  store?: TaskStore;
+  /** Change events between replicas sharing `store`. Default: within this engine only. */
+  events?: TaskEvents;
+  /**
+   * How long a running task's lease lasts, in ms; its replica renews it every third of that. A
+   * running task whose lease ran out has lost its worker: the next `tasks/get` on any replica reports
+   * it `failed` (or runs it again when it is safe to repeat). Default 30 000.
+   */
+  leaseMs?: number;
+  /** Runs allowed in all for a task of a tool that is safe to repeat, the first included. Default 3. */
+  maxAttempts?: number;
+  /** `pollIntervalMs` suggested to clients. Default 1000. */
+  pollIntervalMs?: number;
+  /** `ttlMs` of new tasks (from creation); `null` for unlimited. Default 3 600 000 (one hour). */
+  ttlMs?: number | null;
+  /** This replica's id (the owner of the tasks it runs). Default: a random UUID. */
+  replicaId?: string;
+  /** The clock of leases, TTLs and timestamps. Default: the system clock. */
+  timeProvider?: TimeProvider;
+  /** Failures that are nobody's exception (a lease that could not be renewed, a failed event). */
+  onReport?: (error: Error) => void;
+}
+
+/** The error of a task whose replica stopped renewing its lease. */
+export const WORKER_LOST_CODE = ErrorCodes.InternalError;
+
+interface LocalRun {
+  readonly controller: AbortController;
+  readonly waiters: Map<string, { resolve(value: unknown): void; reject(error: unknown): void }>;
+  timer: TimerHandle | undefined;
+}
+
+/** Resumes a safe-to-repeat task on this replica after its worker was lost. */
+export type TaskResumer = (record: TaskRecord) => TaskWork | undefined;
+
+/**
+ * Runs tasks on this replica and answers for every task in the store.
+ *
+ * @example
+ * ```ts
+ * const engine = new TaskEngine({ leaseMs: 10_000 });
+ * const task = await engine.start({}, async (run) => {
+ *   await run.setStatusMessage("half way");
+ *   return { status: "completed", result: { content: [] } };
+ * });
+ * console.log((await engine.get(task.taskId))?.status);
+ * ```
+ */
+export class TaskEngine {
+  readonly store: TaskStore;
+  readonly replicaId: string;
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly maxAttempts: number;
+  readonly ttlMs: number | null;
+  readonly #events: TaskEvents;
+  readonly #time: TimeProvider;
+  readonly #wall: () => number;
+  readonly #report: (error: Error) => void;
+  readonly #running = new Map<string, LocalRun>();
+  readonly #listeners = new Set<(record: TaskRecord) => void>();
+  readonly #unsubscribe: () => void;
+  #resumer: TaskResumer | undefined;
+  #closed = false;
+
+  constructor(options: TaskEngineOptions = {}) {
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#wall = wallClockOf(this.#time);
+    this.store = options.store ?? new MemoryTaskStore({ timeProvider: this.#time });
+    this.leaseMs = integerOption("leaseMs", options.leaseMs, 30_000, 1);
+    this.maxAttempts = integerOption("maxAttempts", options.maxAttempts, 3, 1);
+    this.pollIntervalMs = integerOption("pollIntervalMs", options.pollIntervalMs, 1000, 1);
+    const ttl = options.ttlMs;
+    if (ttl !== null && ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) {
+      throw new InvalidOptionError(`Option ttlMs must be a positive integer or null, got ${String(ttl)}`);
+    }
+    this.ttlMs = ttl === undefined ? 3_600_000 : ttl;
+    this.replicaId = options.replicaId ?? crypto.randomUUID();
+    this.#report = (error) => {
+      try {
+        options.onReport?.(error);
+      } catch {
+        // Nowhere further to report to.
+      }
+    };
+    this.#events = options.events ?? localEvents();
+    this.#unsubscribe = this.#events.subscribe((taskId) => this.#changed(taskId));
+  }
+
+  /** Tasks running on this replica now. */
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  /** Sets how this replica resumes a safe-to-repeat task whose worker was lost (the server's tool registry). */
+  setResumer(resumer: TaskResumer): void {
+    this.#resumer = resumer;
+  }
+
+  /**
+   * Creates a task (status `working`, owned by this replica), then calls `work` with its run and
+   * resolves once the store holds the task. The record resolved is the task as created.
+   */
+  async start(init: { rerun?: TaskRerun }, work: TaskWork): Promise<TaskRecord> {
+    if (this.#closed) throw new ClosedError("The task engine is closed: it starts no new tasks");
+    const now = this.#wall();
+    const record: TaskRecord = {
+      taskId: crypto.randomUUID(),
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      owner: this.replicaId,
+      leaseExpiresAt: now + this.leaseMs,
+      attempt: 1,
+    };
+    if (init.rerun !== undefined) record.rerun = init.rerun;
+    await this.store.create(record);
+    this.#launch(record, work);
+    return record;
+  }
+
+  /**
+   * The task, or `undefined` when unknown or expired. A running task whose lease ran out (its replica
+   * died) is failed here, or started again on this replica when it is safe to repeat.
+   */
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const record = await this.store.get(taskId);
+    if (record === undefined || isTerminal(record.status) || this.#running.has(taskId)) return record;
+    if (record.leaseExpiresAt === undefined || this.#wall() <= record.leaseExpiresAt) return record;
+    return this.#recoverLost(record);
+  }
+
+  /**
+   * `tasks/update`: answers outstanding input requests. Keys not outstanding are ignored; a partial
+   * answer leaves the task `input_required` with the rest. Resolves `undefined` for an unknown task.
+   */
+  async answer(taskId: string, responses: Record<string, unknown>): Promise<TaskRecord | undefined> {
+    const now = this.#wall();
+    let changed = false;
+    const record = await this.store.update(taskId, (current) => {
+      changed = false;
+      if (isTerminal(current.status) || current.inputRequests === undefined) return undefined;
+      const requests = { ...current.inputRequests };
+      const answers = { ...current.inputResponses };
+      const settled = new Set(current.settledKeys);
+      for (const [key, value] of Object.entries(responses)) {
+        if (!Object.hasOwn(requests, key)) continue;
+        delete requests[key];
+        answers[key] = value;
+        settled.add(key);
+        changed = true;
+      }
+      if (!changed) return undefined;
+      const next: TaskRecord = {
+        ...current,
+        inputResponses: answers,
+        settledKeys: [...settled],
+        lastUpdatedAt: now,
+      };
+      if (Object.keys(requests).length === 0) {
+        delete next.inputRequests;
+        if (next.status === "input_required") next.status = "working";
+      } else next.inputRequests = requests;
+      return next;
+    });
+    if (record !== undefined && changed) this.#publish(taskId);
+    return record;
+  }
+
+  /**
+   * `tasks/cancel`: a running task becomes `cancelled` at once and its work's signal aborts (the
+   * work's later outcome is dropped); a finished task stays as it is. Resolves `undefined` for an
+   * unknown task.
+   */
+  async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    const now = this.#wall();
+    let changed = false;
+    const record = await this.store.update(taskId, (current) => {
+      changed = !isTerminal(current.status);
+      if (!changed) return undefined;
+      return finished(current, { status: "cancelled", statusMessage: "Cancelled by the client" }, now);
+    });
+    if (record !== undefined && changed) {
+      this.#publish(taskId);
+      this.#stopLocal(taskId, new CancelledError(`Task ${taskId} was cancelled by the client`));
+    }
+    return record;
+  }
+
+  /** Calls `listener` with the task after each change of any task (this replica's or another's). Returns the remover. */
+  onChange(listener: (record: TaskRecord) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Stops renewing leases and aborts the work running here (its tasks are then lost to other replicas). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    for (const taskId of [...this.#running.keys()]) {
+      this.#stopLocal(taskId, new ClosedError("The task engine closed"));
+    }
+  }
+
+  #launch(record: TaskRecord, work: TaskWork): void {
+    const local: LocalRun = { controller: new AbortController(), waiters: new Map(), timer: undefined };
+    const taskId = record.taskId;
+    this.#running.set(taskId, local);
+    this.#scheduleRenewal(taskId, local);
+    const usedKeys = new Set<string>();
+    const run: TaskRun = {
+      taskId,
+      attempt: record.attempt,
+      signal: local.controller.signal,
+      requestInput: (key, request) => this.#requestInput(taskId, local, usedKeys, key, request),
+      setStatusMessage: async (message) => {
+        const now = this.#wall();
+        const next = await this.store.update(
+          taskId,
+          (current) =>
+            isTerminal(current.status) || current.statusMessage === message
+              ? undefined
+              : { ...current, statusMessage: message, lastUpdatedAt: now },
+        );
+        if (next !== undefined) this.#publish(taskId);
+      },
+    };
+    // Called at once, so the work sees its run before `start` resolves (a handler's context switches first).
+    let outcome: Promise<TaskOutcome>;
+    try {
+      outcome = work(run);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome.then(
+      (value) => this.#finish(taskId, value),
+      (error: unknown) =>
+        this.#finish(taskId, {
+          status: "failed",
+          error: {
+            code: ErrorCodes.InternalError,
+            message: error instanceof Error ? error.message : String(error),
+          },
+        }),
+    );
+  }
+
+  async #finish(taskId: string, outcome: TaskOutcome): Promise<void> {
+    const local = this.#running.get(taskId);
+    if (local === undefined) return; // cancelled or closed: the outcome is dropped
+    this.#forget(taskId, local);
+    const now = this.#wall();
+    try {
+      const changed = await this.store.update(
+        taskId,
+        (current) =>
+          isTerminal(current.status) || current.owner !== this.replicaId
+            ? undefined
+            : finished(current, outcome, now),
+      );
+      if (changed !== undefined) this.#publish(taskId);
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  async #requestInput(
+    taskId: string,
+    local: LocalRun,
+    usedKeys: Set<string>,
+    key: string,
+    request: Record<string, unknown>,
+  ): Promise<unknown> {
+    if (usedKeys.has(key) || local.waiters.has(key)) {
+      throw new TypeError(`Input key ${JSON.stringify(key)} is used twice in one task`);
+    }
+    if (local.controller.signal.aborted) throw local.controller.signal.reason;
+    usedKeys.add(key);
+    const answer = new Promise<unknown>((resolve, reject) => local.waiters.set(key, { resolve, reject }));
+    answer.catch(() => {});
+    const now = this.#wall();
+    let reused = false;
+    const record = await this.store.update(taskId, (current) => {
+      reused = current.settledKeys?.includes(key) ?? false;
+      if (isTerminal(current.status) || reused) return undefined;
+      return {
+        ...current,
+        status: "input_required",
+        inputRequests: { ...current.inputRequests, [key]: request },
+        lastUpdatedAt: now,
+      };
+    });
+    if (reused) {
+      local.waiters.delete(key);
+      throw new TypeError(`Input key ${JSON.stringify(key)} was answered before in this task`);
+    }
+    if (record !== undefined && !isTerminal(record.status)) this.#publish(taskId);
+    return answer;
+  }
+
+  /** A change event: deliver answers to this replica's waiting work, then tell the listeners. */
+  #changed(taskId: string): void {
+    const local = this.#running.get(taskId);
+    const wanted = (local !== undefined && local.waiters.size > 0) || this.#listeners.size > 0;
+    if (!wanted) return;
+    this.store.get(taskId).then((record) => {
+      if (record === undefined) return;
+      if (local !== undefined && this.#running.get(taskId) === local) this.#deliver(taskId, local, record);
+      for (const listener of this.#listeners) {
+        try {
+          listener(record);
+        } catch (error) {
+          this.#report(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    }, (error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  #deliver(taskId: string, local: LocalRun, record: TaskRecord): void {
+    const answers = record.inputResponses ?? {};
+    const taken: string[] = [];
+    for (const [key, waiter] of local.waiters) {
+      if (!Object.hasOwn(answers, key)) continue;
+      local.waiters.delete(key);
+      taken.push(key);
+      waiter.resolve(answers[key]);
+    }
+    if (taken.length === 0) return;
+    this.store.update(taskId, (current) => {
+      if (current.inputResponses === undefined) return undefined;
+      const rest = { ...current.inputResponses };
+      for (const key of taken) delete rest[key];
+      const next: TaskRecord = { ...current, inputResponses: rest };
+      if (Object.keys(rest).length === 0) delete next.inputResponses;
+      return next;
+    }).catch((error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  #scheduleRenewal(taskId: string, local: LocalRun): void {
+    local.timer = this.#time.setTimer(() => {
+      if (this.#running.get(taskId) !== local) return;
+      const until = this.#wall() + this.leaseMs;
+      this.store.update(
+        taskId,
+        (current) =>
+          isTerminal(current.status) || current.owner !== this.replicaId
+            ? undefined
+            : { ...current, leaseExpiresAt: until },
+      ).then(
+        (record) => {
+          // Another replica took the task over, or it ended elsewhere: stop working on it.
+          if (record === undefined || isTerminal(record.status) || record.owner !== this.replicaId) {
+            this.#stopLocal(taskId, new CancelledError(`Task ${taskId} is no longer run by this replica`));
+          }
+        },
+        (error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))),
+      );
+      if (this.#running.get(taskId) === local) this.#scheduleRenewal(taskId, local);
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+  }
+
+  #stopLocal(taskId: string, reason: Error): void {
+    const local = this.#running.get(taskId);
+    if (local === undefined) return;
+    this.#forget(taskId, local);
+    local.controller.abort(reason);
+    for (const waiter of local.waiters.values()) waiter.reject(reason);
+    local.waiters.clear();
+  }
+
+  #forget(taskId: string, local: LocalRun): void {
+    local.timer?.cancel();
+    local.timer = undefined;
+    if (this.#running.get(taskId) === local) this.#running.delete(taskId);
+  }
+
+  async #recoverLost(record: TaskRecord): Promise<TaskRecord | undefined> {
+    const now = this.#wall();
+    const lostOwner = record.owner;
+    const rerun = record.rerun;
+    const work = rerun !== undefined && record.attempt < rerun.maxAttempts && !this.#closed
+      ? this.#resumer?.(record)
+      : undefined;
+    let claimed = false;
+    const next = await this.store.update(record.taskId, (current) => {
+      claimed = false;
+      if (
+        isTerminal(current.status) || current.owner !== lostOwner ||
+        current.leaseExpiresAt === undefined || now <= current.leaseExpiresAt
+      ) return undefined;
+      if (work !== undefined) {
+        claimed = true;
+        const restarted: TaskRecord = {
+          ...current,
+          status: "working",
+          statusMessage: `Restarted on another replica after its worker was lost (attempt ${
+            current.attempt + 1
+          })`,
+          owner: this.replicaId,
+          leaseExpiresAt: now + this.leaseMs,
+          attempt: current.attempt + 1,
+          lastUpdatedAt: now,
+        };
+        delete restarted.inputRequests;
+        delete restarted.inputResponses;
+        return restarted;
+      }
+      return finished(current, {
+        status: "failed",
+        error: {
+          code: WORKER_LOST_CODE,
+          message: `Task worker lost: replica ${
+            current.owner ?? "(unknown)"
+          } stopped renewing its lease (${this.leaseMs} ms) before the task finished`,
+          data: { reason: "worker_lost", replica: current.owner, attempts: current.attempt },
+        },
+      }, now);
+    });
+    if (next !== undefined && next.owner !== lostOwner) this.#publish(record.taskId);
+    if (claimed && next !== undefined && work !== undefined) this.#launch(next, work);
+    return next;
+  }
+
+  #publish(taskId: string): void {
+    this.#events.publish(taskId).catch((error: unknown) =>
+      this.#report(error instanceof Error ? error : new Error(String(error)))
+    );
+  }
+}
+
+/** The terminal record of `current` with `outcome`. */
+function finished(
+  current: TaskRecord,
+  outcome: TaskOutcome | { status: "cancelled"; statusMessage: string },
+  now: number,
+): TaskRecord {
+  const next: TaskRecord = { ...current, status: outcome.status, lastUpdatedAt: now };
+  delete next.owner;
+  delete next.leaseExpiresAt;
+  delete next.inputRequests;
+  delete next.inputResponses;
+  if (outcome.status === "completed") next.result = outcome.result;
+  else if (outcome.status === "failed") next.error = outcome.error;
+  else next.statusMessage = outcome.statusMessage;
+  return next;
+}
+
+/** Change events within one engine: handlers are called synchronously. */
+function localEvents(): TaskEvents {
+  const handlers = new Set<(taskId: string) => void>();
+  return {
+    publish(taskId) {
+      for (const handler of handlers) handler(taskId);
+      return Promise.resolve();
+    },
+    subscribe(handler) {
+      handlers.add(handler);
+      return () => void handlers.delete(handler);
+    },
+  };
+}
