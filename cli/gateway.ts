@@ -356,6 +356,10 @@ function isLoopbackName(name: string): boolean {
 
 /** Runs the gateway until SIGINT or SIGTERM. */
 export async function runGateway(args: CliArgs): Promise<number> {
+  if (args.target.kind === "config" && args.target.server === undefined) {
+    const { runComposeGateway } = await import("./compose_gateway.ts");
+    return await runComposeGateway(args);
+  }
   const target = resolveTarget(args.target);
   if (target.kind !== "stdio") {
     process.stderr.write(
