@@ -43,6 +43,10 @@ type Kind = "tools" | "prompts" | "resources";
 type Wire = Record<string, unknown>;
 
 const PROGRESS_PREFIX = "compose-progress-";
+/** The requests that may answer `input_required` (2026-07-28). */
+const ASKING_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+/** Upstream input rounds within one downstream round, at most. */
+const MAX_UPSTREAM_ROUNDS = 10;
 let progressCounter = 0;
 
 function allowed(filter: MountFilter | undefined, name: string): boolean {
@@ -343,7 +347,7 @@ export class MountedServer {
     const sent = { ...params, _meta: meta };
     this.#inFlight.add(context);
     try {
-      return await this.client.request(method as never, sent as never, {
+      const options = {
         signal: context.signal,
         ...(token === undefined ? {} : {
           onNotification: (m: string, p: unknown) => {
@@ -352,9 +356,67 @@ export class MountedServer {
             void context.sendProgress(progress, total, message).catch(() => {});
           },
         }),
-      });
+      };
+      if (context.era !== "modern" || this.client.era !== "modern" || !ASKING_METHODS.has(method)) {
+        return await this.client.request(method as never, sent as never, options);
+      }
+      return await this.#rounds(method, sent, options, context);
     } finally {
       this.#inFlight.delete(context);
+    }
+  }
+
+  /**
+   * A modern request to a modern upstream: the downstream client's capabilities go up, and each
+   * `input_required` of the upstream is asked of the downstream client under the same keys (through
+   * the composer's own rounds: the downstream retries, and the upstream is asked again with the answers).
+   */
+  async #rounds(method: string, sent: Wire, options: object, context: HandlerContext): Promise<unknown> {
+    let extra: Wire = {};
+    for (let round = 0; round <= MAX_UPSTREAM_ROUNDS; round++) {
+      const result = await this.client.request(method as never, { ...sent, ...extra } as never, {
+        ...options,
+        inputRequired: "manual",
+        clientCapabilities: context.clientCapabilities,
+      }) as Wire;
+      if (result?.resultType !== "input_required") return result;
+      const requests = (typeof result.inputRequests === "object" && result.inputRequests !== null
+        ? result.inputRequests
+        : {}) as Record<string, { method?: string; params?: unknown }>;
+      const keys = Object.keys(requests);
+      const answers = await Promise.all(keys.map((key) =>
+        this.#ask(requests[key]!, key, context)
+      ));
+      extra = {
+        ...(keys.length > 0
+          ? { inputResponses: Object.fromEntries(keys.map((k, i) => [k, answers[i]])) }
+          : {}),
+        ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {}),
+      };
+    }
+    throw new JsonRpcError(
+      -32603,
+      `Mount ${this.name}: ${method} asked for input more than ${MAX_UPSTREAM_ROUNDS} times`,
+    );
+  }
+
+  #ask(
+    request: { method?: string; params?: unknown },
+    key: string,
+    context: HandlerContext,
+  ): Promise<unknown> {
+    switch (request?.method) {
+      case "elicitation/create":
+        return context.elicit(request.params as never, { key });
+      case "sampling/createMessage":
+        return context.sample(request.params as never, { key });
+      case "roots/list":
+        return context.listRoots({ key });
+      default:
+        throw new JsonRpcError(
+          -32603,
+          `Mount ${this.name}: unknown input request ${JSON.stringify(request?.method)}`,
+        );
     }
   }
 
