@@ -103,6 +103,7 @@ export interface HttpTransportOptions {
     listen?: boolean;
     reconnect?: ReconnectOptions;
     maxEventBytes?: number;
+    transport?: "auto" | "streamable-http" | "sse";
 }
 
 // ProcessConnection: type, from adapters/process/process_connection.ts

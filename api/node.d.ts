@@ -53,6 +53,7 @@ export interface HttpTransportOptions {
     listen?: boolean;
     reconnect?: ReconnectOptions;
     maxEventBytes?: number;
+    transport?: "auto" | "streamable-http" | "sse";
 }
 
 // LoopbackRedirect: type, from adapters/oauth_loopback.ts
