@@ -18,6 +18,12 @@ import {
 } from "./process/define_process_adapter.ts";
 import type { ExitStatus } from "./process/shutdown_process.ts";
 import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./node_streams.ts";
+import {
+  type HttpTransport,
+  httpTransport as webHttpTransport,
+  type HttpTransportOptions,
+} from "../src/http/http_client_transport.ts";
+import { envProxyFetch } from "./node_proxy_fetch.ts";
 
 export type { ProcessTransport } from "./process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
@@ -25,11 +31,8 @@ export type { ExitStatus } from "./process/shutdown_process.ts";
 export { nodeReadable, nodeWritable } from "./node_streams.ts";
 export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export {
-  type HttpTransport,
-  httpTransport,
-  type HttpTransportOptions,
-} from "../src/http/http_client_transport.ts";
+export { type HttpTransport, type HttpTransportOptions } from "../src/http/http_client_transport.ts";
+export { envProxyFetch } from "./node_proxy_fetch.ts";
 export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
 export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
 export { HttpStatusError, StreamBrokenError } from "../src/http/http_client_errors.ts";
@@ -38,6 +41,20 @@ export {
   type LoopbackRedirectOptions,
   startLoopbackRedirect,
 } from "./oauth_loopback.ts";
+
+/**
+ * The Streamable HTTP (and legacy HTTP+SSE) client transport on Node: as the web one, and without a
+ * `fetch` option its requests honour `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (lower case too;
+ * see {@linkcode envProxyFetch}).
+ *
+ * @example
+ * ```ts
+ * const client = await ContextClient.connect(httpTransport("https://example.com/mcp"));
+ * ```
+ */
+export function httpTransport(url: string | URL, options: HttpTransportOptions = {}): HttpTransport {
+  return webHttpTransport(url, { ...options, fetch: options.fetch ?? envProxyFetch() });
+}
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

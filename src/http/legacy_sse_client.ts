@@ -85,7 +85,7 @@ export async function openLegacySse(
   const readable = new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        let read: ReadableStreamReadResult<SseEvent>;
+        let read: { done: boolean; value?: SseEvent };
         try {
           read = await events.read();
         } catch (error) {
@@ -96,7 +96,7 @@ export async function openLegacySse(
           controller.close();
           return;
         }
-        if (read.value.type === "message" && read.value.data !== "") {
+        if (read.value?.type === "message" && read.value.data !== "") {
           controller.enqueue(encoder.encode(`${read.value.data.replace(/\n/g, "")}\n`));
           return;
         }
