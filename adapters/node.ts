@@ -29,6 +29,7 @@ export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./
 export type { HttpTransport } from "../src/http/http_client_transport.ts";
 export { httpTransport, type HttpTransportOptions } from "./node/http_transport.ts";
 export type { UndiciSendOptions } from "./node/undici_send.ts";
+export { envProxyFetch } from "./node_proxy_fetch.ts";
 export type {
   FetchLike,
   HeadersSource,
@@ -45,6 +46,7 @@ export {
 } from "./oauth_loopback.ts";
 export { workloadTokenFile } from "./oauth_workload_token.ts";
 export { FileOAuthLock, type FileOAuthLockOptions } from "./oauth_file_lock.ts";
+
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;

@@ -53,6 +53,7 @@ export interface HttpTransportOptions {
     listen?: boolean;
     reconnect?: ReconnectOptions;
     maxEventBytes?: number;
+    transport?: "auto" | "streamable-http" | "sse";
 }
 
 // LoopbackRedirect: type, from adapters/oauth_loopback.ts
@@ -133,18 +134,10 @@ export declare class StreamBrokenError extends ReadFailedError {
     });
 }
 
-// StreamNotResumedError: value, from src/http/http_client_errors.ts
-export declare class StreamNotResumedError extends StreamBrokenError {
-    readonly attempts: number;
-    readonly lastEventId: string;
-    constructor(method: string, requestId: RequestId, details: {
-        attempts: number;
-        lastEventId: string;
-        cause?: unknown;
-    });
-}
+// envProxyFetch: value, from adapters/node_proxy_fetch.ts
+export declare function envProxyFetch(): FetchLike;
 
-// httpTransport: value, from src/http/http_client_transport.ts
+// httpTransport: value, from adapters/node.ts
 export declare function httpTransport(url: string | URL, options?: HttpTransportOptions): HttpTransport;
 
 // nodeReadable: value, from adapters/node_streams.ts

@@ -86,6 +86,9 @@ Commands:
                                requests share one process, each legacy session gets its own
                                (default 127.0.0.1, 32 sessions, 300 s idle); elicitation, sampling
                                and roots cross it (legacy: while a request is in flight)
+  serve --http PORT --config FILE
+                               every server of the file behind one endpoint: tools and prompts named
+                               SERVER_NAME; a child that dies is started again with backoff
   demo                         serve the demo server on stdin/stdout
 
 Targets (default: the bundled demo server):

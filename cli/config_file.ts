@@ -88,3 +88,19 @@ export function readConfigTarget(
     cwd,
   };
 }
+
+/** The names of every server entry of config `file`, in file order. */
+export function readConfigNames(file: string): string[] {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`Cannot read the config file ${file}: ${(error as Error).message}`);
+  }
+  const mcp = json?.mcp as Record<string, unknown> | undefined;
+  const servers = json?.mcpServers ?? json?.servers ?? mcp?.servers;
+  if (typeof servers !== "object" || servers === null) {
+    throw new UsageError(`The config file ${file} has no "mcpServers" or "servers" object`);
+  }
+  return Object.keys(servers);
+}

@@ -16,15 +16,18 @@ import {
   type DispatchContext,
   type ExchangeTransport,
   type HttpDispatcher,
+  type HttpHandler,
   JsonRpcError,
   type ServerSession,
 } from "onemodelcontext";
+import { hostname, networkInterfaces } from "node:os";
 import { serve } from "onemodelcontext/node";
 import { LEGACY_VERSIONS, MODERN_VERSIONS, readRequestEnvelope } from "onemodelcontext/protocol";
 import type { CliArgs } from "./args.ts";
 import { EXIT } from "./args.ts";
 import { CLI_VERSION, resolveTarget, transportOf } from "./session.ts";
 import { terminalText } from "./terminal_text.ts";
+import { DownstreamRoutes, LISTEN_NOTIFICATIONS } from "./downstream_routes.ts";
 
 type Transport = ClientTransport | ExchangeTransport;
 
@@ -107,6 +110,7 @@ export class GatewayDispatcher implements HttpDispatcher {
   #modern: Promise<ContextClient> | undefined;
   readonly #legacy = new Map<ServerSession, Promise<ContextClient>>();
   readonly #inFlight = new WeakMap<ContextClient, InFlight>();
+  readonly #routes = new WeakMap<ContextClient, DownstreamRoutes>();
   #modernVersions: readonly string[] = [...MODERN_VERSIONS].sort().reverse();
   readonly #legacyVersions: readonly string[] = [...LEGACY_VERSIONS].sort().reverse();
 
@@ -152,6 +156,11 @@ export class GatewayDispatcher implements HttpDispatcher {
       this.#modern = connecting;
       void connecting.then((client) => {
         const flight = this.#flight(client);
+        const routes = this.#routesOf(client);
+        // A listen stream's notifications name their stream (the subscription id): back to its HTTP request only.
+        for (const method of LISTEN_NOTIFICATIONS) {
+          client.onNotification(method as never, (p: unknown) => void routes.sendListen(method, p));
+        }
         client.onNotification(
           "notifications/message" as never,
           (p: unknown) =>
@@ -258,19 +267,25 @@ export class GatewayDispatcher implements HttpDispatcher {
       }
       const flight = this.#flight(client);
       flight.contexts.add(context);
+      // Many HTTP clients share a modern child: the progress token (and a listen request's id) of
+      // each forwarded request is the gateway's own, so notifications reach the request that caused them.
+      const routes = this.#routesOf(client);
+      const routed = routes.route(m.method, m.id, m.params, context);
       try {
         // Modern: the HTTP client's capabilities go to the child, and an input_required result goes
         // back as it is; the client's retry (inputResponses, requestState) is passed on like any request.
         const envelope = legacy ? undefined : readRequestEnvelope(m.params);
-        const result = await client.request(m.method as never, m.params as never, {
+        const result = await client.request(m.method as never, routed.params as never, {
           signal: context.signal,
-          onNotification: (method: string, params: unknown) => void context.notify(method, params),
+          onNotification: routed.onNotification,
+          ...(routed.id !== undefined ? { id: routed.id } : {}),
           ...(envelope?.kind === "envelope"
             ? { inputRequired: "manual", clientCapabilities: envelope.envelope.clientCapabilities }
             : {}),
         });
-        return { jsonrpc: "2.0", id: m.id, result };
+        return { jsonrpc: "2.0", id: m.id, result: routes.restoreResult(routed, result) };
       } finally {
+        routed.done();
         flight.contexts.delete(context);
       }
     } catch (error) {
@@ -284,6 +299,12 @@ export class GatewayDispatcher implements HttpDispatcher {
       }
       return errorReply(m.id, error);
     }
+  }
+
+  #routesOf(client: ContextClient): DownstreamRoutes {
+    let routes = this.#routes.get(client);
+    if (!routes) this.#routes.set(client, routes = new DownstreamRoutes());
+    return routes;
   }
 
   #flight(client: ContextClient): InFlight {
@@ -301,8 +322,44 @@ export class GatewayDispatcher implements HttpDispatcher {
   }
 }
 
+/** Names this machine answers to when bound to a wildcard address (`0.0.0.0`, `::`). */
+function localNames(): string[] {
+  const names = ["localhost", hostname()];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const entry of list ?? []) {
+      names.push(entry.family === "IPv6" ? `[${entry.address}]` : entry.address);
+    }
+  }
+  return names;
+}
+
+/**
+ * The gateway's HTTP handler at `/mcp`. Bound beyond loopback it accepts the `Host` of its own URL
+ * (the bind address; every local address when bound to a wildcard) and no other: a DNS-rebinding
+ * page's host name stays refused.
+ */
+export function gatewayHandler(dispatcher: HttpDispatcher, http: NonNullable<CliArgs["http"]>): HttpHandler {
+  const bare = http.host.replace(/^\[(.*)\]$/, "$1");
+  const wildcard = bare === "0.0.0.0" || bare === "::";
+  const own = bare.includes(":") ? `[${bare}]` : bare;
+  return createHttpHandler(dispatcher, {
+    path: "/mcp",
+    bindAddress: http.host,
+    ...(isLoopbackName(bare) ? {} : { allowedHosts: wildcard ? localNames() : [own] }),
+    sessions: { maxSessions: http.maxSessions, idleTimeout: http.idleSeconds * 1000 },
+  });
+}
+
+function isLoopbackName(name: string): boolean {
+  return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
 /** Runs the gateway until SIGINT or SIGTERM. */
 export async function runGateway(args: CliArgs): Promise<number> {
+  if (args.target.kind === "config" && args.target.server === undefined) {
+    const { runComposeGateway } = await import("./compose_gateway.ts");
+    return await runComposeGateway(args);
+  }
   const target = resolveTarget(args.target);
   if (target.kind !== "stdio") {
     process.stderr.write(
@@ -327,10 +384,7 @@ export async function runGateway(args: CliArgs): Promise<number> {
     await dispatcher.close();
     return EXIT.connect;
   }
-  const handler = createHttpHandler(dispatcher, {
-    path: "/mcp",
-    sessions: { maxSessions: http.maxSessions, idleTimeout: http.idleSeconds * 1000 },
-  });
+  const handler = gatewayHandler(dispatcher, http);
   let server;
   try {
     server = await serve(handler, { port: http.port, hostname: http.host });

@@ -5,6 +5,7 @@
 import { type ClientTransport, ContextClient, EraCache, type ExchangeTransport } from "onemodelcontext";
 import { withOAuth } from "onemodelcontext/auth";
 import {
+  envProxyFetch,
   httpTransport,
   type LoopbackRedirect,
   type ProcessConnection,
@@ -58,7 +59,8 @@ export async function oauthFetch(oauth: CliArgs["oauth"]): Promise<typeof fetch>
       void process.stderr.write(`Authorization needed: open this URL in a browser:\n${url.href}\n`),
   });
   const listening = loopback;
-  const authFetch = withOAuth((input, init) => fetch(input, init), {
+  // The proxy variables apply to the OAuth discovery and token requests too.
+  const authFetch = withOAuth(envProxyFetch(), {
     redirectUri: listening.redirectUri,
     redirectTo: (url) => listening.redirectTo(url),
     ...(oauth.clientId !== undefined

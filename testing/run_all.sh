@@ -322,12 +322,19 @@ step_conformance() {
   local log=$WORK/conformance.log rc=0
   run_with_timeout "$(limit_for build)" "$log" node scripts/build_dist.mjs || return $?
   run_with_timeout "$(limit_for conformance)" "$log" node testing/conformance/run.mjs || rc=$?
-  local summary
+  # The server scenarios again, through a ComposedServer mounting the everything server unprefixed (issue 31).
+  run_with_timeout "$(limit_for conformance)" "$WORK/conformance_composed.log" node testing/conformance/run.mjs --composed --leg server || rc=$?
+  local summary composed
   summary=$(strip_ansi "$log" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed$' | tail -1)
+  composed=$(strip_ansi "$WORK/conformance_composed.log" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed$' | tail -1)
   if [[ -n $summary ]]; then
     PASSED[conformance]=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '^[0-9]+')
     FAILED[conformance]=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '^[0-9]+')
     SKIPPED[conformance]=0
+  fi
+  if [[ -n $composed && -n $summary ]]; then
+    PASSED[conformance]=$((PASSED[conformance] + $(grep -oE '[0-9]+ passed' <<<"$composed" | grep -oE '^[0-9]+')))
+    FAILED[conformance]=$((FAILED[conformance] + $(grep -oE '[0-9]+ failed' <<<"$composed" | grep -oE '^[0-9]+')))
   fi
   return "$rc"
 }

@@ -1,7 +1,9 @@
 /**
  * The Node entry's `httpTransport`: the Streamable HTTP client transport of `src/http`, sending with
  * undici's dispatcher API ({@linkcode undiciSend}) unless a `fetch` (an OAuth wrapper, a test double)
- * or a `send` is given, which then sends as on every other runtime.
+ * or a `send` is given, which then sends as on every other runtime. With a proxy variable set
+ * (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, lower case too) and no `dispatcher`, it sends through
+ * {@linkcode envProxyFetch}.
  * @module
  */
 import {
@@ -9,6 +11,7 @@ import {
   httpTransport as webHttpTransport,
   type HttpTransportOptions as WebHttpTransportOptions,
 } from "../../src/http/http_client_transport.ts";
+import { envProxyFetch, proxyConfigured } from "../node_proxy_fetch.ts";
 import { undiciSend, type UndiciSendOptions } from "./undici_send.ts";
 
 /**
@@ -33,5 +36,10 @@ export interface HttpTransportOptions extends WebHttpTransportOptions, UndiciSen
 export function httpTransport(url: string | URL, options: HttpTransportOptions = {}): HttpTransport {
   const { dispatcher, maxRedirections, ...web } = options;
   if (web.fetch !== undefined || web.send !== undefined) return webHttpTransport(url, web);
+  // HTTP_PROXY, HTTPS_PROXY, NO_PROXY (lower case too): every request, the HTTP+SSE fallback's
+  // included, through undici's EnvHttpProxyAgent.
+  if (dispatcher === undefined && proxyConfigured()) {
+    return webHttpTransport(url, { ...web, fetch: envProxyFetch() });
+  }
   return webHttpTransport(url, { ...web, send: undiciSend({ dispatcher, maxRedirections }) });
 }

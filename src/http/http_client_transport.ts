@@ -49,6 +49,7 @@ import { HttpStatusError } from "./http_client_errors.ts";
 import { ModernHttpExchange } from "./modern_http_exchange.ts";
 import { LegacyHttpClientSession, type ReconnectOptions } from "./legacy_http_client_session.ts";
 import { readResponseExcerpt } from "./read_response_text.ts";
+import { connectLegacySse } from "./legacy_sse_client.ts";
 
 /** Options of {@linkcode httpTransport}. */
 export interface HttpTransportOptions {
@@ -76,6 +77,13 @@ export interface HttpTransportOptions {
   maxEventBytes?: number;
   /** Largest `application/json` response body accepted, in bytes; a bigger one fails the request with `ResponseTooLargeError`. Default 4 MiB. */
   maxResponseBytes?: number;
+  /**
+   * `"streamable-http"`: only Streamable HTTP. `"sse"`: the deprecated HTTP+SSE transport of
+   * 2024-11-05 (`GET` the URL, POST to its `endpoint` event's URL). `"auto"` (default): Streamable
+   * HTTP, and when `initialize` gets a 4xx other than 401/403, the HTTP+SSE transport, as the spec's
+   * backwards-compatibility section says.
+   */
+  transport?: "auto" | "streamable-http" | "sse";
 }
 
 /** The {@linkcode ExchangeTransport} that {@linkcode httpTransport} returns. */
@@ -138,12 +146,48 @@ export function httpTransport(url: string | URL, options: HttpTransportOptions =
     maxResponseBytes: options.maxResponseBytes,
   });
   const cacheKey = `${parsed.origin}${parsed.pathname}`;
+  const transport = options.transport ?? "auto";
+  if (transport !== "auto" && transport !== "streamable-http" && transport !== "sse") {
+    throw new InvalidOptionError(
+      `Option transport must be "auto", "streamable-http" or "sse", got ${JSON.stringify(transport)}`,
+    );
+  }
+  const sseOptions = { fetch: options.fetch, headers: options.headers, maxEventBytes: options.maxEventBytes };
   return {
     url: parsed.href,
     cacheKey,
-    connectExchange: (settings) =>
-      new HttpEraProbe(endpoint, settings, { timeouts, reconnect, listen: options.listen ?? true }).run(),
+    connectExchange: async (settings) => {
+      if (transport === "sse") return connectLegacySse(parsed, sseOptions, settings);
+      try {
+        return await new HttpEraProbe(endpoint, settings, {
+          timeouts,
+          reconnect,
+          listen: options.listen ?? true,
+        })
+          .run();
+      } catch (error) {
+        if (transport === "streamable-http" || settings.era === "modern" || !refusedAsLegacySse(error)) {
+          throw error;
+        }
+        try {
+          return await connectLegacySse(parsed, sseOptions, settings);
+        } catch {
+          throw error; // not an HTTP+SSE server either: the Streamable HTTP failure says more
+        }
+      }
+    },
   };
+}
+
+/** True for a 4xx answer (not 401/403) to the Streamable HTTP handshake: a server of the HTTP+SSE transport, maybe. */
+function refusedAsLegacySse(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e instanceof HttpStatusError) {
+      const status = (e as unknown as { status: number }).status;
+      return status >= 400 && status < 500 && status !== 401 && status !== 403;
+    }
+  }
+  return false;
 }
 
 /** What a probe answer over HTTP means. */

@@ -69,6 +69,7 @@ function usage(message) {
   --scenario NAME        only these scenarios (repeatable)
   --server-cmd CMD       command that starts the server; {port} is replaced by the port, which is also in
                          $PORT (default: node ${DEFAULT_SERVER_FILE} --http {port})
+  --composed             the server leg through a ComposedServer (composed_server.mjs: everything, unprefixed)
   --url URL              test a server that is already running instead of starting one
   --host HOST            host of the started server's URL (default 127.0.0.1); --path PATH (default /mcp)
   --client-cmd CMD       client command; the suite appends the URL and sets MCP_CONFORMANCE_SCENARIO
@@ -129,6 +130,9 @@ function parseArgs(argv) {
       case "--server-cmd":
         o.serverCmd = value(i, a);
         i++;
+        break;
+      case "--composed": // the everything server behind a ComposedServer, mounted without a prefix
+        o.serverCmd = "node testing/conformance/composed_server.mjs --http {port}";
         break;
       case "--url":
         o.url = value(i, a);
