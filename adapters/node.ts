@@ -47,7 +47,6 @@ export {
 export { workloadTokenFile } from "./oauth_workload_token.ts";
 export { FileOAuthLock, type FileOAuthLockOptions } from "./oauth_file_lock.ts";
 
-
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;
 

@@ -364,7 +364,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         : Math.max(cursor.retry ?? 0, backoffDelay(this.#o.reconnect, fruitless));
       await delay(this.#o.time, wait, signal);
       const from = cursor.lastEventId;
-      let resumed: Response;
+      let resumed: HttpReply;
       try {
         resumed = await this.#o.endpoint.send("GET", {
           headers: { Accept: "text/event-stream", ...this.#sessionHeaders(), [McpHeaders.lastEventId]: from },

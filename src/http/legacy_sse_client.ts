@@ -14,7 +14,7 @@ import { StreamClientExchange } from "../client/stream_client_exchange.ts";
 import type { ExchangeConnectSettings, ExchangeSession } from "../client/exchange_transport.ts";
 import { parseInitializeResult } from "../client/probe_classifier.ts";
 import type { Duplex } from "../stream/duplex.ts";
-import { HttpEndpoint, type HttpEndpointOptions } from "./http_endpoint.ts";
+import { HttpEndpoint, type HttpEndpointOptions, type HttpReply } from "./http_endpoint.ts";
 import { HttpStatusError } from "./http_client_errors.ts";
 import { DEFAULT_MAX_EVENT_BYTES, SseDecoderStream, type SseEvent } from "./sse_decoder_stream.ts";
 
@@ -38,7 +38,7 @@ export async function openLegacySse(
   const life = new AbortController();
   const onAbort = (): void => life.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  let response: Response;
+  let response: HttpReply;
   try {
     response = await new HttpEndpoint(url, options).send("GET", {
       headers: { Accept: "text/event-stream" },

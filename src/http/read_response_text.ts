@@ -6,6 +6,7 @@
 import { abortable } from "../stream/deferred.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { ResponseTooLargeError } from "./errors.ts";
+import type { HttpReply } from "./http_endpoint.ts";
 
 /** The default cap of a JSON response body: 4 MiB, like one SSE event and the request body. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -21,7 +22,7 @@ const UTF8 = new TextDecoder();
  * body is cancelled either way, so the connection is released and nothing past the cap is held.
  */
 export async function readResponseText(
-  response: Response,
+  response: HttpReply,
   maxBytes: number,
   signal?: AbortSignal,
 ): Promise<string> {
@@ -40,7 +41,7 @@ export async function readResponseText(
  * reading fails: for an error status, whose body only serves as an excerpt in a message.
  */
 export async function readResponseExcerpt(
-  response: Response,
+  response: HttpReply,
   maxBytes = ERROR_BODY_EXCERPT_BYTES,
 ): Promise<{ text: string; cut: boolean }> {
   try {
@@ -53,7 +54,7 @@ export async function readResponseExcerpt(
 }
 
 async function readBytes(
-  response: Response,
+  response: HttpReply,
   maxBytes: number,
   signal?: AbortSignal,
 ): Promise<{ bytes: Uint8Array; cut: boolean }> {

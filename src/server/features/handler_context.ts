@@ -55,6 +55,7 @@ export interface HandlerContext extends InputContext {
    * done (legacy HTTP session, handler with `resumability`); false elsewhere, where it does nothing.
    */
   closeSseStream(): boolean;
+  /**
    * Tools with `taskStart: "manual"`: ends the synchronous part of the call. The request answers a
    * `CreateTaskResult` and the rest of the handler runs as the task (asks become the task's
    * `input_required`, progress its `statusMessage`, `signal` its cancellation). Resolves at once,
