@@ -40,7 +40,7 @@ export interface RateLimitOptions {
  */
 export function rateLimit(options: RateLimitOptions): Middleware {
   if (typeof options !== "object" || options === null) {
-    throw new InvalidOptionError("rateLimit() needs { limit }");
+    throw new InvalidOptionError("Option limit: rateLimit() needs { limit }");
   }
   const limit = numberOption("limit", options.limit, Number.NaN, 1);
   if (Number.isNaN(limit)) throw new InvalidOptionError("Option limit is required (requests per intervalMs)");
