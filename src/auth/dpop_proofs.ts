@@ -77,7 +77,7 @@ export class DPoPProofs {
     if (handle === undefined) {
       handle = make().then(async (keyPair) => {
         const dpop = oauth.DPoP({}, keyPair);
-        return new DPoPKey(dpop, await dpop.calculateThumbprint());
+        return new DPoPKey(dpop, await dpop.calculateThumbprint(), keyPair.privateKey.extractable);
       });
       this.#handles.set(name, handle);
     }
@@ -87,7 +87,12 @@ export class DPoPProofs {
 
 /** One DPoP key: its `oauth4webapi` handle (proofs and nonces) and its JWK thumbprint (`cnf.jkt`). */
 export class DPoPKey {
-  constructor(readonly handle: oauth.DPoPHandle, readonly thumbprint: string) {}
+  constructor(
+    readonly handle: oauth.DPoPHandle,
+    readonly thumbprint: string,
+    /** Whether the private key can be exported (false for the keys this module generates). */
+    readonly extractable: boolean,
+  ) {}
 
   /**
    * Sends a resource request with `Authorization: DPoP <token>` and a fresh proof (`htm`, `htu`,

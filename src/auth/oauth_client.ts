@@ -489,7 +489,9 @@ export class OAuthClient {
       let dpop: DPoPKey | undefined;
       if (tokens.tokenType === "DPoP") {
         dpop = tokens.dpopJkt === undefined ? undefined : await this.#dpop?.byThumbprint(tokens.dpopJkt);
-        if (dpop === undefined) throw new AuthError("token", "The DPoP key the tokens are bound to is gone");
+        // Bound to a key this client does not hold (another process's, or one lost in a restart): leave
+        // the stored tokens to their holder and authorize anew.
+        if (dpop === undefined) return undefined;
       }
       const result = await this.#tokenRequest(as, dpop, "refresh_token", async (http) => {
         const response = await oauth.refreshTokenGrantRequest(

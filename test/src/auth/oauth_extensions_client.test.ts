@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as jose from "jose";
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthError, type OAuthClientOptions, withOAuth } from "../../../src/auth/mod.ts";
+import { AuthError, InMemoryOAuthStore, type OAuthClientOptions, withOAuth } from "../../../src/auth/mod.ts";
 import { workloadTokenFile } from "../../../adapters/oauth_workload_token.ts";
 import { autoApprove, type Handler, routeFetch } from "./oauth_fixtures.ts";
 
@@ -84,6 +84,7 @@ function servers(options: ServerOptions = {}) {
         access_token: token,
         token_type: jkt === undefined ? "Bearer" : "DPoP",
         expires_in: 3600,
+        refresh_token: `rt-${seq}`,
       });
     }
     return new Response("Not found", { status: 404 });
@@ -185,6 +186,20 @@ describe("DPoP in withOAuth (RFC 9449)", () => {
     }
   });
 
+  it("never sends or refreshes a stored DPoP token bound to another client's key: it authorizes anew", async () => {
+    const s = servers({ dpopAlgs: ["ES256"] });
+    const store = new InMemoryOAuthStore();
+    expect((await post(client(s.routes, { store }))).status).toBe(200);
+    const first = await store.getTokens(MCP);
+    expect(first?.tokenType).toBe("DPoP");
+    const other = client(s.routes, { store }); // another process: another key
+    expect((await post(other)).status).toBe(200);
+    const unproven = s.resourceRequests.filter((r) => r.authorization === `DPoP ${first!.accessToken}`);
+    expect(unproven).toHaveLength(1); // only the first client's own request
+    expect(s.tokenRequests.filter((r) => r.params.grant_type === "refresh_token")).toHaveLength(0);
+    expect((await store.getTokens(MCP))?.dpopJkt).not.toBe(first!.dpopJkt);
+  });
+
   it("refuses an authorization server that accepts only algorithms it cannot sign with", async () => {
     const s = servers({ dpopAlgs: ["HS256"] });
     const error = await post(client(s.routes)).catch((e: unknown) => e);
@@ -220,6 +235,7 @@ describe("workload identity federation (SEP-1933)", () => {
       resource: MCP,
     });
     writeFileSync(file, "workload-jwt-2");
+    await authFetch.oauth.store.deleteTokens(MCP); // no refresh token to use: the grant runs again
     await authFetch.oauth.authorize(MCP);
     expect(s.tokenRequests[1]!.params.assertion).toBe("workload-jwt-2");
   });
