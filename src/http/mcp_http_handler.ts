@@ -307,11 +307,12 @@ class McpEndpoint {
 
   async #post(request: RequestParts): Promise<Response | TextReply> {
     const contentType = request.headers.get("content-type");
-    if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+    // No Content-Type is refused as a wrong one is (a POST body is JSON, said so).
+    if (contentType === null || !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       await request.body?.cancel().catch(() => {});
       return httpError("unsupportedMediaType", undefined, {
         message: `Unsupported Media Type: Content-Type must be application/json, got ${
-          JSON.stringify(contentType)
+          contentType === null ? "none" : JSON.stringify(contentType)
         }`,
       });
     }
