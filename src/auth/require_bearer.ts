@@ -5,6 +5,7 @@
 import { httpError } from "../http/http_errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
 import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
+import { APPLY_CORS, type ApplyCors } from "../http/cors_policy.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { formatBearerChallenge } from "./www_authenticate.ts";
@@ -129,6 +130,11 @@ export function requireBearer<H extends FetchHandler>(
     ? options.metadata?.scopes_supported?.join(" ")
     : baseScopes.join(" ");
 
+  // The wrapped handler's CORS policy (createHttpHandler's `cors`) covers the answers made here too:
+  // a browser client it allows must be able to read the 401's WWW-Authenticate.
+  const applyCors = (handler as { [APPLY_CORS]?: ApplyCors })[APPLY_CORS];
+  const own = (request: Request, response: Response): Response =>
+    applyCors === undefined ? response : applyCors(request, response);
   const wrapper = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (options.metadata !== undefined && metadataPath !== undefined && url.pathname === metadataPath) {
@@ -143,29 +149,39 @@ export function requireBearer<H extends FetchHandler>(
     if (request.method === "OPTIONS") return handler(request); // CORS preflights carry no credentials
     const token = bearerToken(request.headers.get("authorization"));
     if (token === undefined) {
-      return challenge(
-        401,
-        { scope: challengeScope, resourceMetadata: metadataUrl },
-        "Authorization required",
+      return own(
+        request,
+        challenge(
+          401,
+          { scope: challengeScope, resourceMetadata: metadataUrl },
+          "Authorization required",
+        ),
       );
     }
     const info = await options.verify(token, request);
     if (info === undefined) {
-      return challenge(401, {
-        error: "invalid_token",
-        errorDescription: "The access token is invalid or expired",
-        scope: challengeScope,
-        resourceMetadata: metadataUrl,
-      }, "Invalid access token");
+      return own(
+        request,
+        challenge(401, {
+          error: "invalid_token",
+          errorDescription: "The access token is invalid or expired",
+          scope: challengeScope,
+          resourceMetadata: metadataUrl,
+        }, "Invalid access token"),
+      );
     }
     let needed = baseScopes;
     let forwarded = request;
     if (options.scopesFor !== undefined && request.method === "POST" && request.body !== null) {
       const bytes = await readCapped(request, maxBodyBytes);
       if (bytes === undefined) {
-        return httpError("payloadTooLarge", undefined, {
-          message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)`,
-        });
+        return own(
+          request,
+          httpError("payloadTooLarge", undefined, {
+            message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)`,
+            headers: { Connection: "close" },
+          }),
+        );
       }
       const extra = callsIn(bytes).flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
       if (extra.length > 0) needed = [...new Set([...baseScopes, ...extra])];
@@ -173,15 +189,18 @@ export function requireBearer<H extends FetchHandler>(
     }
     const granted = new Set(info.scopes);
     if (!needed.every((scope) => granted.has(scope))) {
-      return challenge(
-        403,
-        {
-          error: "insufficient_scope",
-          errorDescription: `This request needs scope ${JSON.stringify(needed.join(" "))}`,
-          scope: needed.join(" "),
-          resourceMetadata: metadataUrl,
-        },
-        "Insufficient scope",
+      return own(
+        request,
+        challenge(
+          403,
+          {
+            error: "insufficient_scope",
+            errorDescription: `This request needs scope ${JSON.stringify(needed.join(" "))}`,
+            scope: needed.join(" "),
+            resourceMetadata: metadataUrl,
+          },
+          "Insufficient scope",
+        ),
       );
     }
     authInfo.set(forwarded, info);

@@ -21,7 +21,7 @@ import { BodyTooLargeError } from "./errors.ts";
 import { classifyMessage, errorResponse, type RequestId } from "../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim, readRequestEnvelope } from "../wire/meta_envelope.ts";
 import { LEGACY_VERSIONS, MetaKeys } from "../wire/protocol_versions.ts";
-import { CorsPolicy, type CorsPolicyOptions } from "./cors_policy.ts";
+import { APPLY_CORS, type ApplyCors, CorsPolicy, type CorsPolicyOptions } from "./cors_policy.ts";
 import {
   headerMismatch,
   httpError,
@@ -181,6 +181,8 @@ export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOp
     streamCount: { get: () => endpoint.streamCount },
     // serve() may pass the lighter RequestParts: the endpoint reads nothing else of a request.
     [ACCEPTS_REQUEST_PARTS]: { value: true },
+    // A wrapper's own answers (requireBearer's 401/403) get this handler's CORS headers.
+    [APPLY_CORS]: { value: endpoint.applyCors },
   });
   return handler;
 }
@@ -277,6 +279,10 @@ class McpEndpoint {
     if (preflight) return preflight;
     return this.#withCors(this.#cors, request);
   }
+
+  /** Adds this endpoint's CORS headers (when it has a policy) to a response made in front of it. */
+  readonly applyCors: ApplyCors = (request, response) =>
+    this.#cors === undefined ? response : this.#cors.apply(request, response);
 
   async #withCors(cors: CorsPolicy, request: RequestParts): Promise<Response> {
     const response = await this.#route(request);
