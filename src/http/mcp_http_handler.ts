@@ -77,7 +77,9 @@ export interface HttpHandlerOptions {
   /**
    * The address the server listens on, for `Origin`/`Host` validation (403). Default `127.0.0.1`:
    * only loopback `Host`s and `Origin`s pass unless allow-listed. Give the public address (or
-   * `0.0.0.0`) when serving beyond this machine; `Host` is then checked only against `allowedHosts`.
+   * `0.0.0.0`) when serving beyond this machine, with `allowedHosts`: `Host` is then checked against
+   * them, and a non-loopback `bindAddress` without `allowedHosts` throws `InvalidOptionError` (a
+   * DNS-rebinding page sends an `Origin` equal to its `Host`; only a host allow-list tells it apart).
    */
   bindAddress?: string;
   /** Extra `Host` values accepted (`name` or `name:port`). Default none. */
