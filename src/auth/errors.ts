@@ -24,7 +24,9 @@ export type AuthErrorCode =
   /** The server kept answering 401 or 403 after as many authorizations as allowed. */
   | "unauthorized"
   /** An option was missing or invalid. */
-  | "invalid_option";
+  | "invalid_option"
+  /** A URL discovery was sent to is not allowed (plain HTTP, a private address, too many redirects), or its body was too long. */
+  | "outbound_refused";
 
 /** What the constructor accepts besides the code and message. */
 export interface AuthErrorOptions {

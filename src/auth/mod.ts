@@ -54,3 +54,4 @@ export {
 } from "./require_bearer.ts";
 export { scopesFromServer, type ToolScopesSource } from "./scopes_from_server.ts";
 export type { FetchLike } from "./fetch_like.ts";
+export type { OutboundGuardOptions } from "./outbound_guard.ts";
