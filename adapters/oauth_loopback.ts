@@ -33,7 +33,7 @@ export interface LoopbackRedirect {
   readonly redirectUri: string;
   /**
    * Shows `url` (through `open`) and resolves with the callback URL of the next request to the
-   * redirect path; rejects with `AuthError` (code `authorization_response`) after `callbackTimeout`.
+   * redirect path whose `state` is `url`'s (others get 400 and the wait goes on); rejects with `AuthError` (code `authorization_response`) after `callbackTimeout`.
    */
   redirectTo(url: URL): Promise<URL>;
   /** Stops listening. */
@@ -59,17 +59,25 @@ export async function startLoopbackRedirect(
   const timeout = options.callbackTimeout ?? 300_000;
   const open = options.open ??
     ((url: URL) => void process.stderr.write(`Open this URL to authorize: ${url.href}\n`));
-  let waiter: ((url: URL) => void) | undefined;
+  let waiter: { state: string | null; deliver: (url: URL) => void } | undefined;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", `http://127.0.0.1`);
     if (url.pathname !== path || waiter === undefined) {
       response.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
+    // Any local process can request the callback: one whose state is not the authorization's is
+    // refused and the wait goes on, so it cannot abort (or answer) the user's login.
+    if (waiter.state !== null && url.searchParams.get("state") !== waiter.state) {
+      response.writeHead(400, { "content-type": "text/plain" }).end(
+        "This callback's state does not match the authorization in progress",
+      );
+      return;
+    }
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
       options.successPage ?? "<p>Authorization complete. You can close this window.</p>",
     );
-    const deliver = waiter;
+    const { deliver } = waiter;
     waiter = undefined;
     deliver(new URL(`${redirectUri}${url.search}`));
   });
@@ -106,9 +114,12 @@ export async function startLoopbackRedirect(
             ),
           );
         }, timeout);
-        waiter = (received) => {
-          timer.cancel();
-          resolve(received);
+        waiter = {
+          state: url.searchParams.get("state"),
+          deliver: (received) => {
+            timer.cancel();
+            resolve(received);
+          },
         };
       });
       await open(url);

@@ -126,6 +126,7 @@ export interface ServeOptions {
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
     idleCloseDelay?: number;
+    lingerTimeout?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/bun.ts

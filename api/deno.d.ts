@@ -144,6 +144,7 @@ export interface ServeOptions {
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
     idleCloseDelay?: number;
+    lingerTimeout?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/deno.ts

@@ -140,6 +140,7 @@ export interface ServeOptions {
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
     idleCloseDelay?: number;
+    lingerTimeout?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/node.ts

@@ -359,6 +359,7 @@ export declare class EraCache implements EraCacheStore {
     #private;
     readonly legacyLifetime: number;
     readonly modernLifetime: number;
+    readonly maxEntries: number;
     constructor(options?: EraCacheOptions);
     get(key: string): EraCacheEntry | undefined;
     set(key: string, entry: EraCacheEntry): void;
@@ -379,6 +380,7 @@ export interface EraCacheOptions {
     timeProvider?: TimeProvider;
     legacyLifetime?: number;
     modernLifetime?: number;
+    maxEntries?: number;
 }
 
 // EraCacheStore: type, from src/client/era_cache.ts

@@ -40,13 +40,14 @@ export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts"
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal } = serveOptions(options);
+  const { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, lingerTimeout, signal } =
+    serveOptions(options);
   signal?.throwIfAborted();
   const inFlight = new InFlightRequests();
   // createHttpHandler's handlers read only RequestParts: they get NodeRequest, no web Request.
   const parts = (handler as { [ACCEPTS_REQUEST_PARTS]?: unknown })[ACCEPTS_REQUEST_PARTS] === true;
   const state = { draining: false };
-  const context = { hostname, state, inFlight, parts };
+  const context = { hostname, state, inFlight, parts, lingerTimeout };
   const server = createServer((req, res) => void handle(handler, req, res, context));
   server.keepAliveTimeout = keepAliveTimeout;
   await new Promise<void>((resolve, reject) => {
@@ -143,11 +144,12 @@ async function handle(
   handler: FetchHandler,
   req: IncomingMessage,
   res: ServerResponse,
-  { hostname, state, inFlight, parts }: {
+  { hostname, state, inFlight, parts, lingerTimeout }: {
     hostname: string;
     state: { draining: boolean };
     inFlight: InFlightRequests;
     parts: boolean;
+    lingerTimeout: number;
   },
 ): Promise<void> {
   const disconnect = new Disconnect();
@@ -165,14 +167,14 @@ async function handle(
     res.end(`Bad request: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
-  // A body the handler did not read whole (a 413): drop the connection once the answer is out.
-  res.once("finish", dropUnreadBody);
   const tracked = inFlight.track();
   try {
     const response: Response | TextReply = await handler(request as Request);
     request = undefined; // a long response (a listen stream) does not keep the request and its headers alive
     // Once stopping, every answer ends its connection, so the proxy stops sending on it.
     if (state.draining) res.shouldKeepAlive = false;
+    // A body the handler did not read whole (a 413): the answer ends the connection, lingering.
+    if (!req.complete) lingerAfterAnswer(res, lingerTimeout);
     if (response instanceof TextReply) writeTextReply(response, res);
     else await writeResponse(response, res, disconnect.signal, tracked);
   } catch (error) {
@@ -197,9 +199,30 @@ function onResponseClose(this: WithDisconnect): void {
   if (!this.writableFinished) this[DISCONNECT]?.abort(new ClosedError("The client closed the connection"));
 }
 
-/** A response's `'finish'`: a body the handler did not read whole (a 413) drops the connection. */
-function dropUnreadBody(this: ServerResponse): void {
-  if (!this.req.complete) this.req.destroy();
+/**
+ * Ends the connection after `res` the way nginx's lingering close does: once the answer is out, the
+ * sending side closes (FIN) while the rest of the body is read and discarded, until the client closes
+ * or `lingerTimeout` passes. Cutting at once (with body bytes unread) makes the kernel send a reset,
+ * and the client reads that instead of the status.
+ */
+function lingerAfterAnswer(res: ServerResponse, lingerTimeout: number): void {
+  res.shouldKeepAlive = false;
+  res.setHeader("Connection", "close");
+  const socket = res.socket;
+  if (socket === null) return;
+  // node:http ends a `Connection: close` response's socket with destroySoon() once it finished.
+  socket.destroySoon = function (this: typeof socket): void {
+    if (lingerTimeout === 0) {
+      this.destroy();
+      return;
+    }
+    const cut = setTimeout(() => this.destroy(), lingerTimeout);
+    this.once("close", () => clearTimeout(cut));
+    this.once("end", () => this.destroy());
+    this.end();
+    res.req.resume(); // the rest of the body is discarded as it comes
+    this.resume();
+  };
 }
 
 /** A whole reply in one write, with its length: no stream, no chunked framing. */

@@ -37,6 +37,14 @@ export interface ServeOptions {
    * `keepAliveTimeout`: the proxy closes them first. 0 ends them at once (no proxy in front, tests).
    */
   idleCloseDelay?: number;
+  /**
+   * Node only: after an answer sent before the request's body was read whole (a 413), milliseconds
+   * the connection keeps reading and discarding the rest of the body, its answer sent and its
+   * sending side closed, before it is cut: the client then reads the status instead of a connection
+   * reset (nginx's lingering close). The connection ends as soon as the client closes it. 0 cuts at
+   * once. Default 5 000 (nginx's `lingering_timeout`).
+   */
+  lingerTimeout?: number;
 }
 
 /** A listening server. */
@@ -57,6 +65,9 @@ export interface HttpServer extends AsyncDisposable {
 
 /** The default {@linkcode ServeOptions.shutdownTimeout}. */
 export const DEFAULT_SERVE_SHUTDOWN_TIMEOUT = 5_000;
+
+/** The default {@linkcode ServeOptions.lingerTimeout}. */
+export const DEFAULT_SERVE_LINGER_TIMEOUT = 5_000;
 
 /** The default {@linkcode ServeOptions.keepAliveTimeout}. */
 export const DEFAULT_SERVE_KEEP_ALIVE_TIMEOUT = 5_000;
@@ -91,7 +102,21 @@ export function serveOptions(
       `Option idleCloseDelay must be a non-negative number of milliseconds, got ${String(idleCloseDelay)}`,
     );
   }
-  return { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal: options.signal };
+  const lingerTimeout = options.lingerTimeout ?? DEFAULT_SERVE_LINGER_TIMEOUT;
+  if (typeof lingerTimeout !== "number" || !(lingerTimeout >= 0)) {
+    throw new RangeError(
+      `Option lingerTimeout must be a non-negative number of milliseconds, got ${String(lingerTimeout)}`,
+    );
+  }
+  return {
+    port,
+    hostname,
+    shutdownTimeout,
+    keepAliveTimeout,
+    idleCloseDelay,
+    lingerTimeout,
+    signal: options.signal,
+  };
 }
 
 /** `http://host:port/`, with brackets for an IPv6 address. */

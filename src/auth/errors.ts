@@ -26,7 +26,9 @@ export type AuthErrorCode =
   /** An `OAuthLock` (file, Redis) was still held by another holder after its `acquireTimeout`. */
   | "lock_timeout"
   /** An option was missing or invalid. */
-  | "invalid_option";
+  | "invalid_option"
+  /** A URL discovery was sent to is not allowed (plain HTTP, a private address, too many redirects), or its body was too long. */
+  | "outbound_refused";
 
 /** What the constructor accepts besides the code and message. */
 export interface AuthErrorOptions {

@@ -27,13 +27,22 @@ export interface JwtVerifierOptions {
   audience: string | string[];
   /** Allowed algorithms. Default: `jose`'s (those of the key). */
   algorithms?: string[];
-  /** Seconds of clock tolerance for `exp`/`nbf`. Default 0. */
+  /** Seconds of clock tolerance for `exp`/`nbf`, at most 300. Default 0. */
   clockTolerance?: number;
+  /**
+   * Accept tokens whose header `typ` is absent or `JWT` besides `at+jwt`, for issuers that predate
+   * RFC 9068. Any other `typ` is refused all the same. Default `false`: only `at+jwt` (or
+   * `application/at+jwt`), so an ID token is never taken for an access token.
+   */
+  allowUntypedTokens?: boolean;
 }
 
+/** The largest {@linkcode JwtVerifierOptions.clockTolerance}, in seconds. */
+export const MAX_CLOCK_TOLERANCE_SECONDS = 300;
+
 /**
- * A verifier that accepts a JWT signed by the issuer's key, with the expected `iss` and `aud`, not
- * expired; its scopes come from `scope` (space-separated) or `scp` (array).
+ * A verifier that accepts a JWT access token (RFC 9068: header `typ` `at+jwt`, an `exp` claim) signed
+ * by the issuer's key, with the expected `iss` and `aud`, not expired; its scopes come from `scope` (space-separated) or `scp` (array).
  *
  * @example
  * ```ts
@@ -45,18 +54,33 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     const given = options.jwksUrl === undefined ? "neither" : "both";
     throw new AuthError("invalid_option", `Give jwtVerifier exactly one of jwksUrl and key, not ${given}`);
   }
+  const tolerance = options.clockTolerance ?? 0;
+  if (typeof tolerance !== "number" || !(tolerance >= 0 && tolerance <= MAX_CLOCK_TOLERANCE_SECONDS)) {
+    throw new AuthError(
+      "invalid_option",
+      `Option clockTolerance must be from 0 to ${MAX_CLOCK_TOLERANCE_SECONDS} seconds, got ${
+        String(tolerance)
+      }`,
+    );
+  }
+  const untyped = options.allowUntypedTokens === true;
   const key = options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : options.key;
   const verifyOptions = {
     issuer: options.issuer,
     audience: options.audience,
+    // RFC 9068 §2.2: exp is required; a token without it would never expire.
+    requiredClaims: ["exp"],
+    clockTolerance: tolerance,
+    ...(untyped ? {} : { typ: "at+jwt" }),
     ...(options.algorithms === undefined ? {} : { algorithms: options.algorithms }),
-    ...(options.clockTolerance === undefined ? {} : { clockTolerance: options.clockTolerance }),
   };
   return async (token) => {
     let payload: Record<string, unknown>;
     try {
       // `key` is either a resolver or a key; jose accepts both through the same overloaded call.
-      payload = (await jwtVerify(token, key as JWTVerifyGetKey, verifyOptions)).payload;
+      const verified = await jwtVerify(token, key as JWTVerifyGetKey, verifyOptions);
+      if (untyped && !acceptableLegacyTyp(verified.protectedHeader.typ)) return undefined;
+      payload = verified.payload;
     } catch (error) {
       // A token that fails verification is invalid (401); a JWKS that cannot be fetched is a server fault.
       if (
@@ -72,6 +96,14 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     if (typeof payload.exp === "number") info.expiresAt = payload.exp;
     return info;
   };
+}
+
+/** With `allowUntypedTokens`: no `typ`, `JWT`, or `at+jwt` (RFC 9068 §2.1, media type prefix optional). */
+function acceptableLegacyTyp(typ: unknown): boolean {
+  if (typ === undefined) return true;
+  if (typeof typ !== "string") return false;
+  const type = typ.toLowerCase().replace(/^application\//, "");
+  return type === "jwt" || type === "at+jwt";
 }
 
 function scopesOf(payload: Record<string, unknown>): string[] {

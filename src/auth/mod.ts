@@ -63,3 +63,4 @@ export type {
   TokenSource,
   WorkloadIdentityOptions,
 } from "./assertion_grants.ts";
+export type { OutboundGuardOptions } from "./outbound_guard.ts";

@@ -32,10 +32,15 @@ import {
   resolveClient,
 } from "./client_identity.ts";
 
+import { outboundGuardFor } from "./outbound_guard_for.ts";
+import type { OutboundGuard, OutboundGuardOptions } from "./outbound_guard.ts";
+
 export type { PreRegisteredClient } from "./client_identity.ts";
 
 /** Options of {@linkcode OAuthClient}. */
 export interface OAuthClientOptions {
+  /** What discovery, registration and token requests may reach (SSRF): see {@linkcode OutboundGuardOptions}. */
+  outbound?: OutboundGuardOptions;
   /** `authorization_code` (default: a user authorizes in a browser) or `client_credentials` (machine to machine). */
   grantType?: "authorization_code" | "client_credentials";
   /** The redirect URI (authorization code grant); registered through DCR and listed in a CIMD document. */
@@ -119,6 +124,7 @@ export class OAuthClient {
   #options: OAuthClientOptions;
   #store: OAuthStore;
   #fetch: FetchLike;
+  #guard: OutboundGuard;
   #time: TimeProvider;
   #servers = new Map<string, oauth.AuthorizationServer>();
   #inflight = new Map<string, Promise<void>>();
@@ -151,7 +157,8 @@ export class OAuthClient {
     }
     this.#options = options;
     this.#store = options.store ?? new InMemoryOAuthStore();
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#guard = outboundGuardFor(options);
+    this.#fetch = this.#guard.fetch;
     this.#time = options.time ?? systemTimeProvider;
     if (options.dpop !== false) {
       this.#dpop = new DPoPProofs(options.dpop === true ? { always: true } : options.dpop);
@@ -292,6 +299,7 @@ export class OAuthClient {
   }
 
   async #authorize(serverUrl: string, options: AuthorizeOptions): Promise<void> {
+    this.#guard.trust(new URL(serverUrl).origin); // the server the user asked for is reachable whatever its address
     const resource = await discoverProtectedResource(new URL(serverUrl), {
       fetch: this.#fetch,
       challenge: options.challenge,

@@ -5,6 +5,7 @@
 import { httpError } from "../http/http_errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
 import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
+import { APPLY_CORS, type ApplyCors } from "../http/cors_policy.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { type BearerChallengeParams, formatBearerChallenge } from "./www_authenticate.ts";
@@ -146,7 +147,7 @@ export function requireBearer<H extends FetchHandler>(
     ? options.dpop
     : new DPoPVerifier(options.dpop === true ? {} : options.dpop);
   /** The challenges of a 401/403: Bearer (unless DPoP is required) and DPoP (when on); `scheme` gets the error. */
-  const refuse = (
+  const refusal = (
     status: 401 | 403,
     params: BearerChallengeParams,
     message: string,
@@ -164,7 +165,14 @@ export function requireBearer<H extends FetchHandler>(
     return challenge(status, params, message, challenges, nonce);
   };
 
+  // The wrapped handler's CORS policy (createHttpHandler's `cors`) covers the answers made here too:
+  // a browser client it allows must be able to read the 401's WWW-Authenticate.
+  const applyCors = (handler as { [APPLY_CORS]?: ApplyCors })[APPLY_CORS];
+  const own = (request: Request, response: Response): Response =>
+    applyCors === undefined ? response : applyCors(request, response);
   const wrapper = async (request: Request): Promise<Response> => {
+    // Every refusal carries the wrapped handler's CORS headers, so a browser client can read it.
+    const refuse = (...args: Parameters<typeof refusal>): Response => own(request, refusal(...args));
     const url = new URL(request.url);
     if (options.metadata !== undefined && metadataPath !== undefined && url.pathname === metadataPath) {
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: metadataCors() });
@@ -233,9 +241,13 @@ export function requireBearer<H extends FetchHandler>(
     if (options.scopesFor !== undefined && request.method === "POST" && request.body !== null) {
       const bytes = await readCapped(request, maxBodyBytes);
       if (bytes === undefined) {
-        return httpError("payloadTooLarge", undefined, {
-          message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)`,
-        });
+        return own(
+          request,
+          httpError("payloadTooLarge", undefined, {
+            message: `The request body exceeds maxBodyBytes (${maxBodyBytes} bytes)`,
+            headers: { Connection: "close" },
+          }),
+        );
       }
       const extra = callsIn(bytes).flatMap((call) => [...(options.scopesFor?.(call) ?? [])]);
       if (extra.length > 0) needed = [...new Set([...baseScopes, ...extra])];

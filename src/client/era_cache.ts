@@ -3,7 +3,7 @@
  * @module
  */
 import { ProtocolError } from "../wire/errors.ts";
-import { numberOption } from "../stream/options.ts";
+import { integerOption, numberOption } from "../stream/options.ts";
 import type { Era } from "../wire/protocol_versions.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 
@@ -43,7 +43,12 @@ export interface EraCacheOptions {
   legacyLifetime?: number;
   /** How long a modern entry lives after the probe that taught it, in ms. Default 86 400 000 (24 h). */
   modernLifetime?: number;
+  /** Entries kept at most; storing one more drops the least recently used. Default 1 000. */
+  maxEntries?: number;
 }
+
+/** Default {@linkcode EraCacheOptions.maxEntries}. */
+export const DEFAULT_ERA_CACHE_MAX_ENTRIES = 1_000;
 
 /** Default lifetime of a legacy entry: five minutes. */
 export const DEFAULT_LEGACY_LIFETIME = 300_000;
@@ -71,6 +76,7 @@ export const DEFAULT_MODERN_LIFETIME = 86_400_000;
 export class EraCache implements EraCacheStore {
   readonly legacyLifetime: number;
   readonly modernLifetime: number;
+  readonly maxEntries: number;
   #time: TimeProvider;
   #entries = new Map<string, EraCacheEntry>();
 
@@ -78,6 +84,7 @@ export class EraCache implements EraCacheStore {
     this.#time = options.timeProvider ?? systemTimeProvider;
     this.legacyLifetime = numberOption("legacyLifetime", options.legacyLifetime, DEFAULT_LEGACY_LIFETIME);
     this.modernLifetime = numberOption("modernLifetime", options.modernLifetime, DEFAULT_MODERN_LIFETIME);
+    this.maxEntries = integerOption("maxEntries", options.maxEntries, DEFAULT_ERA_CACHE_MAX_ENTRIES, 1);
   }
 
   /** The live entry for `key`; an expired entry is dropped and reported as absent. */
@@ -89,6 +96,9 @@ export class EraCache implements EraCacheStore {
       this.#entries.delete(key);
       return undefined;
     }
+    // Least recently used first: a hit moves the entry to the end of the Map's order.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
     return { ...entry };
   }
 
@@ -97,7 +107,10 @@ export class EraCache implements EraCacheStore {
    * now: the client calls `set` when the definitive probe answers, and expiry counts from here.
    */
   set(key: string, entry: EraCacheEntry): void {
+    this.#entries.delete(key);
     this.#entries.set(key, { ...entry, learnedAt: this.#time.now() });
+    // One entry per distinct server key: a client that meets many servers keeps the recent ones only.
+    if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
   /** Drops what is known about `key`. */

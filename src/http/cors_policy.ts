@@ -25,6 +25,16 @@ export const CORS_EXPOSED_HEADERS: readonly string[] = [
   "WWW-Authenticate",
 ];
 
+/**
+ * A handler property: `(request, response) => Response` adds the handler's CORS headers to a
+ * response made in front of it (`requireBearer`'s 401 and 403), so a browser client the handler's
+ * policy allows can read them. `createHttpHandler`'s handlers have it.
+ */
+export const APPLY_CORS: unique symbol = Symbol.for("onemodelcontext.http.applyCors");
+
+/** The {@linkcode APPLY_CORS} property's shape. */
+export type ApplyCors = (request: RequestParts, response: Response) => Response;
+
 /** Options of {@linkcode CorsPolicy}. */
 export interface CorsPolicyOptions {
   /** Origins allowed to call, or `"*"` for any. Default `"*"`. */

@@ -172,10 +172,14 @@ export function methodNotAllowed(method: string, allow: readonly string[] = ["PO
   });
 }
 
-/** 413: the body is over `limitBytes`. */
+/**
+ * 413: the body is over `limitBytes`. With `Connection: close`: the rest of the body is not read, so
+ * the connection cannot carry another request (a server lingers, reading it away, before closing).
+ */
 export function payloadTooLarge(limitBytes: number, id?: unknown): Response {
   return httpError("payloadTooLarge", id, {
     message: `Payload too large: the body exceeds ${limitBytes} bytes`,
+    headers: { Connection: "close" },
   });
 }
 

@@ -21,7 +21,7 @@ import { BodyTooLargeError } from "./errors.ts";
 import { classifyMessage, errorResponse, type RequestId } from "../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim, readRequestEnvelope } from "../wire/meta_envelope.ts";
 import { LEGACY_VERSIONS, MetaKeys } from "../wire/protocol_versions.ts";
-import { CorsPolicy, type CorsPolicyOptions } from "./cors_policy.ts";
+import { APPLY_CORS, type ApplyCors, CorsPolicy, type CorsPolicyOptions } from "./cors_policy.ts";
 import {
   headerMismatch,
   httpError,
@@ -86,7 +86,9 @@ export interface HttpHandlerOptions {
   /**
    * The address the server listens on, for `Origin`/`Host` validation (403). Default `127.0.0.1`:
    * only loopback `Host`s and `Origin`s pass unless allow-listed. Give the public address (or
-   * `0.0.0.0`) when serving beyond this machine; `Host` is then checked only against `allowedHosts`.
+   * `0.0.0.0`) when serving beyond this machine, with `allowedHosts`: `Host` is then checked against
+   * them, and a non-loopback `bindAddress` without `allowedHosts` throws `InvalidOptionError` (a
+   * DNS-rebinding page sends an `Origin` equal to its `Host`; only a host allow-list tells it apart).
    */
   bindAddress?: string;
   /** Extra `Host` values accepted (`name` or `name:port`). Default none. */
@@ -211,6 +213,8 @@ export function createHttpHandler(server: HttpDispatcher, options: HttpHandlerOp
     streamCount: { get: () => endpoint.streamCount },
     // serve() may pass the lighter RequestParts: the endpoint reads nothing else of a request.
     [ACCEPTS_REQUEST_PARTS]: { value: true },
+    // A wrapper's own answers (requireBearer's 401/403) get this handler's CORS headers.
+    [APPLY_CORS]: { value: endpoint.applyCors },
   });
   return handler;
 }
@@ -333,6 +337,10 @@ class McpEndpoint {
     return this.#withCors(this.#cors, request);
   }
 
+  /** Adds this endpoint's CORS headers (when it has a policy) to a response made in front of it. */
+  readonly applyCors: ApplyCors = (request, response) =>
+    this.#cors === undefined ? response : this.#cors.apply(request, response);
+
   async #withCors(cors: CorsPolicy, request: RequestParts): Promise<Response> {
     const response = await this.#route(request);
     return cors.apply(request, response instanceof Response ? response : response.toResponse());
@@ -362,11 +370,12 @@ class McpEndpoint {
 
   async #post(request: RequestParts): Promise<Response | TextReply> {
     const contentType = request.headers.get("content-type");
-    if (contentType !== null && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+    // No Content-Type is refused as a wrong one is (a POST body is JSON, said so).
+    if (contentType === null || !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       await request.body?.cancel().catch(() => {});
       return httpError("unsupportedMediaType", undefined, {
         message: `Unsupported Media Type: Content-Type must be application/json, got ${
-          JSON.stringify(contentType)
+          contentType === null ? "none" : JSON.stringify(contentType)
         }`,
       });
     }

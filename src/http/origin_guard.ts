@@ -3,6 +3,7 @@
  * `Origin`, and answer 403 when it is present and invalid).
  * @module
  */
+import { InvalidOptionError } from "../wire/errors.ts";
 import { forbidden } from "./http_errors.ts";
 import type { RequestParts } from "./request_parts.ts";
 
@@ -10,8 +11,11 @@ import type { RequestParts } from "./request_parts.ts";
 export interface OriginGuardOptions {
   /**
    * The address or host name the server listens on. When it is a loopback address (`localhost`,
-   * `127.0.0.0/8`, `::1`), only loopback `Host`s and `Origin`s pass unless allow-listed. Default
-   * none: `Host` is not checked, and an `Origin` must be allow-listed or the request's own origin.
+   * `127.0.0.0/8`, `::1`), only loopback `Host`s and `Origin`s pass unless allow-listed. Any other
+   * address (`0.0.0.0`, a LAN address) needs `allowedHosts`, or the guard refuses to be built: a
+   * DNS-rebinding page sends an `Origin` equal to its `Host`, so without a host allow-list nothing
+   * tells it from a real client. Default none: `Host` is not checked, and an `Origin` must be
+   * allow-listed or the request's own origin.
    */
   bindAddress?: string;
   /** Extra `Host` values accepted: `name` (any port) or `name:port`, compared ignoring case. Default none. */
@@ -43,9 +47,17 @@ export class OriginGuard {
   /** The outcome for the Host/Origin pairs seen lately. */
   readonly #recent = new Map<string, string>();
 
+  /** Throws {@linkcode InvalidOptionError} for a non-loopback `bindAddress` without `allowedHosts`. */
   constructor(options: OriginGuardOptions = {}) {
     this.#loopback = options.bindAddress !== undefined &&
       isLoopbackHostname(stripBrackets(options.bindAddress));
+    if (options.bindAddress !== undefined && !this.#loopback && !(options.allowedHosts?.length)) {
+      throw new InvalidOptionError(
+        `bindAddress ${
+          JSON.stringify(options.bindAddress)
+        } is not a loopback address: give allowedHosts (the host names clients reach this server by, e.g. ["mcp.example.com"]), or a DNS-rebinding page could call the server with its own Host and Origin`,
+      );
+    }
     this.#hosts = options.allowedHosts && new Set(options.allowedHosts.map((h) => h.toLowerCase()));
     this.#origins = options.allowedOrigins === "*"
       ? "*"

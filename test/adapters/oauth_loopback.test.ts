@@ -62,6 +62,25 @@ describe("startLoopbackRedirect", () => {
     expect((await fetch(`${loopback.redirectUri}?code=x`)).status).toBe(404);
   });
 
+  it("ignores a callback whose state is not the authorization's and keeps waiting for the real one (issue 25 item 9)", async () => {
+    const loopback = await startLoopbackRedirect({ open: () => {} });
+    cleanups.push(() => loopback.close());
+    let outcome: unknown;
+    const waiting = loopback.redirectTo(new URL("https://auth.example.com/authorize?state=s3cret&x=1")).then(
+      (value) => (outcome = value),
+      (error: unknown) => (outcome = error),
+    );
+    const forged = await fetch(`${loopback.redirectUri}?code=evil&state=other`);
+    expect(forged.status).toBe(400);
+    expect((await fetch(`${loopback.redirectUri}?error=access_denied`)).status).toBe(400);
+    expect(outcome).toBeUndefined();
+    const real = await fetch(`${loopback.redirectUri}?code=good&state=s3cret`);
+    expect(real.status).toBe(200);
+    await waiting;
+    expect(outcome).toBeInstanceOf(URL);
+    expect((outcome as URL).searchParams.get("code")).toBe("good");
+  });
+
   it("gives up waiting after callbackTimeout, not before", async () => {
     const time = new FakeTimeProvider();
     const loopback: LoopbackRedirect = await startLoopbackRedirect({

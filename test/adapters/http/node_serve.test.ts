@@ -467,10 +467,38 @@ describe("serve (node:http)", () => {
   it("answers 413 for a chunked body that passes maxBodyBytes while it streams, without waiting for the rest, and drops the connection", async () => {
     const mcp = new FakeServer();
     mcp.on("tools/list", () => ({ tools: [] }));
-    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }));
+    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }), { lingerTimeout: 0 });
     // 1,200 bytes of a body that never ends: the cap is passed, so the answer cannot wait for the end.
     const received = await chunkedPost(server, ["[" + " ".repeat(599), " ".repeat(600)], { finish: false });
     expect(received).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it("answers a 64 MiB POST 413 with Connection: close, lingering so the client reads the status, not a reset (issue 25 item 6)", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    const server = await start(createHttpHandler(mcp));
+    const body = new Uint8Array(64 * 1024 * 1024).fill(0x20);
+    const response = await fetch(new URL("/mcp", server.url), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+      },
+      body,
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.json()).toMatchObject({ error: { message: /exceeds 4194304 bytes/ } });
+  });
+
+  it("lingerTimeout bounds the linger: a body that never ends is cut after it, the 413 read first", async () => {
+    const mcp = new FakeServer();
+    mcp.on("tools/list", () => ({ tools: [] }));
+    const server = await start(createHttpHandler(mcp, { maxBodyBytes: 1000 }), { lingerTimeout: 50 });
+    const received = await chunkedPost(server, ["[" + " ".repeat(599), " ".repeat(600)], { finish: false });
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received.toLowerCase()).toContain("connection: close");
   });
 
   it("takes a chunked body of exactly maxBodyBytes through serve()", async () => {

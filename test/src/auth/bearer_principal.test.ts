@@ -147,3 +147,46 @@ describe("requireBearer forwards the wrapped handler's shutdown (issue 25 item 5
     expect("close" in wrapped).toBe(false);
   });
 });
+
+describe("requireBearer's own answers carry the handler's CORS headers (issue 25 item 10)", () => {
+  const guarded = () => {
+    const server = new ContextServer({ name: "c", version: "1", capabilities: { tools: {} } });
+    const http = createHttpHandler(server, {
+      keepAliveInterval: 0,
+      cors: { origins: ["https://app.example"] },
+    });
+    return requireBearer(http, {
+      verify: (token) => (token === "narrow" ? { scopes: [] } : undefined),
+      scopes: ["mcp"],
+    });
+  };
+  const from = (origin: string, token?: string) => {
+    const request = modernRequest(1, "tools/list");
+    const headers = new Headers(request.headers);
+    headers.set("origin", origin);
+    if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+    return new Request(request, { headers });
+  };
+
+  it("401 and 403 let an allowed origin read the challenge", async () => {
+    const handler = guarded();
+    for (
+      const response of [
+        await handler(from("https://app.example")),
+        await handler(from("https://app.example", "bad")),
+        await handler(from("https://app.example", "narrow")),
+      ]
+    ) {
+      expect([401, 403]).toContain(response.status);
+      expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(response.headers.get("access-control-expose-headers")).toMatch(/WWW-Authenticate/i);
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    }
+  });
+
+  it("an origin the policy does not allow gets no CORS headers", async () => {
+    const response = await guarded()(from("https://evil.example"));
+    expect(response.status).toBe(401);
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});

@@ -131,7 +131,8 @@ describe("OAuthClient options", () => {
         rs.serverUrl,
         { method: "POST", body: "{}" },
       );
-    expect((await rejection(post("loopback"))).code).toBe("server_metadata");
+    // Refused before any request reaches it (issue 25 item 7); before, oauth4webapi refused the metadata.
+    expect((await rejection(post("loopback"))).code).toBe("outbound_refused");
     expect(as.authorizations).toHaveLength(0);
     expect((await post(true)).status).toBe(200);
   });

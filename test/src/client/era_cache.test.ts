@@ -87,3 +87,35 @@ describe("EraCache", () => {
     expect(() => new EraCache({ modernLifetime: -5 })).toThrow(/modernLifetime/);
   });
 });
+
+describe("EraCache maxEntries (issue 25 item 19)", () => {
+  const entry = { era: "modern" as const, version: "2026-07-28", learnedAt: 0 };
+
+  it("keeps the default 1 000 entries, and storing one more drops the least recently used", () => {
+    const cache = new EraCache({ timeProvider: new FakeTimeProvider() });
+    expect(cache.maxEntries).toBe(1_000);
+    for (let i = 0; i < 1_000; i++) cache.set(`k${i}`, entry);
+    expect(cache.size).toBe(1_000);
+    expect(cache.get("k0")).toBeDefined(); // used: k1 is now the least recently used
+    cache.set("k1000", entry);
+    expect(cache.size).toBe(1_000);
+    expect(cache.get("k0")).toBeDefined();
+    expect(cache.get("k1")).toBeUndefined();
+    expect(cache.get("k1000")).toBeDefined();
+  });
+
+  it("holds a configured cap both ways and refuses a cap below 1", () => {
+    const cache = new EraCache({ timeProvider: new FakeTimeProvider(), maxEntries: 2 });
+    cache.set("a", entry);
+    cache.set("b", entry);
+    expect(cache.size).toBe(2);
+    cache.set("a", entry); // replacing is no new entry, and makes "a" the most recent
+    cache.set("c", entry);
+    expect([cache.get("a"), cache.get("b"), cache.get("c")].map((e) => e !== undefined)).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(() => new EraCache({ maxEntries: 0 })).toThrow(/maxEntries/);
+  });
+});

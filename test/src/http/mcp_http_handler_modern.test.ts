@@ -259,6 +259,20 @@ describe("createHttpHandler, modern era: the status table", () => {
     expect(await json(reply)).toMatchObject({ id: 4, error: { code: -32600 } });
   });
 
+  it("answers 415 for a POST without Content-Type, as for a wrong one (issue 25 item 6)", async () => {
+    const { handler } = setup();
+    const typed = modernRequest(1, "tools/list");
+    const headers = new Headers(typed.headers);
+    headers.delete("content-type");
+    // A byte body: the Request constructor adds no Content-Type of its own.
+    const body = new TextEncoder().encode(await typed.text());
+    const untyped = new Request(typed.url, { method: "POST", headers, body });
+    expect(untyped.headers.get("content-type")).toBeNull();
+    const response = await handler(untyped);
+    expect(response.status).toBe(415);
+    expect((await json(response) as { error: { message: string } }).error.message).toMatch(/got none/);
+  });
+
   it("answers 415 for a body that is not application/json and 406 for an Accept that takes neither form", async () => {
     const { handler } = setup();
     expect(

@@ -1,3 +1,5 @@
+import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { FakeServer } from "./http_handler_helpers.ts";
 import { describe, expect, it } from "vitest";
 import { isLoopbackHostname, OriginGuard } from "../../../src/http/origin_guard.ts";
 
@@ -38,7 +40,9 @@ describe("OriginGuard bound to loopback", () => {
     expect(new OriginGuard({ bindAddress: "::1" }).loopback).toBe(true);
     expect(new OriginGuard({ bindAddress: "[::1]" }).loopback).toBe(true);
     expect(new OriginGuard({ bindAddress: "localhost" }).loopback).toBe(true);
-    expect(new OriginGuard({ bindAddress: "0.0.0.0" }).loopback).toBe(false);
+    expect(new OriginGuard({ bindAddress: "0.0.0.0", allowedHosts: ["mcp.example.com"] }).loopback).toBe(
+      false,
+    );
     expect(new OriginGuard().loopback).toBe(false);
   });
 
@@ -118,7 +122,26 @@ describe("OriginGuard bound to loopback", () => {
 });
 
 describe("OriginGuard not bound to loopback", () => {
-  const guard = new OriginGuard({ bindAddress: "0.0.0.0" });
+  const guard = new OriginGuard();
+
+  // Issue 25 item 11: before, bindAddress 0.0.0.0 without allowedHosts passed any Origin equal to the
+  // Host, exactly what a DNS-rebinding page sends.
+  it("refuses to be built for a non-loopback bindAddress without allowedHosts, naming the fix", () => {
+    for (const bindAddress of ["0.0.0.0", "192.168.1.5", "::", "mcp.example.com"]) {
+      expect(() => new OriginGuard({ bindAddress }), bindAddress).toThrow(
+        /not a loopback address: give allowedHosts/,
+      );
+      expect(() => new OriginGuard({ bindAddress, allowedHosts: [] }), bindAddress).toThrow(/allowedHosts/);
+    }
+    expect(() => createHttpHandler(new FakeServer(), { bindAddress: "0.0.0.0" })).toThrow(/allowedHosts/);
+    expect(() =>
+      createHttpHandler(new FakeServer(), { bindAddress: "0.0.0.0", allowedHosts: ["mcp.example.com"] })
+    )
+      .not.toThrow();
+    const listed = new OriginGuard({ bindAddress: "0.0.0.0", allowedHosts: ["mcp.example.com"] });
+    expect(listed.check(req("mcp.example.com", "https://mcp.example.com"))).toBeUndefined();
+    expect(listed.check(req("rebound.evil.example", "http://rebound.evil.example"))).toContain("not allowed");
+  });
 
   it("does not check Host, and accepts requests without Origin", () => {
     expect(guard.check(req("mcp.example.com"))).toBeUndefined();
