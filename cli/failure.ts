@@ -98,6 +98,8 @@ export function failureOf(error: unknown): Failure {
     ? error.code
     : error instanceof UsageError
     ? "usage"
+    : typeof (error as { code?: unknown })?.code === "string"
+    ? (error as { code: string }).code
     : "failure";
   return cause === undefined ? { code, message } : { code, message, cause };
 }

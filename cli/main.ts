@@ -11,7 +11,7 @@ import { coerceArgs } from "./coerce_args.ts";
 import { ContentFiles, describeContent, describeResourceContents, wrapText } from "./content_output.ts";
 import { printInspect } from "./inspect.ts";
 import { Progress, ProgressBar } from "./progress.ts";
-import { CLI_VERSION, closeOAuth, connect, lastServerStderr } from "./session.ts";
+import { CLI_VERSION, closeOAuth, connect, lastServerPid, lastServerStderr } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
 import { failureOf } from "./failure.ts";
 import { checkArgNames, MAX_PARAMS_SHOWN, toolParams } from "./tool_params.ts";
@@ -52,7 +52,19 @@ export async function main(argv: string[]): Promise<number> {
   const interrupt = new AbortController();
   const onSigint = (): void => {
     if (interrupt.signal.aborted) {
-      process.stderr.write("Interrupted again: leaving now\n");
+      // The first Ctrl-C is closing the server gracefully (stdin, then SIGTERM, then SIGKILL after
+      // their grace); a second one does not wait for that: the server is killed now.
+      const pid = lastServerPid;
+      let killed = false;
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, "SIGKILL");
+          killed = true;
+        } catch { /* already gone */ }
+      }
+      process.stderr.write(
+        `Interrupted again: ${killed ? `killed the server (pid ${pid}), ` : ""}leaving now\n`,
+      );
       process.exit(EXIT.interrupted);
     }
     bar.clear();
