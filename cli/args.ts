@@ -34,6 +34,8 @@ export interface CliArgs {
   /** Milliseconds a request may go without an answer or progress; undefined: the library's default. */
   timeout?: number;
   target: Target;
+  /** `call TOOL --help`: print the tool's schema instead of calling it. */
+  toolHelp?: boolean;
   /** `call`'s tool, `prompt`'s name, `read`'s URI. */
   name?: string;
   /** `key=value` pairs as typed (coerced later, by the tool's input schema for `call`). */
@@ -75,6 +77,7 @@ Commands:
   inspect                      era, version, capabilities, tools, resources, templates, prompts
   call TOOL [key=value...]     call a tool; values are coerced by the tool's input schema
   call TOOL --args JSON        ... or pass the arguments as one JSON object
+  call TOOL --help             the tool's parameters and input schema
   read URI                     read a resource
   prompt NAME [key=value...]   get a prompt
   complete prompt NAME ARG [PARTIAL]     completions of a prompt argument
@@ -303,6 +306,9 @@ export function parseArgs(argv: string[]): CliArgs {
         positional.push(own[i]!);
     }
   }
+  // `call TOOL --help` asks for one tool's schema; `--help` anywhere else, for this text.
+  const wantsToolHelp = result.command === "help" && positional[0] === "call" && positional[1] !== undefined;
+  if (wantsToolHelp) result.command = "tour";
   if (result.command === "help" || result.command === "version") return result;
 
   // The target.
@@ -390,6 +396,7 @@ export function parseArgs(argv: string[]): CliArgs {
         throw new UsageError(`The ${command} command needs a ${command === "call" ? "TOOL" : "NAME"}`);
       }
       result.name = name;
+      if (wantsToolHelp) result.toolHelp = true;
       for (const item of more) {
         if (command === "call" && item.trimStart().startsWith("{") && result.jsonArgs === undefined) {
           result.jsonArgs = jsonObject(item, "The JSON arguments");

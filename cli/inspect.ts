@@ -9,6 +9,7 @@
 import type { ContextClient } from "onemodelcontext";
 import { listPages, negotiationInWords } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
+import { paramsInWords } from "./tool_params.ts";
 
 /** Items shown per list in the text output by default; the rest are counted on a "… N more" line. */
 export const DEFAULT_MAX_ITEMS_SHOWN = 1_000;
@@ -57,7 +58,7 @@ const SECTIONS: readonly Section[] = [
     key: "tools",
     capability: "tools",
     method: "tools/list",
-    describe: (t) => `${one(t.name)}${described(t)}`,
+    describe: (t) => `${one(t.name)}${described(t)}\n    parameters: ${paramsInWords(t.inputSchema)}`,
   },
   {
     title: "Prompts",
@@ -84,7 +85,7 @@ const SECTIONS: readonly Section[] = [
 
 /**
  * Prints the report through `options.write`, page by page. Lists only what the server's
- * capabilities advertise (the others print empty).
+ * capabilities advertise: the text leaves the others out, the JSON gives them as empty lists.
  */
 export async function printInspect(client: ContextClient, options: InspectOptions): Promise<number> {
   const capabilities = (client.serverCapabilities ?? {}) as Record<string, unknown>;
@@ -184,6 +185,8 @@ async function printText(
   if (client.instructions) lines.push(`Instructions  ${block(client.instructions, "              ")}`);
   await options.write(`${lines.join("\n")}\n`);
   for (const section of SECTIONS) {
+    // A list the server does not offer is not shown as an empty one: the capabilities line says so.
+    if (!capabilities[section.capability]) continue;
     const state = { headed: false };
     try {
       await printSection(section, pagesOf(section), maxShown, options, state);

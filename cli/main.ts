@@ -5,21 +5,16 @@
  * prompt, complete, listen, ping, or serve a stdio server over HTTP. See `onemodelcontext --help`.
  * @module
  */
-import {
-  ClientFeatureError,
-  type ContextClient,
-  JsonRpcError,
-  ProcessExitedError,
-  TimeoutError,
-  TransportError,
-} from "onemodelcontext";
+import { ClientFeatureError, type ContextClient, JsonRpcError, TimeoutError } from "onemodelcontext";
 import { type CliArgs, EXIT, parseArgs, USAGE, UsageError } from "./args.ts";
 import { coerceArgs } from "./coerce_args.ts";
 import { ContentFiles, describeContent, describeResourceContents, wrapText } from "./content_output.ts";
 import { printInspect } from "./inspect.ts";
 import { Progress, ProgressBar } from "./progress.ts";
-import { CLI_VERSION, closeOAuth, connect, lastServerStderr } from "./session.ts";
+import { CLI_VERSION, closeOAuth, connect, lastServerPid, lastServerStderr } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
+import { failureOf } from "./failure.ts";
+import { checkArgNames, MAX_PARAMS_SHOWN, toolParams } from "./tool_params.ts";
 
 /** Runs the CLI and returns its exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -28,8 +23,8 @@ export async function main(argv: string[]): Promise<number> {
     args = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return EXIT.usage;
+    const own = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));
+    return usageFailure(error, own.includes("--json"));
   }
   if (args.command === "help") {
     process.stdout.write(`${USAGE}\n`);
@@ -57,7 +52,19 @@ export async function main(argv: string[]): Promise<number> {
   const interrupt = new AbortController();
   const onSigint = (): void => {
     if (interrupt.signal.aborted) {
-      process.stderr.write("Interrupted again: leaving now\n");
+      // The first Ctrl-C is closing the server gracefully (stdin, then SIGTERM, then SIGKILL after
+      // their grace); a second one does not wait for that: the server is killed now.
+      const pid = lastServerPid;
+      let killed = false;
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, "SIGKILL");
+          killed = true;
+        } catch { /* already gone */ }
+      }
+      process.stderr.write(
+        `Interrupted again: ${killed ? `killed the server (pid ${pid}), ` : ""}leaving now\n`,
+      );
       process.exit(EXIT.interrupted);
     }
     bar.clear();
@@ -76,11 +83,8 @@ export async function main(argv: string[]): Promise<number> {
     await closeOAuth();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n`);
-      return EXIT.usage;
-    }
-    process.stderr.write(`Connection failed: ${describe(error)}\n`);
+    if (error instanceof UsageError) return usageFailure(error, args.json);
+    fail("Connection failed", error, args.json);
     printStderrTail(error);
     return EXIT.connect;
   }
@@ -113,15 +117,12 @@ export async function main(argv: string[]): Promise<number> {
     progress.stop();
     bar.clear();
     if (interrupt.signal.aborted) return args.command === "listen" ? EXIT.ok : EXIT.interrupted;
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n`);
-      return EXIT.usage;
-    }
+    if (error instanceof UsageError) return usageFailure(error, args.json);
     const kind = exitOf(error);
-    process.stderr.write(
-      `${kind === EXIT.timeout ? "Timed out" : kind === EXIT.request ? "Request failed" : "Failed"}: ${
-        describe(error)
-      }\n`,
+    fail(
+      kind === EXIT.timeout ? "Timed out" : kind === EXIT.request ? "Request failed" : "Failed",
+      error,
+      args.json,
     );
     if (kind === EXIT.connect) printStderrTail(error);
     return kind;
@@ -174,15 +175,25 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
     }
     case "call": {
       const tool = args.name!;
-      let schema: unknown;
-      if (args.pairs.length) {
+      let found: Record<string, unknown> | undefined;
+      if (args.pairs.length || args.toolHelp) {
         for await (const t of client.iterateTools({ signal })) {
           if (t.name === tool) {
-            schema = t.inputSchema;
+            found = t as unknown as Record<string, unknown>;
             break;
           }
         }
       }
+      if (args.toolHelp) {
+        if (!found) {
+          throw new UsageError(`The server lists no tool ${terminalText(JSON.stringify(tool))}`);
+        }
+        if (args.json) json(found);
+        else print(toolHelpText(found));
+        return EXIT.ok;
+      }
+      const schema = found?.inputSchema;
+      if (found) checkArgNames(tool, args.pairs, schema);
       const toolArgs = coerceArgs(args.pairs, schema, args.jsonArgs);
       run.progress.phase(`calling tool ${tool}`);
       const result = (await client.callTool(tool, toolArgs, {
@@ -311,6 +322,28 @@ const LIST_WORDS: Record<string, string> = {
   resourcesListChanged: "the resource list changed",
 };
 
+/** `call TOOL --help`: the tool's name, description, parameters and input schema. */
+function toolHelpText(tool: Record<string, unknown>): string {
+  const lines = [`Tool ${terminalText(tool.name)}`];
+  if (typeof tool.description === "string") {
+    lines.push(wrapText(terminalText(tool.description, { multiline: true }), width()));
+  }
+  lines.push("", "Parameters:");
+  const params = toolParams(tool.inputSchema);
+  if (params.length === 0) lines.push("  (none)");
+  for (const p of params.slice(0, MAX_PARAMS_SHOWN)) {
+    lines.push(
+      `  ${terminalText(p.name)}  ${terminalText(p.type)}${p.required ? "  (required)" : ""}${
+        p.description ? `  — ${terminalText(p.description)}` : ""
+      }`,
+    );
+  }
+  if (params.length > MAX_PARAMS_SHOWN) lines.push(`  … ${params.length - MAX_PARAMS_SHOWN} more`);
+  lines.push("", "Input schema:", terminalJson(tool.inputSchema ?? {}));
+  if (tool.outputSchema !== undefined) lines.push("", "Output schema:", terminalJson(tool.outputSchema));
+  return lines.join("\n");
+}
+
 function toolResultText(result: Record<string, unknown>, files: ContentFiles): string {
   const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [];
   let body = content.map((c) => describeContent(c, files, width())).join("\n");
@@ -348,24 +381,25 @@ function printStderrTail(error: unknown): void {
   process.stderr.write(`Server stderr (last lines):\n${terminalText(tail, { multiline: true })}\n`);
 }
 
-/** Characters of an error message the CLI prints at most: a server controls it, and may send megabytes. */
-export const MAX_ERROR_CHARS = 2_000;
+/** A failure on stderr as `what: message`, and with `--json` as `{"error":{"code","message","cause"}}` on stdout. */
+function fail(what: string, error: unknown, json: boolean): void {
+  process.stderr.write(`${what}: ${describe(error)}\n`);
+  if (json) process.stdout.write(`${terminalJson({ error: failureOf(error) }, 0)}\n`);
+}
 
-/** An error in plain words, made inert for the terminal and bounded: its message may quote the server. */
+/** A usage error: one line and a hint (the whole help is one `--help` away); exit 2. */
+function usageFailure(error: UsageError, json: boolean): number {
+  process.stderr.write(`${terminalText(error.message)}\n${USAGE_HINT}\n`);
+  if (json) process.stdout.write(`${terminalJson({ error: failureOf(error) }, 0)}\n`);
+  return EXIT.usage;
+}
+
+/** The line after a usage error. */
+export const USAGE_HINT = "Run `onemodelcontext --help` for the commands and options.";
+
+/** An error in plain words with its cause, made inert for the terminal and bounded: its message may quote the server. */
 function describe(error: unknown): string {
-  return terminalText(boundedText(describeRaw(error), MAX_ERROR_CHARS), { multiline: true });
-}
-
-/** `text` cut to `max` characters, saying how long it was. */
-export function boundedText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all)`;
-}
-
-function describeRaw(error: unknown): string {
-  if (error instanceof JsonRpcError) return `${error.message} (JSON-RPC ${error.code})`;
-  if (error instanceof ProcessExitedError) return error.message;
-  if (error instanceof TransportError) return `${error.message} [${error.code}]`;
-  return error instanceof Error ? error.message : String(error);
+  return terminalText(failureOf(error).message, { multiline: true });
 }
 
 const self = new URL(import.meta.url).pathname;

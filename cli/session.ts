@@ -22,6 +22,22 @@ export function demoServerCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [decodeURIComponent(script.pathname)] };
 }
 
+/** The pid of the server process this run spawned, if any: a second Ctrl-C SIGKILLs it. */
+export let lastServerPid: number | undefined;
+
+/** The server process ended during connect; the CLI does not start it a second time. */
+export class ServerExitedDuringConnectError extends Error {
+  override name = "ServerExitedDuringConnectError";
+  readonly code = "process_exited";
+  constructor(exit: string | undefined) {
+    super(
+      `${
+        exit ?? "The server process ended"
+      } during connect; it was not started again. A legacy server that exits on the server/discover probe works with --era legacy`,
+    );
+  }
+}
+
 /** The server's stderr tail, for a failure message: set by {@linkcode connect} as it spawns. */
 export let lastServerStderr: () => string = () => "";
 
@@ -92,11 +108,32 @@ export function transportOf(
   }
   const env = Object.keys(target.env).length ? { ...process.env, ...target.env } : undefined;
   const spawned = spawnProcess(target.command, target.args, { stderr: "pipe", env, cwd: target.cwd });
+  let first: ProcessConnection | undefined;
   return {
     canRespawn: true,
     cacheKey: spawned.cacheKey,
     open: async () => {
+      // The era negotiation starts a server again when the first one ended on the server/discover
+      // probe; the CLI never does: a server that crashes at startup would run (and fail) twice.
+      if (first) {
+        // Its exit status, if it comes within a second (the stream may end before the exit is seen).
+        let timer: number | undefined;
+        const status = await Promise.race([
+          first.exited,
+          new Promise<undefined>((resolve) => (timer = setTimeout(resolve, 1_000))),
+        ]);
+        clearTimeout(timer);
+        throw new ServerExitedDuringConnectError(
+          status === undefined
+            ? undefined
+            : `The server process exited (${
+              status.signal ? `signal ${status.signal}` : `exit code ${status.exitCode}`
+            })`,
+        );
+      }
       const connection: ProcessConnection = await spawned.open();
+      first = connection;
+      lastServerPid = connection.pid;
       lastServerStderr = () => connection.stderrTail();
       return connection;
     },
@@ -116,16 +153,56 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
   const transport = transportOf(target, args.timeout, authFetch);
   progress.phase(`negotiating the protocol era (--era ${args.era})`, true);
   // A fresh cache per run: the CLI reports how this run decided, not what an earlier one learned.
-  const client = await ContextClient.connect(transport, {
-    era: args.era,
-    eraCache: new EraCache(),
-    clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
-    ...(args.timeout ? { features: { requestTimeout: args.timeout } } : {}),
-  });
+  let client: ContextClient;
+  const garbage = new NonJsonOutput();
+  try {
+    client = await ContextClient.connect(transport, {
+      era: args.era,
+      eraCache: new EraCache(),
+      clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
+      onReport: (error) => garbage.note(error),
+      // --timeout bounds the connect too: a server that never answers fails in that time, not 30 s.
+      ...(args.timeout ? { connectTimeout: args.timeout, features: { requestTimeout: args.timeout } } : {}),
+    });
+  } catch (error) {
+    throw garbage.explain(error);
+  }
   progress.phase(
     `connected: ${client.era} era, protocol ${client.protocolVersion}; ${negotiationInWords(client)}`,
   );
   return client;
+}
+
+/** Characters of a server's non-JSON output quoted in a failure. */
+export const NON_JSON_SAMPLE_CHARS = 120;
+
+/**
+ * The first line a server printed on stdout that is not JSON-RPC (a banner, a log line, HTML), kept
+ * as a bounded sample so a failed connect can say why it never got an answer.
+ */
+export class NonJsonOutput {
+  sample: string | undefined;
+  count = 0;
+
+  /** Takes one report of the connection; keeps the first unparsable line. */
+  note(error: Error): void {
+    const e = error as { code?: unknown; line?: unknown };
+    if (e.code !== "parse" && e.code !== "invalid_utf8") return;
+    this.count++;
+    this.sample ??= typeof e.line === "string"
+      ? e.line.slice(0, NON_JSON_SAMPLE_CHARS)
+      : "(bytes that are not UTF-8)";
+  }
+
+  /** `error`, with what the server printed instead of JSON-RPC when it printed anything. */
+  explain(error: unknown): unknown {
+    if (this.sample === undefined || !(error instanceof Error)) return error;
+    const more = this.count > 1 ? ` (and ${this.count - 1} more such line${this.count > 2 ? "s" : ""})` : "";
+    error.message += `; the server printed output that is not JSON-RPC on stdout, e.g. ${
+      JSON.stringify(this.sample)
+    }${more}: its logs belong on stderr`;
+    return error;
+  }
 }
 
 /** The CLI's version (the package's). */

@@ -15,8 +15,16 @@ test("RequestStateCodec on Bun opens what it sealed and refuses a modified state
   const binding = { method: "tools/call", params: { name: "t" } };
   const state = await codec.seal({ n: 1 }, binding);
   expect(await codec.open(state, binding)).toEqual({ n: 1 });
-  const error = await codec.open(state + "x", binding).then(() => undefined, (e: unknown) => e);
-  expect(error instanceof RequestStateError).toBe(true);
+  // Each change keeps both parts well formed (the tag its length), so only the HMAC check can refuse it.
+  const [body, tag] = state.split(".") as [string, string];
+  const other = (await codec.seal({ n: 2 }, binding)).split(".")[0]!;
+  const flip = (text: string, at: number) =>
+    `${text.slice(0, at)}${text[at] === "A" ? "B" : "A"}${text.slice(at + 1)}`;
+  for (const modified of [`${flip(body, 5)}.${tag}`, `${body}.${flip(tag, 0)}`, `${other}.${tag}`]) {
+    const error = await codec.open(modified, binding).then(() => undefined, (e: unknown) => e);
+    expect(error instanceof RequestStateError).toBe(true);
+    expect((error as RequestStateError).reason).toBe("tampered");
+  }
 });
 
 test("InputRounds on Bun: input_required, then the retry completes", async () => {

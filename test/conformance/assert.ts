@@ -50,9 +50,38 @@ export async function assertRejects(
   throw new AssertionError(message);
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
+/**
+ * Deep equality of plain data, and of the built-ins tests compare: a `Map` or `Set` by its entries, a
+ * `Date` by its time, an `Error` by its class, message and own fields, a `RegExp` by its source and
+ * flags; two values of different prototypes are never equal (a null-prototype object counts as plain).
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const pa = Object.getPrototypeOf(a);
+  const pb = Object.getPrototypeOf(b);
+  const plain = (p: unknown) => p === null || p === Object.prototype;
+  if (pa !== pb && !(plain(pa) && plain(pb))) return false;
+  if (a instanceof Date) return Object.is(a.getTime(), (b as Date).getTime());
+  if (a instanceof RegExp) return String(a) === String(b);
+  if (a instanceof Map) {
+    const m = b as Map<unknown, unknown>;
+    if (a.size !== m.size) return false;
+    for (const [key, value] of a) {
+      if (!m.has(key) || !deepEqual(value, m.get(key))) return false;
+    }
+    return true;
+  }
+  if (a instanceof Set) {
+    const other = b as Set<unknown>;
+    if (a.size !== other.size) return false;
+    for (const value of a) if (!other.has(value)) return false;
+    return true;
+  }
+  if (a instanceof Error) {
+    const e = b as Error;
+    if (a.name !== e.name || a.message !== e.message) return false;
+  }
   if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b)) {
     const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
     const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);

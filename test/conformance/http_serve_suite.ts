@@ -27,6 +27,21 @@ function mcp() {
   return server;
 }
 
+/** `promise`, or a failure naming `what` after `ms` (a hang guard for runners without per-test timeouts, not a timing assertion). */
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Gave up waiting for ${what} after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Sends a test Request to `url` over the network. */
 function via(url: URL, request: Request, signal?: AbortSignal): Promise<Response> {
   return fetch(url, { method: request.method, headers: request.headers, body: request.body, signal });
@@ -53,7 +68,9 @@ export function httpServeSuite(api: TestApi, runtime: string, serve: Serve): voi
   api.test(`serve on ${runtime}: a client disconnect aborts the handler's signal`, async () => {
     const started = gate();
     const sawAbort = gate();
+    let signal: AbortSignal | undefined;
     const server = await serve(async (request) => {
+      signal = request.signal;
       started.open();
       await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
       sawAbort.open();
@@ -61,13 +78,21 @@ export function httpServeSuite(api: TestApi, runtime: string, serve: Serve): voi
     });
     try {
       const client = new AbortController();
-      const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).catch(() =>
-        undefined
+      const pending = fetch(server.url, { method: "POST", body: "x", signal: client.signal }).then(
+        (response) => `answered ${response.status}`,
+        (error: unknown) => (error as Error).name,
       );
       await started.promise;
+      assertStrictEquals(signal?.aborted, false); // not aborted while the client waits
       client.abort();
-      await pending;
-      await sawAbort.promise;
+      assertStrictEquals(await pending, "AbortError"); // the client gave up; it got no answer
+      // A hang here (the handler never sees the disconnect) is caught by the runner's per-test timeout.
+      await withTimeout(
+        sawAbort.promise,
+        10_000,
+        "the handler's signal to abort after the client disconnect",
+      );
+      assertStrictEquals(signal?.aborted, true);
     } finally {
       await server.close();
     }

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { boundedText, MAX_ERROR_CHARS } from "../../cli/main.ts";
+import { boundedText, MAX_ERROR_CHARS } from "../../cli/failure.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { cli, FIXTURES } from "./cli_helpers.ts";
 

@@ -69,9 +69,12 @@ export function openListen(context: ListenContext, options: ListenOptions): Chan
   const stream = context.host.era() === "modern" ? openModern(context, filter) : openLegacy(context, filter);
   const signal = options.signal;
   if (signal) {
-    if (signal.aborted) void stream.close();
+    // Nobody awaits a close started by the signal: a failed unsubscribe (the client closing meanwhile)
+    // is reported, never left as an unhandled rejection that ends the process.
+    const closeQuietly = (): void => void stream.close().catch((error) => context.host.report(error));
+    if (signal.aborted) closeQuietly();
     else {
-      const onAbort = (): void => void stream.close();
+      const onAbort = closeQuietly;
       signal.addEventListener("abort", onAbort, { once: true });
       void stream.ended.then(() => signal.removeEventListener("abort", onAbort));
     }
