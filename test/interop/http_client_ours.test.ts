@@ -63,6 +63,15 @@ async function start(options: HttpHandlerOptions = {}) {
     // A moved endpoint: /old and /hop redirect (307 keeps the POST and its body) to /mcp.
     if (pathname === "/old") return new Response(null, { status: 307, headers: { Location: "/mcp" } });
     if (pathname === "/hop") return new Response(null, { status: 308, headers: { Location: "/old" } });
+    // /chain/N takes N redirects to reach /mcp.
+    const chain = /^\/chain\/(\d+)$/.exec(pathname);
+    if (chain) {
+      const left = Number(chain[1]) - 1;
+      return new Response(null, {
+        status: 307,
+        headers: { Location: left === 0 ? "/mcp" : `/chain/${left}` },
+      });
+    }
     return handler(request);
   }, { idleCloseDelay: 0 }); // no proxy in front: idle connections end at once on close
   cleanup.push(() => http.close());
@@ -190,6 +199,16 @@ describe("the Node entry's transport on undici: its own options", () => {
     cleanup.push(() => one.close());
     expect(one.era).toBe("modern");
     await expect(connectOver("/hop", 1)).rejects.toThrow(/307|308/);
+  });
+
+  it("follows 20 redirects by default (fetch's limit), not 21", async () => {
+    const { base } = await start();
+    const connectOver = (path: string) =>
+      ContextClient.connect(nodeHttpTransport(new URL(path, base).href), { eraCache: new EraCache() });
+    const twenty = await connectOver("/chain/20");
+    cleanup.push(() => twenty.close());
+    expect(twenty.era).toBe("modern");
+    await expect(connectOver("/chain/21")).rejects.toThrow(/307/);
   });
 
   it("refuses a maxRedirections that is not a whole number ≥ 0, and a dispatcher that is not one", () => {
