@@ -109,6 +109,9 @@ export interface ServeOptions {
     shutdownTimeout?: number;
     keepAliveTimeout?: number;
     idleCloseDelay?: number;
+    livenessPath?: string | null;
+    readinessPath?: string | null;
+    readinessGrace?: number;
 }
 
 // SpawnProcessOptions: type, from adapters/node.ts

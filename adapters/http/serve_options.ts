@@ -37,6 +37,18 @@ export interface ServeOptions {
    * `keepAliveTimeout`: the proxy closes them first. 0 ends them at once (no proxy in front, tests).
    */
   idleCloseDelay?: number;
+  /** `GET`/`HEAD` here answers 200 while the process serves (liveness); `null` turns it off. Default `"/livez"`. */
+  livenessPath?: string | null;
+  /**
+   * `GET`/`HEAD` here answers 200 until `close()` starts, then 503 (readiness): a load balancer stops
+   * sending new requests while the server drains. `null` turns it off. Default `"/readyz"`.
+   */
+  readinessPath?: string | null;
+  /**
+   * Milliseconds `close()` keeps serving everything as before (listener open) after readiness turned
+   * 503, so probing load balancers see it before connections are refused. Default 0.
+   */
+  readinessGrace?: number;
 }
 
 /** A listening server. */
@@ -91,7 +103,36 @@ export function serveOptions(
       `Option idleCloseDelay must be a non-negative number of milliseconds, got ${String(idleCloseDelay)}`,
     );
   }
-  return { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, signal: options.signal };
+  const livenessPath = probePath("livenessPath", options.livenessPath, "/livez");
+  const readinessPath = probePath("readinessPath", options.readinessPath, "/readyz");
+  const readinessGrace = options.readinessGrace ?? 0;
+  if (typeof readinessGrace !== "number" || !(readinessGrace >= 0) || readinessGrace === Infinity) {
+    throw new RangeError(
+      `Option readinessGrace must be a non-negative number of milliseconds, got ${String(readinessGrace)}`,
+    );
+  }
+  return {
+    port,
+    hostname,
+    shutdownTimeout,
+    keepAliveTimeout,
+    idleCloseDelay,
+    livenessPath,
+    readinessPath,
+    readinessGrace,
+    signal: options.signal,
+  };
+}
+
+function probePath(name: string, value: string | null | undefined, fallback: string): string | null {
+  if (value === undefined) return fallback;
+  if (value === null) return null;
+  if (typeof value !== "string" || !value.startsWith("/")) {
+    throw new TypeError(
+      `Option ${name} must be a path starting with "/" (or null for none), got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 /** `http://host:port/`, with brackets for an IPv6 address. */
