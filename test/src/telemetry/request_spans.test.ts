@@ -194,6 +194,23 @@ describe("request spans and metrics", () => {
     expect(span!.spanContext().traceState?.get("vendor")).toBe("1");
   });
 
+  it("continues the trace a forwarded request carries in _meta when no span is active (a proxy)", async () => {
+    const server = makeServer();
+    const client = await connect(server, "modern", "pipe");
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    await client.request("tools/call", {
+      name: "echo",
+      arguments: {},
+      _meta: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    const sent = otel.spansNamed("tools/call echo").find((s) => s.kind === SpanKind.CLIENT)!;
+    const served = otel.spansNamed("tools/call echo").find((s) => s.kind === SpanKind.SERVER)!;
+    expect(sent.spanContext().traceId).toBe(traceId);
+    expect(sent.parentSpanContext?.spanId).toBe("00f067aa0ba902b7");
+    expect(served.parentSpanContext?.spanId).toBe(sent.spanContext().spanId);
+    await client.close();
+  });
+
   it("records nothing with telemetry: { enabled: false }", async () => {
     const server = makeServer({ telemetry: { enabled: false } });
     const [serverSide, clientSide] = createDuplexPair();
