@@ -239,4 +239,15 @@ describe("request spans and metrics", () => {
     const [client_] = await otel.histogram("mcp.client.session.duration");
     expect(client_?.value.count).toBe(1);
   });
+
+  it("records the session duration of a legacy HTTP session when it ends", async () => {
+    const server = makeServer();
+    const client = await connect(server, "legacy", "tcp");
+    await client.close(); // DELETE ends the session
+    const points = await otel.histogram("mcp.server.session.duration");
+    expect(points.find((p) => p.attributes["network.transport"] === "tcp")).toMatchObject({
+      attributes: { "mcp.protocol.version": "2025-11-25" },
+      value: { count: 1 },
+    });
+  });
 });
