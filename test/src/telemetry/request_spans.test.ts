@@ -145,6 +145,24 @@ describe("request spans and metrics", () => {
     await client.close();
   });
 
+  it("holds a span at 16 events under a flood of 5,000 progress notifications on one request", async () => {
+    const server = makeServer();
+    const client = await connect(server, "modern", "pipe");
+    let seen = 0;
+    await client.request(
+      "tools/call",
+      { name: "flood", arguments: { progress: 5_000 }, _meta: { progressToken: "f" } },
+      { onNotification: () => void seen++ },
+    );
+    expect(seen).toBe(5_000);
+    for (const kind of [SpanKind.SERVER, SpanKind.CLIENT]) {
+      const span = otel.spansNamed("tools/call flood").find((s) => s.kind === kind)!;
+      expect(span.events).toHaveLength(16);
+      expect(span.attributes["mcp.events.dropped"]).toBe(4_984);
+    }
+    await client.close();
+  });
+
   it("refuses a bad maxSpanEvents with a typed error", () => {
     expect(() => makeServer({ telemetry: { maxSpanEvents: -1 } })).toThrow(/maxSpanEvents/);
   });
