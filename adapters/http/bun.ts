@@ -13,7 +13,9 @@ import {
   type ServeOptions,
   serveOptions,
   serverUrl,
+  sleep,
 } from "./serve_options.ts";
+import { HealthChecks } from "./health_checks.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -43,17 +45,23 @@ interface BunServeLike {
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, signal } = serveOptions(options);
+  const { port, hostname, shutdownTimeout, livenessPath, readinessPath, readinessGrace, signal } =
+    serveOptions(
+      options,
+    );
+  const health = new HealthChecks(livenessPath, readinessPath);
   signal?.throwIfAborted();
   const bun = (globalThis as unknown as { Bun: BunServeLike }).Bun;
   const inFlight = new InFlightRequests();
-  const server = bun.serve({ port, hostname, idleTimeout: 0, fetch: inFlight.wrap(handler) });
+  const server = bun.serve({ port, hostname, idleTimeout: 0, fetch: health.wrap(inFlight.wrap(handler)) });
   const url = serverUrl(hostname, server.port);
   let closing: Promise<void> | undefined;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const close = (): Promise<void> => {
+    health.ready = false; // readiness turns 503 now, before anything else changes
     closing ??= (async () => {
+      if (readinessGrace > 0) await sleep(readinessGrace).promise;
       const stopped = server.stop(false); // stops accepting; in-flight requests go on
       handler.drain?.(); // listen streams end with their result; other requests are still answered
       await inFlight.drain(

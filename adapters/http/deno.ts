@@ -14,7 +14,9 @@ import {
   type ServeOptions,
   serveOptions,
   serverUrl,
+  sleep,
 } from "./serve_options.ts";
+import { HealthChecks } from "./health_checks.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -47,15 +49,21 @@ interface DenoServeLike {
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, signal } = serveOptions(options);
+  const { port, hostname, shutdownTimeout, livenessPath, readinessPath, readinessGrace, signal } =
+    serveOptions(
+      options,
+    );
+  const health = new HealthChecks(livenessPath, readinessPath);
   signal?.throwIfAborted();
   const deno = (globalThis as unknown as { Deno: DenoServeLike }).Deno;
   const inFlight = new InFlightRequests();
-  const server = deno.serve({ port, hostname, onListen: () => {} }, inFlight.wrap(handler));
+  const server = deno.serve({ port, hostname, onListen: () => {} }, health.wrap(inFlight.wrap(handler)));
   const url = serverUrl(hostname, server.addr.port);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    health.ready = false; // readiness turns 503 now, before anything else changes
     closing ??= (async () => {
+      if (readinessGrace > 0) await sleep(readinessGrace).promise;
       // Stops accepting; resolves once every response ended. Deno closes idle keep-alive connections
       // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
       const stopped = server.shutdown();

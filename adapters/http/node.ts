@@ -24,7 +24,9 @@ import {
   type ServeOptions,
   serveOptions,
   serverUrl,
+  sleep,
 } from "./serve_options.ts";
+import { HealthChecks } from "./health_checks.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
 
@@ -40,15 +42,32 @@ export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts"
  * ```
  */
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, keepAliveTimeout, idleCloseDelay, lingerTimeout, signal } =
-    serveOptions(options);
+  const {
+    port,
+    hostname,
+    shutdownTimeout,
+    keepAliveTimeout,
+    idleCloseDelay,
+    lingerTimeout,
+    livenessPath,
+    readinessPath,
+    readinessGrace,
+    signal,
+  } = serveOptions(options);
+  const health = new HealthChecks(livenessPath, readinessPath);
   signal?.throwIfAborted();
   const inFlight = new InFlightRequests();
   // createHttpHandler's handlers read only RequestParts: they get NodeRequest, no web Request.
   const parts = (handler as { [ACCEPTS_REQUEST_PARTS]?: unknown })[ACCEPTS_REQUEST_PARTS] === true;
   const state = { draining: false };
   const context = { hostname, state, inFlight, parts, lingerTimeout };
-  const server = createServer((req, res) => void handle(handler, req, res, context));
+  const server = createServer((req, res) => {
+    const probe = health.answer(req.method ?? "", req.url ?? "");
+    if (probe === undefined) return void handle(handler, req, res, context);
+    if (state.draining) res.shouldKeepAlive = false;
+    res.writeHead(probe.status, { "content-type": "text/plain", "cache-control": "no-store" });
+    res.end(req.method === "HEAD" ? undefined : probe.body);
+  });
   server.keepAliveTimeout = keepAliveTimeout;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -63,12 +82,13 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const close = (): Promise<void> => {
-    closing ??= shutdown(server, handler, inFlight, {
-      shutdownTimeout,
-      keepAliveTimeout,
-      idleCloseDelay,
-      state,
-    }).then(() => markClosed());
+    health.ready = false; // readiness turns 503 now, before anything else changes
+    const stop = () =>
+      shutdown(server, handler, inFlight, { shutdownTimeout, keepAliveTimeout, idleCloseDelay, state });
+    // Without a grace the shutdown starts in this call (drain() runs before close() returns).
+    closing ??= (readinessGrace > 0 ? sleep(readinessGrace).promise.then(stop) : stop()).then(() =>
+      markClosed()
+    );
     return closing;
   };
   signal?.addEventListener("abort", () => void close(), { once: true });

@@ -45,6 +45,18 @@ export interface ServeOptions {
    * once. Default 5 000 (nginx's `lingering_timeout`).
    */
   lingerTimeout?: number;
+  /** `GET`/`HEAD` here answers 200 while the process serves (liveness); `null` turns it off. Default `"/livez"`. */
+  livenessPath?: string | null;
+  /**
+   * `GET`/`HEAD` here answers 200 until `close()` starts, then 503 (readiness): a load balancer stops
+   * sending new requests while the server drains. `null` turns it off. Default `"/readyz"`.
+   */
+  readinessPath?: string | null;
+  /**
+   * Milliseconds `close()` keeps serving everything as before (listener open) after readiness turned
+   * 503, so probing load balancers see it before connections are refused. Default 0.
+   */
+  readinessGrace?: number;
 }
 
 /** A listening server. */
@@ -108,6 +120,14 @@ export function serveOptions(
       `Option lingerTimeout must be a non-negative number of milliseconds, got ${String(lingerTimeout)}`,
     );
   }
+  const livenessPath = probePath("livenessPath", options.livenessPath, "/livez");
+  const readinessPath = probePath("readinessPath", options.readinessPath, "/readyz");
+  const readinessGrace = options.readinessGrace ?? 0;
+  if (typeof readinessGrace !== "number" || !(readinessGrace >= 0) || readinessGrace === Infinity) {
+    throw new RangeError(
+      `Option readinessGrace must be a non-negative number of milliseconds, got ${String(readinessGrace)}`,
+    );
+  }
   return {
     port,
     hostname,
@@ -115,8 +135,22 @@ export function serveOptions(
     keepAliveTimeout,
     idleCloseDelay,
     lingerTimeout,
+    livenessPath,
+    readinessPath,
+    readinessGrace,
     signal: options.signal,
   };
+}
+
+function probePath(name: string, value: string | null | undefined, fallback: string): string | null {
+  if (value === undefined) return fallback;
+  if (value === null) return null;
+  if (typeof value !== "string" || !value.startsWith("/")) {
+    throw new TypeError(
+      `Option ${name} must be a path starting with "/" (or null for none), got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 /** `http://host:port/`, with brackets for an IPv6 address. */

@@ -92,12 +92,11 @@ const sessions = process.argv.includes("--stateless")
   : replica === undefined
   ? true
   : { idPrefix: `${replica}.` };
+// /readyz turns 503 at SIGTERM; ONEMODELCONTEXT_READINESS_GRACE ms later the listener closes (default 0).
+const readinessGrace = Number(process.env.ONEMODELCONTEXT_READINESS_GRACE ?? 0);
 const http = await serve(
   createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false }),
-  {
-    port,
-    hostname: "127.0.0.1",
-  },
+  { readinessGrace, port, hostname: "127.0.0.1" },
 );
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
 let stopping = false;

@@ -73,8 +73,13 @@ import type { Root } from "../wire/protocol/v2026_07_28.ts";
 import { type ExchangeSession, type ExchangeTransport, isExchangeTransport } from "./exchange_transport.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
-import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";
-import { injectTraceContext } from "../telemetry/trace_context.ts";
+import {
+  activeContext,
+  OTEL_SPAN_KEY,
+  type OtelContext,
+  type OtelGlobals,
+} from "../telemetry/otel_globals.ts";
+import { extractTraceContext, injectTraceContext } from "../telemetry/trace_context.ts";
 
 export type { NegotiationInfo } from "./era_negotiation.ts";
 export type { NegotiationOutcome } from "./probe_classifier.ts";
@@ -497,7 +502,7 @@ export class ContextClient<
         ? "pipe"
         : "tcp",
       protocolVersion: this.#session?.protocolVersion,
-    }, activeContext(globals));
+    }, parentOf(globals, params));
     const traced = injectTraceContext(globals, trace.context, params);
     const onNotification = options.onNotification;
     const sent: ClientRequestOptions = onNotification === undefined ? options : {
@@ -900,4 +905,13 @@ export class ContextClient<
   async #settleBackground(): Promise<void> {
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
   }
+}
+
+/**
+ * The parent of a request's CLIENT span: the active span, else the trace context the params already
+ * carry in `_meta` (a proxy forwarding a request continues its caller's trace), else none.
+ */
+function parentOf(globals: OtelGlobals, params: unknown): OtelContext {
+  const active = activeContext(globals);
+  return active.getValue(OTEL_SPAN_KEY) === undefined ? extractTraceContext(globals, active, params) : active;
 }

@@ -6,6 +6,7 @@ import { integerOption, numberOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
 import { LegacyHttpSession } from "./legacy_http_session.ts";
+import { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 
 /** The default {@linkcode LegacySessionTableOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 1000;
@@ -46,6 +47,8 @@ export class LegacySessionTable {
   readonly idleTimeout: number;
   readonly idPrefix: string;
   readonly #time: TimeProvider;
+  /** `mcp.server.session.duration` of each session when it ends (a no-op without an OpenTelemetry SDK). */
+  readonly #telemetry: McpTelemetry;
   readonly #sessions = new Map<string, LegacyHttpSession>();
 
   constructor(options: LegacySessionTableOptions = {}) {
@@ -59,6 +62,7 @@ export class LegacySessionTable {
     }
     this.idPrefix = idPrefix;
     this.#time = options.timeProvider ?? systemTimeProvider;
+    this.#telemetry = new McpTelemetry("server", this.#time);
   }
 
   /** Live sessions now. */
@@ -69,11 +73,17 @@ export class LegacySessionTable {
   /** A new session with a fresh id, or `undefined` when `maxSessions` are live. */
   create(): LegacyHttpSession | undefined {
     if (this.#sessions.size >= this.maxSessions) return undefined;
+    const started = this.#time.now();
     const session = new LegacyHttpSession(this.idPrefix + globalThis.crypto.randomUUID(), {
       idleTimeout: this.idleTimeout,
       timeProvider: this.#time,
       onEnd: (ended) => {
         if (this.#sessions.get(ended.id) === ended) this.#sessions.delete(ended.id);
+        const version = ended.legacy?.protocolVersion;
+        this.#telemetry.recordSession(started, {
+          "network.transport": "tcp",
+          ...(version === undefined ? {} : { "mcp.protocol.version": version }),
+        });
       },
     });
     this.#sessions.set(session.id, session);

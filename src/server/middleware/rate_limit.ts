@@ -23,7 +23,7 @@ export interface RateLimitOptions {
   refill?: "smooth" | "interval";
   /** The bucket of a request. Default `ctx.clientKey` (the principal, else the session or stream, else one shared bucket). */
   key?: (context: MiddlewareContext) => string;
-  /** Methods never limited. Default `["ping", "initialize"]`. */
+  /** Methods never limited. Default `["ping", "initialize", "server/discover"]`. */
   exempt?: readonly string[];
   /** Where buckets live. Default a {@linkcode MemoryRateLimitStore} (this process only). */
   store?: RateLimitStore;
@@ -58,7 +58,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     refill,
   };
   const keyOf = options.key ?? ((context: MiddlewareContext) => context.clientKey);
-  const exempt = new Set(options.exempt ?? ["ping", "initialize"]);
+  const exempt = new Set(options.exempt ?? ["ping", "initialize", "server/discover"]);
   const store = options.store ?? new MemoryRateLimitStore();
   return async (context, next) => {
     if (exempt.has(context.method)) return await next();

@@ -169,6 +169,22 @@ describe("rateLimit()", () => {
     expect(() => rateLimit({ limit: 1, refill: "bursty" as never })).toThrow(/refill/);
   });
 
+  it("on a stream: a bucket per connection, a refusal is the JSON-RPC error -32029", async () => {
+    const server = makeServer();
+    const store = new MemoryRateLimitStore({ timeProvider: new FakeTimeProvider() });
+    server.use(rateLimit({ limit: 1, intervalMs: 60_000, store }));
+    const a = await streamClient(server, "legacy");
+    const b = await streamClient(server, "modern");
+    await a.request("tools/call", { name: "t" });
+    await expect(a.request("tools/call", { name: "t" })).rejects.toMatchObject({
+      code: RATE_LIMITED_CODE,
+      data: { retryAfterMs: 60_000 },
+    });
+    expect(await b.request("tools/call", { name: "t" })).toMatchObject({ content: [{ text: "t" }] });
+    await a.close();
+    await b.close();
+  });
+
   it("answers a refused HTTP request with 429 and Retry-After", async () => {
     const server = makeServer();
     server.use(rateLimit({ limit: 1, intervalMs: 60_000 }));

@@ -145,6 +145,24 @@ describe("request spans and metrics", () => {
     await client.close();
   });
 
+  it("holds a span at 16 events under a flood of 5,000 progress notifications on one request", async () => {
+    const server = makeServer();
+    const client = await connect(server, "modern", "pipe");
+    let seen = 0;
+    await client.request(
+      "tools/call",
+      { name: "flood", arguments: { progress: 5_000 }, _meta: { progressToken: "f" } },
+      { onNotification: () => void seen++ },
+    );
+    expect(seen).toBe(5_000);
+    for (const kind of [SpanKind.SERVER, SpanKind.CLIENT]) {
+      const span = otel.spansNamed("tools/call flood").find((s) => s.kind === kind)!;
+      expect(span.events).toHaveLength(16);
+      expect(span.attributes["mcp.events.dropped"]).toBe(4_984);
+    }
+    await client.close();
+  });
+
   it("refuses a bad maxSpanEvents with a typed error", () => {
     expect(() => makeServer({ telemetry: { maxSpanEvents: -1 } })).toThrow(/maxSpanEvents/);
   });
@@ -194,6 +212,23 @@ describe("request spans and metrics", () => {
     expect(span!.spanContext().traceState?.get("vendor")).toBe("1");
   });
 
+  it("continues the trace a forwarded request carries in _meta when no span is active (a proxy)", async () => {
+    const server = makeServer();
+    const client = await connect(server, "modern", "pipe");
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    await client.request("tools/call", {
+      name: "echo",
+      arguments: {},
+      _meta: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    const sent = otel.spansNamed("tools/call echo").find((s) => s.kind === SpanKind.CLIENT)!;
+    const served = otel.spansNamed("tools/call echo").find((s) => s.kind === SpanKind.SERVER)!;
+    expect(sent.spanContext().traceId).toBe(traceId);
+    expect(sent.parentSpanContext?.spanId).toBe("00f067aa0ba902b7");
+    expect(served.parentSpanContext?.spanId).toBe(sent.spanContext().spanId);
+    await client.close();
+  });
+
   it("records nothing with telemetry: { enabled: false }", async () => {
     const server = makeServer({ telemetry: { enabled: false } });
     const [serverSide, clientSide] = createDuplexPair();
@@ -221,5 +256,16 @@ describe("request spans and metrics", () => {
     });
     const [client_] = await otel.histogram("mcp.client.session.duration");
     expect(client_?.value.count).toBe(1);
+  });
+
+  it("records the session duration of a legacy HTTP session when it ends", async () => {
+    const server = makeServer();
+    const client = await connect(server, "legacy", "tcp");
+    await client.close(); // DELETE ends the session
+    const points = await otel.histogram("mcp.server.session.duration");
+    expect(points.find((p) => p.attributes["network.transport"] === "tcp")).toMatchObject({
+      attributes: { "mcp.protocol.version": "2025-11-25" },
+      value: { count: 1 },
+    });
   });
 });
