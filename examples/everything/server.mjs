@@ -76,8 +76,15 @@ const sessions = process.argv.includes("--stateless")
   : replica === undefined
   ? true
   : { idPrefix: `${replica}.` };
+// With --redis, legacy sessions, stream events and relayed replies live in Redis (./redis_sessions.mjs).
+const shared = redis && sessions !== false
+  ? await (await import("./redis_sessions.mjs")).redisSessionOptions({
+    ...redis,
+    onReport: (error) => console.error(`everything: ${error.message}`),
+  })
+  : {};
 const http = await serve(
-  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false }),
+  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false, ...shared }),
   {
     port,
     hostname: "127.0.0.1",
@@ -91,6 +98,7 @@ const stop = async () => {
   await http.close();
   await server.close();
   if (redis) {
+    await shared.replyRelay?.close();
     await redis.bus.close();
     await Promise.allSettled([redis.subscriber.quit(), redis.publisher.quit()]);
   }
