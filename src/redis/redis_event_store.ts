@@ -109,24 +109,33 @@ export class RedisEventStore implements EventStore {
 
   async read(sessionId: string, streamId: string, seq: number): Promise<EventReadResult> {
     const keys = this.#keys(streamId);
-    const owner = await redisCommand(this.#client, ["GET", keys.owner]);
-    if (owner !== sessionId) return { kind: "unknown" };
-    const [items, evicted] = await Promise.all([
-      redisCommand(this.#client, ["LRANGE", keys.list, "0", "-1"]) as Promise<string[]>,
+    const [owner, first, last, evicted] = await Promise.all([
+      redisCommand(this.#client, ["GET", keys.owner]),
+      redisCommand(this.#client, ["LINDEX", keys.list, "0"]),
+      redisCommand(this.#client, ["LINDEX", keys.list, "-1"]),
       redisCommand(this.#client, ["GET", `${keys.owner}:evicted`]),
     ]);
-    const events: StoredEvent[] = (items ?? []).map((item) => {
-      const [eventSeq, data, last] = JSON.parse(item.slice(item.indexOf("|") + 1)) as [number, string, 1?];
-      return last ? { streamId, seq: eventSeq, data, last: true } : { streamId, seq: eventSeq, data };
-    });
-    if (events.length === 0) return { kind: "unknown" };
-    if (evicted !== null && evicted !== undefined && events[0]!.seq > seq + 1) return { kind: "expired" };
-    if (seq > events[events.length - 1]!.seq) return { kind: "unknown" };
-    return { kind: "events", events: events.filter((event) => event.seq > seq) };
+    if (owner !== sessionId || typeof first !== "string" || typeof last !== "string") {
+      return { kind: "unknown" };
+    }
+    const firstSeq = decode(streamId, first).seq;
+    if (evicted !== null && evicted !== undefined && firstSeq > seq + 1) return { kind: "expired" };
+    if (seq > decode(streamId, last).seq) return { kind: "unknown" };
+    // A stream's list holds consecutive seqs from its first: read from the one after `seq` only.
+    const start = Math.max(0, seq + 1 - firstSeq);
+    const items = await redisCommand(this.#client, ["LRANGE", keys.list, String(start), "-1"]) as string[];
+    const events = (items ?? []).map((item) => decode(streamId, item)).filter((event) => event.seq > seq);
+    return { kind: "events", events };
   }
 
   #keys(streamId: string): { list: string; owner: string; bytes: string } {
     const base = `${this.keyPrefix}events:${streamId}`;
     return { list: base, owner: `${base}:owner`, bytes: `${base}:bytes` };
   }
+}
+
+/** One stored list item (`<size>|[seq, data, last?]`) as an event of `streamId`. */
+function decode(streamId: string, item: string): StoredEvent {
+  const [seq, data, last] = JSON.parse(item.slice(item.indexOf("|") + 1)) as [number, string, 1?];
+  return last ? { streamId, seq, data, last: true } : { streamId, seq, data };
 }
