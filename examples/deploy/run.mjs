@@ -10,6 +10,10 @@
  * directory (default: a fresh temporary folder) on --port (default: a free one). Prints the URL;
  * Ctrl-C or SIGTERM stops nginx (graceful) and then the replicas (SIGTERM, each drains and exits).
  *
+ * --redis URL (no pin): the default everything replicas get `--redis URL` and keep legacy sessions,
+ * the events of resumable streams and relayed replies in Redis, so nginx round robin needs no pin
+ * and a dead replica's sessions go on elsewhere (docs/resumability.md).
+ *
  * --sessions renders the legacy session pin (see nginx.conf.template): replicas are named r1..rN
  * (REPLICA_NAME in their environment) and must start their session ids with `<name>.`.
  */
@@ -34,13 +38,14 @@ function parseArgs(argv) {
     else if (arg === "--port") options.port = Number(value());
     else if (arg === "--prefix") options.prefix = value();
     else if (arg === "--sessions") options.sessions = true;
+    else if (arg === "--redis") options.redis = value();
     else if (arg === "--") {
       options.command = argv.slice(i + 1);
       break;
     } else {throw new Error(
         `Unknown option ${
           JSON.stringify(arg)
-        } (options: --replicas N, --port P, --sessions, --prefix DIR, -- COMMAND ARGS...)`,
+        } (options: --replicas N, --port P, --sessions, --redis URL, --prefix DIR, -- COMMAND ARGS...)`,
       );}
   }
   if (!Number.isInteger(options.replicas) || options.replicas < 1) {
@@ -128,6 +133,15 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } catch (error) {
     console.error(error.message);
     process.exit(2);
+  }
+  // --redis URL (no pin): the default replicas keep legacy sessions and stream events in Redis.
+  if (options.redis && !options.command) {
+    options.command = [
+      process.execPath,
+      join(ROOT, "examples/everything/server.mjs"),
+      "--redis",
+      options.redis,
+    ];
   }
   const deployment = await deploy(options);
   console.log(

@@ -94,8 +94,15 @@ const sessions = process.argv.includes("--stateless")
   : { idPrefix: `${replica}.` };
 // /readyz turns 503 at SIGTERM; ONEMODELCONTEXT_READINESS_GRACE ms later the listener closes (default 0).
 const readinessGrace = Number(process.env.ONEMODELCONTEXT_READINESS_GRACE ?? 0);
+// With --redis, legacy sessions, stream events and relayed replies live in Redis (./redis_sessions.mjs).
+const shared = redis && sessions !== false
+  ? await (await import("./redis_sessions.mjs")).redisSessionOptions({
+    ...redis,
+    onReport: (error) => console.error(`everything: ${error.message}`),
+  })
+  : {};
 const http = await serve(
-  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false }),
+  createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false, ...shared }),
   { readinessGrace, port, hostname: "127.0.0.1" },
 );
 console.error(`everything: serving ${new URL("/mcp", http.url).href}`);
@@ -106,6 +113,7 @@ const stop = async () => {
   await http.close();
   await server.close();
   if (redis) {
+    await shared.replyRelay?.close();
     await redis.bus.close();
     await Promise.allSettled([redis.subscriber.quit(), redis.publisher.quit()]);
   }

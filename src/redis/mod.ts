@@ -40,9 +40,19 @@ export {
   LISTEN_MESSAGE_VERSION,
   ListenMessageTooLargeError,
 } from "../server/features/listen_event_codec.ts";
+export { RedisOAuthLock, type RedisOAuthLockOptions } from "./redis_oauth_lock.ts";
+
+// Resumable streams and legacy sessions across replicas.
+export { RedisSessionStore, type RedisSessionStoreOptions } from "./redis_session_store.ts";
 export {
-  type IoredisCommands,
-  type NodeRedisCommands,
-  RedisOAuthLock,
-  type RedisOAuthLockOptions,
-} from "./redis_oauth_lock.ts";
+  DEFAULT_REDIS_MAX_EVENTS_PER_STREAM,
+  DEFAULT_REDIS_MAX_STREAM_BYTES,
+  RedisEventStore,
+  type RedisEventStoreOptions,
+} from "./redis_event_store.ts";
+export {
+  DEFAULT_MAX_RELAYED_REPLY_BYTES,
+  RedisReplyRelay,
+  type RedisReplyRelayOptions,
+} from "./redis_reply_relay.ts";
+export type { IoredisCommands, NodeRedisCommands, RedisCommandClient } from "./redis_commands.ts";

@@ -262,12 +262,12 @@ export class RedisListenBus implements ListenBus {
   }
 }
 
-function isNodeRedis(client: unknown): client is NodeRedisSubscriber {
+export function isNodeRedis(client: unknown): client is NodeRedisSubscriber {
   const c = client as Partial<NodeRedisSubscriber> | null | undefined;
   return typeof c?.isOpen === "boolean" && typeof c.subscribe === "function" && typeof c.on === "function";
 }
 
-function isIoredis(client: unknown): client is IoredisSubscriber {
+export function isIoredis(client: unknown): client is IoredisSubscriber {
   const c = client as Partial<IoredisSubscriber> | null | undefined;
   return typeof c?.status === "string" && typeof c.subscribe === "function" && typeof c.on === "function";
 }

@@ -7,16 +7,7 @@ import { AuthError } from "../auth/errors.ts";
 import type { OAuthLock } from "../auth/oauth_lock.ts";
 import { integerOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-
-/** A node-redis client (v4 and later): raw commands through `sendCommand`. */
-export interface NodeRedisCommands {
-  sendCommand(args: string[]): Promise<unknown>;
-}
-
-/** An ioredis client: raw commands through `call`. */
-export interface IoredisCommands {
-  call(command: string, ...args: string[]): Promise<unknown>;
-}
+import type { IoredisCommands, NodeRedisCommands } from "./redis_commands.ts";
 
 /** Options of {@linkcode RedisOAuthLock}. Times in milliseconds. */
 export interface RedisOAuthLockOptions {

@@ -52,6 +52,8 @@ const TOOLS = [
   "test_input_required_result_multi_round",
   "test_input_required_result_tampered_state",
   "test_input_required_result_capabilities",
+  // examples/everything/resumable_tools.mjs.
+  "progress_stream",
 ];
 
 // deno-lint-ignore no-explicit-any

@@ -9,6 +9,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { Agent, fetch as undiciFetch } from "undici";
+import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
@@ -103,6 +105,42 @@ describe("a legacy call through a proxy that cuts every connection after 2 s", (
     expect(progress).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
     expect(cuts).toBeGreaterThanOrEqual(3); // the call's stream really was cut, again and again
     expect(connections).toBeGreaterThan(cuts);
+    await client.close();
+    await dispatcher.close();
+  });
+
+  it("the official SDK client (1.x) resumes the same way: 600 of 600 in order, then the result", async () => {
+    const dispatcher = new Agent({ pipelining: 0 });
+    const fetch = ((input: string | URL | Request, init?: RequestInit) =>
+      undiciFetch(input as string, {
+        ...(init as object),
+        dispatcher,
+      })) as unknown as typeof globalThis.fetch;
+    const cutsBefore = cuts;
+    const client = new SdkClient({ name: "sdk", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(proxyUrl), {
+        fetch,
+        reconnectionOptions: {
+          initialReconnectionDelay: 100,
+          maxReconnectionDelay: 1000,
+          reconnectionDelayGrowFactor: 1.5,
+          maxRetries: 5,
+        },
+      }),
+    );
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: "progress_stream", arguments: { count: 600, intervalMs: 10 } },
+      undefined,
+      {
+        onprogress: (update) => progress.push(update.progress),
+        timeout: 60_000,
+      },
+    );
+    expect(result.content).toEqual([{ type: "text", text: "sent 600" }]);
+    expect(progress).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    expect(cuts - cutsBefore).toBeGreaterThanOrEqual(3);
     await client.close();
     await dispatcher.close();
   });
