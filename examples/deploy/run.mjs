@@ -69,6 +69,7 @@ export async function deploy(
     env = {},
     upstreamKeepaliveTimeoutSeconds,
     upstreamHeader = false,
+    replicaStartTimeoutMs,
     log = (line) => process.stderr.write(line),
   } = {},
 ) {
@@ -90,6 +91,7 @@ export async function deploy(
             args,
             env: { ...env, ONEMODELCONTEXT_STATE_KEY: key },
             log,
+            startTimeoutMs: replicaStartTimeoutMs,
           }),
       ),
     );

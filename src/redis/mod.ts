@@ -33,3 +33,10 @@ export {
   LISTEN_MESSAGE_VERSION,
   ListenMessageTooLargeError,
 } from "../server/features/listen_event_codec.ts";
+export {
+  type IoredisCommandClient,
+  type NodeRedisCommandClient,
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+} from "./redis_task_store.ts";
+export { taskEventsOverBus } from "../server/features/task_events_over_bus.ts";
