@@ -118,6 +118,8 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
     era: args.era,
     eraCache: new EraCache(),
     clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
+    // The tasks extension: a long tool call answers a task that `call` follows (and `task` shows).
+    capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
     ...(args.timeout ? { features: { requestTimeout: args.timeout } } : {}),
   });
   progress.phase(
