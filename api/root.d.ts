@@ -712,6 +712,10 @@ export type ListenEvent =
  | {
     readonly type: "resource_updated";
     readonly uri: string;
+}
+ | {
+    readonly type: "task_changed";
+    readonly taskId: string;
 };
 
 // ListenEventHandler: type, from src/server/features/listen_bus.ts

@@ -8,7 +8,7 @@
  *
  *   node bench/run.mjs [--reps=3] [--duration=1000] [--only=ours,sdk2,sdk1,floor] [--skip=rt,modern,runtimes,large,rss,close]
  *                      [--baseline=DIR]   (another built checkout, measured as column "before")
- *                      [--no-build] [--no-channel] [--no-http] [--no-scaleout] [--write]
+ *                      [--no-build] [--no-channel] [--no-http] [--no-scaleout] [--no-tasks] [--write]
  *
  * The HTTP section (bench/http/run.mjs: round trips over HTTP, idle listen streams, a non-reading
  * progress stream) runs after the stdio rows unless --no-http, with the same --reps and half the
@@ -293,6 +293,18 @@ if (!flag("no-scaleout")) {
   if (scaleout.status !== 0) failures.push(`bench/scaleout.mjs exited with ${scaleout.status}`);
 }
 
+let tasksSection = "";
+if (!flag("no-tasks")) {
+  log("\nbench/tasks.mjs:");
+  const tasks = spawnSync(process.execPath, [fileURLToPath(new URL("./tasks.mjs", import.meta.url))], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
+  tasksSection = tasks.stdout ?? "";
+  if (tasks.status !== 0) failures.push(`bench/tasks.mjs exited with ${tasks.status}`);
+}
+
 const totalS = (performance.now() - started) / 1000;
 host.loadAfter = machine().load;
 const { table, details, verdicts } = renderReport(results);
@@ -324,6 +336,7 @@ const output = [
   details,
   ...(httpSection ? ["", httpSection.trimEnd()] : []),
   ...(scaleoutSection ? ["", scaleoutSection.trimEnd()] : []),
+  ...(tasksSection ? ["", tasksSection.trimEnd()] : []),
 ].join("\n");
 process.stdout.write(`${output}\n`);
 

@@ -19,6 +19,7 @@ export type Command =
   | "prompt"
   | "complete"
   | "listen"
+  | "task"
   | "ping"
   | "demo"
   | "serve"
@@ -42,6 +43,8 @@ export interface CliArgs {
   pairs: [string, string][];
   /** `--args JSON` or a JSON object after the tool name. */
   jsonArgs?: Record<string, unknown>;
+  /** `task`: the action on the task named by `name` (its id). */
+  taskAction?: "get" | "cancel" | "wait";
   /** `complete`: what is completed. */
   completion?: { ref: "prompt" | "resource"; name: string; argument: string; value: string };
   /** `listen`: which changes (all list kinds when none is given) and resource URIs. */
@@ -83,6 +86,8 @@ Commands:
   complete prompt NAME ARG [PARTIAL]     completions of a prompt argument
   complete resource TEMPLATE ARG [PARTIAL]  completions of a resource-template variable
   listen [--tools] [--prompts] [--resources] [--uri URI]...  print change events until Ctrl-C
+  task get|cancel|wait TASK_ID the status (and progress) of a task, cancel it, or wait for its result
+                               (2026-07-28 servers with the io.modelcontextprotocol/tasks extension)
   ping                         check that the server answers
   serve --http PORT [--host H] [--max-sessions N] [--idle SECONDS] -- COMMAND ARGS...
                                expose a stdio server over Streamable HTTP at /mcp, both eras: modern
@@ -123,6 +128,7 @@ const COMMANDS = new Set<string>([
   "prompt",
   "complete",
   "listen",
+  "task",
   "ping",
   "demo",
   "serve",
@@ -402,6 +408,15 @@ export function parseArgs(argv: string[]): CliArgs {
           result.jsonArgs = jsonObject(item, "The JSON arguments");
         } else result.pairs.push(pair(item, "An argument"));
       }
+      break;
+    }
+    case "task": {
+      const [action, taskId, extra] = rest;
+      if ((action !== "get" && action !== "cancel" && action !== "wait") || !taskId || extra !== undefined) {
+        throw new UsageError("Usage: task get|cancel|wait TASK_ID");
+      }
+      result.taskAction = action;
+      result.name = taskId;
       break;
     }
     case "read": {

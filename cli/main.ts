@@ -199,11 +199,56 @@ async function runCommand(client: ContextClient, args: CliArgs, run: RunContext)
       const result = (await client.callTool(tool, toolArgs, {
         ...request,
         onProgress: (u) => run.bar.update(u),
+        onTaskStatus: (task) =>
+          run.progress.phase(
+            `task ${task.taskId}: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`,
+          ),
       })) as Record<string, unknown>;
       run.bar.clear();
       if (args.json) json({ tool, result });
       else print(toolResultText(result, files));
       return result.isError === true ? EXIT.request : EXIT.ok;
+    }
+    case "task": {
+      const taskId = args.name!;
+      if (args.taskAction === "cancel") {
+        await client.cancelTask(taskId, { signal });
+        if (args.json) json({ taskId, cancelled: true });
+        else print(`Asked the server to cancel task ${terminalText(taskId)}`);
+        return EXIT.ok;
+      }
+      if (args.taskAction === "wait") {
+        const result = await client.resumeTask(taskId, {
+          signal,
+          onTaskStatus: (task) =>
+            run.progress.phase(
+              `task ${task.taskId}: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`,
+            ),
+        });
+        if (args.json) json({ taskId, result });
+        else print(toolResultText(result, files));
+        return result.isError === true ? EXIT.request : EXIT.ok;
+      }
+      const task = await client.getTask(taskId, { signal });
+      if (args.json) json(task);
+      else {
+        const lines = [`task ${terminalText(task.taskId)}: ${terminalText(task.status)}`];
+        if (task.statusMessage) lines.push(`progress: ${terminalText(task.statusMessage)}`);
+        lines.push(`created ${terminalText(task.createdAt)}, updated ${terminalText(task.lastUpdatedAt)}`);
+        if (task.status === "completed" && task.result) lines.push(toolResultText(task.result, files));
+        if (task.status === "failed" && task.error) {
+          lines.push(`error ${task.error.code}: ${terminalText(task.error.message)}`);
+        }
+        if (task.status === "input_required") {
+          for (const key of Object.keys(task.inputRequests ?? {})) {
+            lines.push(
+              `waiting for input ${terminalText(key)} (${terminalText(task.inputRequests![key].method)})`,
+            );
+          }
+        }
+        print(lines.join("\n"));
+      }
+      return task.status === "failed" ? EXIT.request : EXIT.ok;
     }
     case "read": {
       const result = (await client.readResource(args.name!, request)) as Record<string, unknown>;

@@ -161,6 +161,8 @@ export async function connect(args: CliArgs, progress: Progress): Promise<Contex
       eraCache: new EraCache(),
       clientInfo: { name: "onemodelcontext-cli", version: CLI_VERSION },
       onReport: (error) => garbage.note(error),
+      // The tasks extension: a long tool call answers a task that `call` follows (and `task` shows).
+      capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
       // --timeout bounds the connect too: a server that never answers fails in that time, not 30 s.
       ...(args.timeout ? { connectTimeout: args.timeout, features: { requestTimeout: args.timeout } } : {}),
     });

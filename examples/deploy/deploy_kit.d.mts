@@ -51,5 +51,6 @@ export function startReplica(
     port?: number;
     env?: Record<string, string>;
     log?: (text: string) => void;
+    startTimeoutMs?: number;
   },
 ): Promise<RunningReplica>;

@@ -183,7 +183,7 @@ export async function startNginx(
  * `env` added to this process's environment; resolves once it accepts connections on its port.
  */
 export async function startReplica(
-  { name, command = process.execPath, args, port, env = {}, log = () => {} },
+  { name, command = process.execPath, args, port, env = {}, log = () => {}, startTimeoutMs = 10_000 },
 ) {
   port ??= await freePort();
   const child = spawn(command, [...args, "--http", String(port)], {
@@ -201,7 +201,7 @@ export async function startReplica(
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   exited.then(() => (done = true));
   try {
-    await waitForPort(port, { what: `replica ${name}`, exited: () => done });
+    await waitForPort(port, { what: `replica ${name}`, exited: () => done, timeoutMs: startTimeoutMs });
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`${error.message}\n${name} output: ${output}`);

@@ -19,5 +19,7 @@ export function deploy(options?: {
   upstreamKeepaliveTimeoutSeconds?: number;
   /** nginx adds `X-Upstream-Addr` (the replica) to each response; for tests. Default false. */
   upstreamHeader?: boolean;
+  /** How long each replica may take to accept connections, in ms. Default 10 000. */
+  replicaStartTimeoutMs?: number;
   log?: (text: string) => void;
 }): Promise<Deployment>;

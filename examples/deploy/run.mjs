@@ -74,6 +74,7 @@ export async function deploy(
     env = {},
     upstreamKeepaliveTimeoutSeconds,
     upstreamHeader = false,
+    replicaStartTimeoutMs,
     log = (line) => process.stderr.write(line),
   } = {},
 ) {
@@ -95,6 +96,7 @@ export async function deploy(
             args,
             env: { ...env, ONEMODELCONTEXT_STATE_KEY: key },
             log,
+            startTimeoutMs: replicaStartTimeoutMs,
           }),
       ),
     );

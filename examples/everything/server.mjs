@@ -14,7 +14,7 @@
 // ONEMODELCONTEXT_REPLICA=r2 starts every legacy session id with "r2." (nginx pins sessions on it,
 // examples/deploy); --stateless turns legacy sessions off; --redis URL carries list changes to the
 // listen streams of the other replicas over Redis pub/sub (the `redis` package; channel
-// "everything:listen").
+// "everything:listen") and keeps tasks in Redis (keys "everything:task:<id>").
 //
 // The tools and prompt that ask the client (elicitation, sampling, roots; input_required in 2026-07-28)
 // are in ./input_tools.mjs.
@@ -36,7 +36,7 @@ const redisFlag = process.argv.indexOf("--redis");
 let redis;
 if (redisFlag !== -1) {
   const { createClient } = await import("redis");
-  const { RedisListenBus } = await import("onemodelcontext/redis");
+  const { RedisListenBus, RedisTaskStore } = await import("onemodelcontext/redis");
   const publisher = await createClient({ url: process.argv[redisFlag + 1] }).connect();
   const subscriber = await publisher.duplicate().connect();
   const bus = await RedisListenBus.open({
@@ -45,7 +45,10 @@ if (redisFlag !== -1) {
     channel: "everything:listen",
     onReport: (error) => console.error(`everything: ${error.message}`),
   });
-  redis = { bus, publisher, subscriber };
+  // Tasks live in Redis too: every replica given the same URL finds every task; their changes travel
+  // on the listen bus (task_changed events).
+  const taskStore = new RedisTaskStore({ client: publisher, keyPrefix: "everything:task:" });
+  redis = { bus, publisher, subscriber, taskStore };
 }
 const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
   ? (await import("./otel.mjs")).startTelemetry()
@@ -57,7 +60,11 @@ if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
   console.error(`everything: ONEMODELCONTEXT_TASK_LEASE_MS must be a positive integer, got ${leaseText}`);
   process.exit(2);
 }
-const server = createEverythingServer({ stateKey, listenBus: redis?.bus, tasks: { leaseMs } });
+const server = createEverythingServer({
+  stateKey,
+  listenBus: redis?.bus,
+  tasks: { leaseMs, store: redis?.taskStore },
+});
 addResumableTools(server);
 
 const flag = process.argv.indexOf("--http");

@@ -56,3 +56,10 @@ export {
   type RedisReplyRelayOptions,
 } from "./redis_reply_relay.ts";
 export type { IoredisCommands, NodeRedisCommands, RedisCommandClient } from "./redis_commands.ts";
+export {
+  type IoredisCommandClient,
+  type NodeRedisCommandClient,
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+} from "./redis_task_store.ts";
+export { taskEventsOverBus } from "../server/features/task_events_over_bus.ts";

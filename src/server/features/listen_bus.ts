@@ -24,7 +24,9 @@ export type ListenEvent =
   /** `notifications/tools|prompts|resources/list_changed`. */
   | { readonly type: "list_changed"; readonly list: ListenList }
   /** `notifications/resources/updated` for one URI. */
-  | { readonly type: "resource_updated"; readonly uri: string };
+  | { readonly type: "resource_updated"; readonly uri: string }
+  /** A task changed (the tasks extension): re-read it from the shared task store. */
+  | { readonly type: "task_changed"; readonly taskId: string };
 
 /**
  * What a subscriber receives: a published event with the id of the replica that published it, or

@@ -100,6 +100,8 @@ function eventKey(event: ListenBusEvent): string {
       return `list:${event.list}`;
     case "resource_updated":
       return `uri:${event.uri}`;
+    case "task_changed":
+      return `task:${event.taskId}`;
     default:
       return "resync";
   }

@@ -50,6 +50,8 @@ export function encodeListenMessage(
   checkListenEvent(event);
   const wire = event.type === "list_changed"
     ? { type: event.type, list: event.list }
+    : event.type === "task_changed"
+    ? { type: event.type, taskId: event.taskId }
     : { type: event.type, uri: event.uri };
   const text = JSON.stringify({ v: LISTEN_MESSAGE_VERSION, origin, event: wire });
   const bytes = encoder.encode(text).length;
@@ -117,13 +119,25 @@ export function decodeListenMessage(
     ok: true,
     event: e.type === "list_changed"
       ? { type: e.type, list: e.list, origin }
+      : e.type === "task_changed"
+      ? { type: e.type, taskId: e.taskId, origin }
       : { type: e.type, uri: e.uri, origin },
   };
 }
 
 function listenEventProblem(event: unknown): string | undefined {
   if (typeof event !== "object" || event === null) return "an event must be an object";
-  const { type, list, uri } = event as { type?: unknown; list?: unknown; uri?: unknown };
+  const { type, list, uri, taskId } = event as {
+    type?: unknown;
+    list?: unknown;
+    uri?: unknown;
+    taskId?: unknown;
+  };
+  if (type === "task_changed") {
+    return typeof taskId === "string" && taskId.length > 0 && taskId.length <= 256
+      ? undefined
+      : `taskId must be a string of 1 to 256 characters, got ${JSON.stringify(taskId) ?? "nothing"}`;
+  }
   if (type === "list_changed") {
     return typeof list === "string" && LISTS.has(list)
       ? undefined
@@ -134,7 +148,9 @@ function listenEventProblem(event: unknown): string | undefined {
       ? undefined
       : `uri must be a non-empty string, got ${JSON.stringify(uri) ?? "nothing"}`;
   }
-  return `type must be "list_changed" or "resource_updated", got ${JSON.stringify(type) ?? "nothing"}`;
+  return `type must be "list_changed", "resource_updated" or "task_changed", got ${
+    JSON.stringify(type) ?? "nothing"
+  }`;
 }
 
 function preview(value: unknown): string {

@@ -15,6 +15,7 @@ import { ChangeNotifier } from "./change_notifier.ts";
 import { TaskEngine, type TaskEngineOptions } from "../../tasks/task_engine.ts";
 import { TASKS_EXTENSION } from "../../tasks/task_record.ts";
 import { TaskMethods } from "./task_methods.ts";
+import { taskEventsOverBus } from "./task_events_over_bus.ts";
 import { Completions } from "./completions.ts";
 import type { FeatureHost } from "./feature_host.ts";
 import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
@@ -200,11 +201,14 @@ export class ServerFeatures {
   get taskEngine(): TaskEngine {
     if (this.#engine === undefined) {
       const option = this.#tasksOption;
+      const bus = this.#bus;
       const engine = option instanceof TaskEngine ? option : new TaskEngine({
         timeProvider: this.#host.timeProvider,
         onReport: (error) => this.#host.report(error),
+        events: bus === undefined ? undefined : taskEventsOverBus(bus),
         ...option,
       });
+      engine.setResumer((record) => this.#tools.resume(record, engine));
       this.#engine = engine;
       engine.onChange((record) => this.#streams.taskChanged(record));
     }
@@ -254,6 +258,7 @@ export class ServerFeatures {
   #fromBus(event: ListenBusEvent): void {
     if (event.type === "list_changed") this.#notifier.listChanged(event.list);
     else if (event.type === "resource_updated") this.#notifier.resourceUpdated(event.uri);
+    else if (event.type === "task_changed") return; // the task engine listens for these itself
     else {for (const kind of ["tools", "prompts", "resources"] as const) {
         if (this.#installed.has(kind)) this.#notifier.listChanged(kind);
       }}

@@ -10,6 +10,7 @@ import type { TaskEngine, TaskOutcome } from "../../tasks/task_engine.ts";
 import { createTaskResultOf, type TaskRecord, TASKS_EXTENSION } from "../../tasks/task_record.ts";
 import { missingTasksCapabilityError } from "../../tasks/task_errors.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
+import { supportsElicitation } from "../input_capabilities.ts";
 import type { TaskHandlerContext } from "./task_handler_context.ts";
 import type { TaskSupport, ToolConfig, ToolHandler, ToolResult } from "./tool_registry.ts";
 
@@ -166,5 +167,42 @@ function failureResult(error: unknown): ToolResult {
   return {
     content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
     isError: true,
+  };
+}
+
+/**
+ * The request context of a task run again on another replica: no request is in flight, so asks,
+ * progress and the signal are the task's (the handler context is detached before the handler runs).
+ */
+export function detachedRequestContext(
+  clientCapabilities: Capabilities,
+  requestId: string,
+): FeatureRequestContext {
+  const notRouted = (): Promise<never> =>
+    Promise.reject(new TypeError("A resumed task asks through its task context"));
+  const once = new Map<string, unknown>();
+  return {
+    era: "modern",
+    protocolVersion: "2026-07-28",
+    clientInfo: undefined,
+    clientCapabilities,
+    logLevel: undefined,
+    requestId,
+    signal: new AbortController().signal,
+    sendProgress: () => Promise.resolve(),
+    notify: () => Promise.resolve(),
+    elicit: notRouted,
+    sample: notRouted,
+    listRoots: notRouted,
+    canElicit: (mode = "form") => supportsElicitation(clientCapabilities, mode),
+    canSample: () => isPlainObject(clientCapabilities.sampling),
+    canListRoots: () => isPlainObject(clientCapabilities.roots),
+    round: 0,
+    state: undefined,
+    async once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+      if (!once.has(name)) once.set(name, await compute());
+      return once.get(name) as T;
+    },
+    roundSignal: new AbortController().signal,
   };
 }

@@ -18,9 +18,17 @@ import type { FeatureRequestContext } from "./feature_host.ts";
 import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
 import type { LogLevels } from "./log_levels.ts";
 import { paginate } from "./pagination.ts";
-import type { TaskEngine } from "../../tasks/task_engine.ts";
+import type { TaskEngine, TaskWork } from "../../tasks/task_engine.ts";
+import type { TaskRecord } from "../../tasks/task_record.ts";
 import { TaskHandlerContext } from "./task_handler_context.ts";
-import { callAsTask, taskModeOf, taskSettingsOf, type TaskToolSettings } from "./task_tool_call.ts";
+import {
+  callAsTask,
+  detachedRequestContext,
+  outcomeOfError,
+  taskModeOf,
+  taskSettingsOf,
+  type TaskToolSettings,
+} from "./task_tool_call.ts";
 
 /** A tool's input or output schema: JSON Schema, a Standard Schema value (zod 4, valibot, arktype), or a ready {@linkcode ToolSchema}. */
 export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
@@ -284,6 +292,40 @@ export class ToolRegistry {
       await checkOutput(name, tool.output, normalized);
     }
     return normalized;
+  }
+
+  /**
+   * The work that runs a safe-to-repeat task again on this replica after its worker was lost: the
+   * tool's handler from the start, with the call's arguments, as the task. `undefined` when the tool
+   * is not registered here or not safe to repeat.
+   */
+  resume(record: TaskRecord, _engine: TaskEngine): TaskWork | undefined {
+    const rerun = record.rerun;
+    const tool = rerun === undefined ? undefined : this.#tools.get(rerun.tool);
+    if (rerun === undefined || tool === undefined || !tool.task.safeToRepeat) return undefined;
+    const params = rerun.params;
+    const context = detachedRequestContext(rerun.clientCapabilities, `task:${record.taskId}`);
+    const ctx = new TaskHandlerContext(context, params, this.#levels);
+    return async (run) => {
+      ctx.detach(run);
+      let args: unknown = isPlainObject(params.arguments) ? params.arguments : {};
+      if (tool.input) {
+        const check = await tool.input.validate(args);
+        if (!check.valid) {
+          return {
+            status: "completed",
+            result: failure(`Invalid arguments for tool ${rerun.tool}: ${describeIssues(check.errors)}`),
+          };
+        }
+        args = check.value;
+      }
+      try {
+        const value = await tool.handler(args, ctx);
+        return { status: "completed", result: await this.#finishResult(rerun.tool, tool, value) };
+      } catch (error) {
+        return outcomeOfError(error);
+      }
+    };
   }
 
   #changed(): void {

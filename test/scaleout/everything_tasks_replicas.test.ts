@@ -1,0 +1,153 @@
+/**
+ * Tasks that outlive their replica: three everything replicas behind nginx sharing redis-server
+ * (`--redis URL`, `ONEMODELCONTEXT_TASK_LEASE_MS=3000`). 150 `long_task` tasks are created through
+ * nginx (round robin, so about 50 per replica), one replica is SIGKILLed while they work, and every
+ * task is then still found through the survivors and ends terminal: `completed` (its own replica
+ * finished it, or, `long_task` being safe to repeat, a survivor ran it again after the lease ran out)
+ * or `failed` with a lost-worker error. None stays `working`.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
+import { ensureDist } from "../fixtures/ours/build_dist.ts";
+import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
+
+const SERVER = join(import.meta.dirname, "../../examples/everything/server.mjs");
+const MODERN = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const LEASE_MS = 3000;
+const WORK_MS = 4000;
+const TOTAL = 150;
+let logs = "";
+const log = (text: string) => void (logs += text);
+let nextId = 1;
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** One modern request through nginx with the tasks extension declared; retried on nginx's 502 (a dead replica). */
+async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  name: string,
+): Promise<Json> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const body = {
+      jsonrpc: "2.0",
+      id: nextId++,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+        },
+      },
+    };
+    const reply = await fetch(url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+        "Mcp-Name": name,
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (reply.status === 502) continue; // sent to the killed replica: a tasks/get is safe to repeat
+    const json = await reply.json() as Json;
+    if (json.error) throw new Error(`${method} ${name}: ${JSON.stringify(json.error)}`);
+    return json.result;
+  }
+  throw new Error(`${method} ${name}: nginx answered 502 five times`);
+}
+
+describe("tasks across three replicas sharing Redis", () => {
+  let redis: RedisServer;
+  let deployment: Deployment;
+
+  beforeAll(async () => {
+    ensureDist();
+    redis = await startRedisServer();
+    deployment = await deploy({
+      replicas: 3,
+      command: [process.execPath, SERVER, "--redis", `redis://127.0.0.1:${redis.port}`],
+      env: { ONEMODELCONTEXT_TASK_LEASE_MS: String(LEASE_MS) },
+      upstreamKeepaliveTimeoutSeconds: 1,
+      replicaStartTimeoutMs: 60_000, // three Node starts at once on a loaded 2-core machine
+      log,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await deployment?.stop();
+    await redis?.kill();
+  });
+
+  it(
+    `keeps ${TOTAL} tasks findable and brings each to a terminal status within the lease when a replica is SIGKILLed`,
+    async () => {
+      const url = `${deployment.url}/mcp`;
+      const taskIds: string[] = [];
+      const createdAt = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: 15 }, async () => {
+        while (next < TOTAL) {
+          next++;
+          const created = await rpc(
+            url,
+            "tools/call",
+            { name: "long_task", arguments: { ms: WORK_MS } },
+            "long_task",
+          );
+          expect(created.resultType, JSON.stringify(created)).toBe("task");
+          taskIds.push(created.taskId);
+        }
+      }));
+      const creationMs = performance.now() - createdAt;
+      // Every task is found at once through any replica (creation is strongly consistent).
+      for (const taskId of taskIds.slice(0, 30)) {
+        expect((await rpc(url, "tasks/get", { taskId }, taskId)).taskId).toBe(taskId);
+      }
+      const victim = deployment.replicas.find((r) => r.name === "r2")!;
+      const killedAt = performance.now();
+      expect(await victim.stop("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
+
+      const statuses = new Map<string, Json>();
+      const deadline = killedAt + LEASE_MS + 2 * WORK_MS + 20_000; // a no-hang bound, not a timing claim
+      while (performance.now() < deadline) {
+        const open = taskIds.filter((id) =>
+          !["completed", "failed", "cancelled"].includes(statuses.get(id)?.status)
+        );
+        if (open.length === 0) break;
+        await Promise.all(
+          open.map(async (taskId) => statuses.set(taskId, await rpc(url, "tasks/get", { taskId }, taskId))),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 250)); // polling, as a client does at pollIntervalMs
+      }
+      const terminalMs = performance.now() - killedAt;
+      const counts: Record<string, number> = {};
+      for (const taskId of taskIds) {
+        const task = statuses.get(taskId);
+        const key = task?.status === "failed" ? `failed:${task.error?.data?.reason}` : String(task?.status);
+        counts[key] = (counts[key] ?? 0) + 1;
+        if (task?.status === "completed") {
+          expect(task.result.content[0].text).toBe(`done after ${WORK_MS} ms`);
+        }
+      }
+      console.log(
+        `tasks across replicas: ${TOTAL} created in ${creationMs.toFixed(0)} ms; all terminal ${
+          terminalMs.toFixed(0)
+        } ms after the SIGKILL (lease ${LEASE_MS} ms, work ${WORK_MS} ms): ${JSON.stringify(counts)}`,
+      );
+      expect(taskIds).toHaveLength(TOTAL);
+      expect(counts.working ?? 0, logs.slice(-2000)).toBe(0);
+      expect(counts.input_required ?? 0).toBe(0);
+      expect((counts.completed ?? 0) + (counts["failed:worker_lost"] ?? 0)).toBe(TOTAL);
+    },
+    120_000,
+  );
+});
