@@ -111,3 +111,22 @@ export {
   type LineSplitterOptions,
   splitLines,
 } from "./stream/line_splitter.ts";
+
+// MCP Apps (io.modelcontextprotocol/ui): a tool with its ui:// HTML view (server), and a tool's view read back (client).
+export {
+  type AppToolHost,
+  MCP_APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+  type McpAppCsp,
+  mcpAppsCapabilities,
+  type McpAppView,
+  registerAppTool,
+  type RegisteredAppTool,
+} from "./server/features/mcp_apps.ts";
+export {
+  declaresMcpApps,
+  readToolUiResource,
+  type ToolUiResource,
+  toolUiResourceUri,
+  type UiResourceReader,
+} from "./client/features/tool_ui_resource.ts";
