@@ -7,6 +7,7 @@
  * @module
  */
 import type { ContextClient } from "onemodelcontext";
+import { toolUiResourceUri } from "onemodelcontext/protocol";
 import { listPages, negotiationInWords } from "./session.ts";
 import { terminalJson, terminalText } from "./terminal_text.ts";
 import { paramsInWords } from "./tool_params.ts";
@@ -52,13 +53,19 @@ const described = (
   item: Record<string, unknown>,
 ): string => (item.description ? `  — ${block(item.description, "    ")}` : "");
 
+/** A tool's MCP App view (io.modelcontextprotocol/ui), when it names one. */
+const uiView = (tool: Record<string, unknown>): string => {
+  const uri = toolUiResourceUri(tool);
+  return uri === undefined ? "" : `\n    ui: ${one(uri)} (MCP App view)`;
+};
+
 const SECTIONS: readonly Section[] = [
   {
     title: "Tools",
     key: "tools",
     capability: "tools",
     method: "tools/list",
-    describe: (t) => `${one(t.name)}${described(t)}\n    parameters: ${paramsInWords(t.inputSchema)}`,
+    describe: (t) => `${one(t.name)}${described(t)}${uiView(t)}\n    parameters: ${paramsInWords(t.inputSchema)}`,
   },
   {
     title: "Prompts",

@@ -150,3 +150,21 @@ export {
 } from "./tasks/task_record.ts";
 export { missingTasksCapabilityError, TaskStoreFullError, unknownTaskError } from "./tasks/task_errors.ts";
 export type { ClientTask, FollowTaskOptions } from "./client/features/task_follower.ts";
+// MCP Apps (io.modelcontextprotocol/ui): a tool with its ui:// HTML view (server), and a tool's view read back (client).
+export {
+  type AppToolHost,
+  MCP_APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+  type McpAppCsp,
+  mcpAppsCapabilities,
+  type McpAppView,
+  registerAppTool,
+  type RegisteredAppTool,
+} from "./server/features/mcp_apps.ts";
+export {
+  declaresMcpApps,
+  readToolUiResource,
+  type ToolUiResource,
+  toolUiResourceUri,
+  type UiResourceReader,
+} from "./client/features/tool_ui_resource.ts";

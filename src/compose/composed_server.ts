@@ -51,6 +51,16 @@ export class ComposedServer extends ContextServer {
     super(server);
     this.#limit = new ConcurrencyLimit(maxConcurrentLists ?? 8);
     this.#clientOptions = client ?? {};
+    // A downstream client's roots changed: each legacy upstream is told (it asks for them again,
+    // through a request in flight); modern upstreams ask per request anyway.
+    this.onNotification("notifications/roots/list_changed", () => {
+      for (const mounted of this.#mounts.values()) {
+        if (mounted.client.era !== "legacy") continue;
+        mounted.client.notify("notifications/roots/list_changed").catch((error: unknown) =>
+          this.#reportError(error instanceof Error ? error : new Error(String(error)))
+        );
+      }
+    });
     this.#reportError = (error) => {
       try {
         options.onReport?.(error);

@@ -206,6 +206,26 @@ describe("ComposedServer", () => {
     await gateway.close();
   });
 
+  it("tells a legacy upstream when the downstream client's roots change", async () => {
+    const upstream = mathServer();
+    let told = 0;
+    let wake: () => void = () => {};
+    upstream.onNotification("notifications/roots/list_changed", () => {
+      told++;
+      wake();
+    });
+    const gateway = new ComposedServer({ name: "gw", version: "1", client: { era: "legacy" } });
+    await gateway.mount("math", upstream);
+    const inputs = new ClientInputs().setRoots([{ uri: "file:///a" }]);
+    const client = await clientOf(gateway, "legacy", inputs);
+    const arrived = new Promise<void>((resolve) => (wake = resolve));
+    inputs.setRoots([{ uri: "file:///b" }]);
+    await arrived;
+    expect(told).toBe(1);
+    await client.close();
+    await gateway.close();
+  });
+
   it("prefixes resource URIs on request and unmounts cleanly", async () => {
     const gateway = new ComposedServer({ name: "gw", version: "1" });
     await gateway.mount("weather", weather(), { prefixResources: true });
