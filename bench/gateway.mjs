@@ -19,7 +19,8 @@ import { httpTransport, serve, spawnProcess } from "onemodelcontext/node";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const EVERYTHING = join(ROOT, "examples/everything/server.mjs");
-const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
+const arg = (name, fallback) =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const CALLS = arg("calls", 2000);
 const WARMUP = arg("warmup", 200);
 const log = (text) => process.stderr.write(`${text}\n`);
@@ -85,14 +86,20 @@ const rows = [];
   await upstream.close();
 }
 
-console.log(`Per-call latency, tools/call test_simple_text, ${CALLS} sequential calls after ${WARMUP} warm-up\n`);
+console.log(
+  `Per-call latency, tools/call test_simple_text, ${CALLS} sequential calls after ${WARMUP} warm-up\n`,
+);
 console.log("| upstream | path | era | p50 ms | p99 ms |\n|---|---|---|---:|---:|");
 for (const [upstream, path, era, { p50, p99 }] of rows) {
   console.log(`| ${upstream} | ${path} | ${era} | ${p50.toFixed(3)} | ${p99.toFixed(3)} |`);
 }
 for (const kind of ["stdio", "HTTP"]) {
   const [direct, via] = rows.filter((r) => r[0] === kind);
-  log(`${kind}: the gateway adds p50 ${(via[3].p50 - direct[3].p50).toFixed(3)} ms, p99 ${(via[3].p99 - direct[3].p99).toFixed(3)} ms`);
+  log(
+    `${kind}: the gateway adds p50 ${(via[3].p50 - direct[3].p50).toFixed(3)} ms, p99 ${
+      (via[3].p99 - direct[3].p99).toFixed(3)
+    } ms`,
+  );
 }
 
 // tools/list through 10 mounts of 100 tools
@@ -128,9 +135,13 @@ for (const kind of ["stdio", "HTTP"]) {
     count = tools;
   }
   times.sort((a, b) => a - b);
-  console.log(`\ntools/list through 10 mounts of 100 tools (${client.era}): ${count} tools, ${bytes} bytes of JSON ` +
-    `(all pages), p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms; ` +
-    `mounting all 10 took ${mountMs.toFixed(0)} ms`);
+  console.log(
+    `\ntools/list through 10 mounts of 100 tools (${client.era}): ${count} tools, ${bytes} bytes of JSON ` +
+      `(all pages), p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${
+        percentile(times, 99).toFixed(2)
+      } ms; ` +
+      `mounting all 10 took ${mountMs.toFixed(0)} ms`,
+  );
   await client.close();
   await composed.close();
 }

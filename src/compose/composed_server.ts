@@ -95,10 +95,10 @@ export class ComposedServer extends ContextServer {
     if (this.#mounts.has(name)) {
       throw new InvalidOptionError(`A server is already mounted as ${JSON.stringify(name)}`);
     }
-    let mounted: MountedServer | undefined;
+    const late: { mounted?: MountedServer } = {}; // the inputs are made before the mount they serve
     const ask = () => {
-      if (!mounted) throw new Error("Not mounted yet");
-      return mounted.asker();
+      if (!late.mounted) throw new Error("Not mounted yet");
+      return late.mounted.asker();
     };
     let client: ContextClient;
     const owned = !(source instanceof ContextClient);
@@ -121,7 +121,7 @@ export class ComposedServer extends ContextServer {
         inputs,
       });
     }
-    mounted = new MountedServer(name, client, {
+    const mounted = late.mounted = new MountedServer(name, client, {
       server: this,
       limit: this.#limit,
       report: this.#reportError,
