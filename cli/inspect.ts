@@ -65,7 +65,8 @@ const SECTIONS: readonly Section[] = [
     key: "tools",
     capability: "tools",
     method: "tools/list",
-    describe: (t) => `${one(t.name)}${described(t)}${uiView(t)}\n    parameters: ${paramsInWords(t.inputSchema)}`,
+    describe: (t) =>
+      `${one(t.name)}${described(t)}${uiView(t)}\n    parameters: ${paramsInWords(t.inputSchema)}`,
   },
   {
     title: "Prompts",

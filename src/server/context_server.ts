@@ -450,7 +450,9 @@ export class ContextServer<
    */
   use(middleware: Middleware): this {
     if (typeof middleware !== "function") {
-      throw new InvalidOptionError(`Option middleware: use() takes a function (ctx, next) => result, got ${typeof middleware}`);
+      throw new InvalidOptionError(
+        `Option middleware: use() takes a function (ctx, next) => result, got ${typeof middleware}`,
+      );
     }
     this.#middleware.push(middleware);
     return this;
