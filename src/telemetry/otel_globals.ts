@@ -139,7 +139,10 @@ export class RootContext implements OtelContext {
   }
 }
 
-/** The active context: the context manager's, else an empty one. */
+/** The empty context, shared (contexts are immutable). */
+const ROOT_CONTEXT: OtelContext = new RootContext();
+
+/** The active context: the context manager's, else the empty one. */
 export function activeContext(globals: OtelGlobals): OtelContext {
-  return globals.context?.active() ?? new RootContext();
+  return globals.context?.active() ?? ROOT_CONTEXT;
 }
