@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryEventStore } from "../../../src/http/event_store.ts";
+import { MemorySessionStore } from "../../../src/http/session_store.ts";
 import { createHttpHandler, type HttpHandlerOptions } from "../../../src/http/mcp_http_handler.ts";
 import { InvalidOptionError } from "../../../src/wire/errors.ts";
 import { FakeServer, gate, legacyPost, rpc } from "./http_handler_helpers.ts";
@@ -213,6 +214,35 @@ describe("resumable legacy SSE streams", () => {
     expect(priming).toMatchObject({ data: "" });
     expect(JSON.parse(next!.data)).toMatchObject({ method: "notifications/prompts/list_changed" });
     await resumed.cancel();
+  });
+
+  it("resumes on another replica from a shared store: replays what is stored, ends with a retry hint, then the rest", async () => {
+    const eventStore = new MemoryEventStore();
+    const sessionStore = new MemorySessionStore();
+    const shared = { resumability: { eventStore, retry: 40 }, sessionStore };
+    const a = setup(shared);
+    const b = setup(shared);
+    const headers = await session(a.handler);
+    const post = new RawSse(
+      await a.handler(legacyPost(rpc(1, "tools/call", { arguments: { count: 4, pauseAfter: 2 } }), headers)),
+    );
+    const priming = await post.next();
+    await a.paused.promise; // 1 and 2 are stored
+    await post.cancel();
+    // Replica b does not write this stream: it replays what the store has and ends the connection.
+    const first = await new RawSse(await b.handler(resumeRequest(headers, priming!.id!))).rest();
+    expect(dataOf(first)).toEqual([progress(1), progress(2)]);
+    // Nothing new yet: an empty answer with the retry hint, no id (the client keeps its cursor).
+    const idle = await new RawSse(await b.handler(resumeRequest(headers, first.at(-1)!.id!))).rest();
+    expect(idle).toEqual([{ retry: 40, data: "" }]);
+    a.pause.open();
+    await a.handler.close(); // waits for the call to finish: its result is in the store
+    const rest = await new RawSse(await b.handler(resumeRequest(headers, first.at(-1)!.id!))).rest();
+    expect(dataOf(rest)).toEqual([
+      progress(3),
+      progress(4),
+      expect.objectContaining({ id: 1, result: expect.anything() }),
+    ]);
   });
 
   it("refuses resumability without sessions", () => {
