@@ -53,7 +53,7 @@ export class OriginGuard {
       isLoopbackHostname(stripBrackets(options.bindAddress));
     if (options.bindAddress !== undefined && !this.#loopback && !(options.allowedHosts?.length)) {
       throw new InvalidOptionError(
-        `bindAddress ${
+        `Option bindAddress ${
           JSON.stringify(options.bindAddress)
         } is not a loopback address: give allowedHosts (the host names clients reach this server by, e.g. ["mcp.example.com"]), or a DNS-rebinding page could call the server with its own Host and Origin`,
       );
