@@ -21,6 +21,7 @@ import {
   readRequestEnvelope,
 } from "../wire/meta_envelope.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
+import { TASKS_EXTENSION } from "../tasks/task_record.ts";
 import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
@@ -370,7 +371,7 @@ export class ServerDispatch {
     }
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: this.#s.capabilities,
+      capabilities: legacyCapabilities(this.#s.capabilities),
       serverInfo: this.#s.serverInfo,
     };
     if (this.#s.instructions !== undefined) result.instructions = this.#s.instructions;
@@ -447,4 +448,16 @@ class RoundInput implements InputRoundRequest {
       ? undefined
       : (method, params, options) => send.call(context, method, params, options);
   }
+}
+
+/**
+ * The capabilities a legacy `initialize` answers: the tasks extension (2026-07-28) left out, since a
+ * legacy session runs every tool synchronously; other extensions (MCP Apps) stay.
+ */
+function legacyCapabilities(capabilities: Capabilities): Capabilities {
+  const extensions = capabilities.extensions;
+  if (!isPlainObject(extensions) || !(TASKS_EXTENSION in extensions)) return capabilities;
+  const { [TASKS_EXTENSION]: _tasks, ...others } = extensions;
+  const { extensions: _all, ...rest } = capabilities;
+  return Object.keys(others).length === 0 ? rest : { ...rest, extensions: others };
 }

@@ -52,6 +52,15 @@ const TOOLS = [
   "test_input_required_result_multi_round",
   "test_input_required_result_tampered_state",
   "test_input_required_result_capabilities",
+  // examples/everything/task_tools.mjs: the tasks extension's fixtures (synchronous in the legacy era).
+  "greet",
+  "slow_compute",
+  "long_task",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
   // examples/everything/resumable_tools.mjs.
   "progress_stream",
 ];
@@ -73,13 +82,15 @@ beforeAll(() => {
 });
 
 /** What every client checks, in either era. */
-async function exerciseCommon(client: AnyClient): Promise<void> {
+async function exerciseCommon(client: AnyClient, era: "legacy" | "modern" = "legacy"): Promise<void> {
   expect(client.getServerCapabilities()).toEqual({
     tools: { listChanged: true },
     resources: { subscribe: true, listChanged: true },
     prompts: { listChanged: true },
     completions: {},
     logging: {},
+    // The tasks extension is a 2026-07-28 one: a legacy initialize never declares it.
+    ...(era === "modern" ? { extensions: { "io.modelcontextprotocol/tasks": {} } } : {}),
   });
   const { tools } = await client.listTools();
   expect(tools.map((t: AnyClient) => t.name)).toEqual(TOOLS);
@@ -297,7 +308,7 @@ describe("SDK 2.4 Client against the everything server", () => {
   it("pinned 2026-07-28: every feature, logs only with a _meta log level, listen streams, -32602 for an unknown resource", async () => {
     const { client, seen } = await connect({ pin: "2026-07-28" });
     expect(client.getProtocolEra()).toBe("modern");
-    await exerciseCommon(client);
+    await exerciseCommon(client, "modern");
 
     await client.callTool({ name: "test_logging_tool", arguments: {} });
     await client.callTool({ name: "test_tool_with_logging", arguments: {}, _meta: { [LOG_LEVEL]: "info" } });
