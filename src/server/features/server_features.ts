@@ -207,6 +207,14 @@ export class ServerFeatures {
     return this.#engine;
   }
 
+  /**
+   * Stops the task engine this layer made (its lease renewals; work still running is abandoned, so
+   * other replicas find it lost after the lease). A `TaskEngine` passed in is the caller's to close.
+   */
+  closeTasks(): void {
+    if (this.#engine !== undefined && !(this.#tasksOption instanceof TaskEngine)) this.#engine.close();
+  }
+
   /** Open `subscriptions/listen` streams. */
   get listenStreams(): number {
     return this.#streams.size;

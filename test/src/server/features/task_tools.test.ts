@@ -289,3 +289,26 @@ describe("tools with task support (io.modelcontextprotocol/tasks)", () => {
     expect(() => server.tool("b", { taskStart: "later" as never }, () => "x")).toThrow(/taskStart/);
   });
 });
+
+describe("ContextServer.close and tasks", () => {
+  it("stops the task engine it made: no lease renewal timer is left behind", async () => {
+    const time = new FakeTimeProvider();
+    const server = new ContextServer({ name: "t", version: "1", timeProvider: time });
+    server.tool("forever", { taskSupport: "optional" }, () => new Promise(() => {}));
+    const context = { signal: new AbortController().signal, notify: () => Promise.resolve() };
+    const _meta = {
+      [MetaKeys.protocolVersion]: "2026-07-28",
+      [MetaKeys.clientCapabilities]: WITH_TASKS,
+      [MetaKeys.clientInfo]: { name: "c", version: "1" },
+    };
+    await server.dispatch(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "forever", _meta } },
+      context,
+    );
+    expect(time.pendingTimers).toBe(1);
+    expect(server.features.taskEngine.runningCount).toBe(1);
+    await server.close();
+    expect(time.pendingTimers).toBe(0);
+    expect(server.features.taskEngine.runningCount).toBe(0);
+  });
+});
