@@ -202,7 +202,10 @@ export class ServerFeatures {
       });
       engine.setResumer((record) => this.#tools.resume(record, engine));
       this.#engine = engine;
-      engine.onChange((record) => this.#streams.taskChanged(record));
+      engine.onChange(
+        (record) => this.#streams.taskChanged(record),
+        (taskId) => this.#streams.wantsTask(taskId),
+      );
     }
     return this.#engine;
   }
