@@ -92,6 +92,68 @@ describe("tasks across three replicas sharing Redis", () => {
   });
 
   it(
+    "sends notifications/tasks over Redis to a listen stream held by another replica than the task's",
+    async () => {
+      const url = `${deployment.url}/mcp`;
+      const created = await rpc(
+        url,
+        "tools/call",
+        { name: "long_task", arguments: { ms: 1500 } },
+        "long_task",
+      );
+      const taskReplica = lastUpstream;
+      const params = {
+        notifications: { taskIds: [created.taskId] },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+        },
+      };
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(new Error("no notifications/tasks within 20 s")), 20_000);
+      const reply = await fetch(url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": MODERN,
+          "Mcp-Method": "subscriptions/listen",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "subscriptions/listen", params }),
+        signal: stop.signal,
+      });
+      const listenReplica = reply.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1);
+      expect(reply.status).toBe(200);
+      const reader = reply.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      let completed: Json;
+      try {
+        while (completed === undefined) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+          for (const line of text.split("\n")) {
+            if (!line.startsWith("data:")) continue;
+            const message = JSON.parse(line.slice(5));
+            if (
+              message.method === "notifications/tasks" && message.params.status === "completed"
+            ) completed = message;
+          }
+        }
+      } finally {
+        clearTimeout(timer);
+        stop.abort();
+      }
+      expect(listenReplica).not.toBe(taskReplica); // round robin: the stream is on another replica
+      expect(completed.params).toMatchObject({
+        taskId: created.taskId,
+        result: { content: [{ text: "done after 1500 ms" }] },
+      });
+    },
+    60_000,
+  );
+
+  it(
     `keeps ${TOTAL} tasks findable and brings each to a terminal status within the lease when a replica is SIGKILLed`,
     async () => {
       const url = `${deployment.url}/mcp`;

@@ -304,6 +304,9 @@ export class ServerFeatures {
         host.handle("completion/complete", (params, context) => this.#completions.complete(params, context));
         break;
       case "tasks": {
+        // Made now, not on first use: a replica that has run no task yet still hears task changes
+        // from the others (its listen streams want them).
+        void this.taskEngine;
         const methods = new TaskMethods(() => this.taskEngine);
         host.handle("tasks/get", (params, context) => methods.get(params, context));
         host.handle("tasks/update", (params, context) => methods.update(params, context));
