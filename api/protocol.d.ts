@@ -1314,7 +1314,7 @@ export declare class TaskEngine {
     get(taskId: string): Promise<TaskRecord | undefined>;
     answer(taskId: string, responses: Record<string, unknown>): Promise<TaskRecord | undefined>;
     cancel(taskId: string): Promise<TaskRecord | undefined>;
-    onChange(listener: (record: TaskRecord) => void): () => void;
+    onChange(listener: (record: TaskRecord) => void, wants?: (taskId: string) => boolean): () => void;
     close(): void;
 }
 

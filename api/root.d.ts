@@ -1113,6 +1113,7 @@ export declare class ServerFeatures {
     prompt<S extends SchemaLike | undefined = undefined>(name: string, config: PromptConfig<S>, handler: PromptHandler<PromptArguments<S>>): RegisteredPrompt;
     resourceUpdated(uri: string): void;
     get taskEngine(): TaskEngine;
+    closeTasks(): void;
     get listenStreams(): number;
     capabilities(): Capabilities;
 }

@@ -503,9 +503,10 @@ export class ContextServer<
 
   /** Closes every live connection (no grace: handlers are cancelled, output drains bounded) and refuses new ones. */
   close(): Promise<void> {
-    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() =>
-      this.#markClosed()
-    );
+    this.#closing ??= Promise.all([...this.#connections].map((c) => c.close())).then(() => {
+      this.#features?.closeTasks();
+      this.#markClosed();
+    });
     return this.#closing;
   }
 

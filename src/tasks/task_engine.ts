@@ -108,7 +108,7 @@ export class TaskEngine {
   readonly #wall: () => number;
   readonly #report: (error: Error) => void;
   readonly #running = new Map<string, LocalRun>();
-  readonly #listeners = new Set<(record: TaskRecord) => void>();
+  readonly #listeners = new Map<(record: TaskRecord) => void, ((taskId: string) => boolean) | undefined>();
   readonly #unsubscribe: () => void;
   #resumer: TaskResumer | undefined;
   #closed = false;
@@ -239,9 +239,12 @@ export class TaskEngine {
     return record;
   }
 
-  /** Calls `listener` with the task after each change of any task (this replica's or another's). Returns the remover. */
-  onChange(listener: (record: TaskRecord) => void): () => void {
-    this.#listeners.add(listener);
+  /**
+   * Calls `listener` with the task after each change of any task (this replica's or another's), or
+   * only of the tasks `wants` accepts (the store is read only for those). Returns the remover.
+   */
+  onChange(listener: (record: TaskRecord) => void, wants?: (taskId: string) => boolean): () => void {
+    this.#listeners.set(listener, wants);
     return () => void this.#listeners.delete(listener);
   }
 
@@ -354,12 +357,13 @@ export class TaskEngine {
   /** A change event: deliver answers to this replica's waiting work, then tell the listeners. */
   #changed(taskId: string): void {
     const local = this.#running.get(taskId);
-    const wanted = (local !== undefined && local.waiters.size > 0) || this.#listeners.size > 0;
+    const listeners = [...this.#listeners].filter(([, wants]) => wants === undefined || wants(taskId));
+    const wanted = (local !== undefined && local.waiters.size > 0) || listeners.length > 0;
     if (!wanted) return;
     this.store.get(taskId).then((record) => {
       if (record === undefined) return;
       if (local !== undefined && this.#running.get(taskId) === local) this.#deliver(taskId, local, record);
-      for (const listener of this.#listeners) {
+      for (const [listener] of listeners) {
         try {
           listener(record);
         } catch (error) {

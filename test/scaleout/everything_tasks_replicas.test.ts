@@ -21,6 +21,8 @@ const TOTAL = 150;
 let logs = "";
 const log = (text: string) => void (logs += text);
 let nextId = 1;
+/** The port of the replica that answered the last request (nginx's X-Upstream-Addr). */
+let lastUpstream = "";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -41,7 +43,7 @@ async function rpc(
         ...params,
         _meta: {
           "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS]: {} } },
         },
       },
     };
@@ -58,6 +60,7 @@ async function rpc(
       signal: AbortSignal.timeout(10_000),
     });
     if (reply.status === 502) continue; // sent to the killed replica: a tasks/get is safe to repeat
+    lastUpstream = reply.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1) ?? "";
     const json = await reply.json() as Json;
     if (json.error) throw new Error(`${method} ${name}: ${JSON.stringify(json.error)}`);
     return json.result;
@@ -77,6 +80,7 @@ describe("tasks across three replicas sharing Redis", () => {
       command: [process.execPath, SERVER, "--redis", `redis://127.0.0.1:${redis.port}`],
       env: { ONEMODELCONTEXT_TASK_LEASE_MS: String(LEASE_MS) },
       upstreamKeepaliveTimeoutSeconds: 1,
+      upstreamHeader: true,
       replicaStartTimeoutMs: 60_000, // three Node starts at once on a loaded 2-core machine
       log,
     });
@@ -86,6 +90,68 @@ describe("tasks across three replicas sharing Redis", () => {
     await deployment?.stop();
     await redis?.kill();
   });
+
+  it(
+    "sends notifications/tasks over Redis to a listen stream held by another replica than the task's",
+    async () => {
+      const url = `${deployment.url}/mcp`;
+      const created = await rpc(
+        url,
+        "tools/call",
+        { name: "long_task", arguments: { ms: 1500 } },
+        "long_task",
+      );
+      const taskReplica = lastUpstream;
+      const params = {
+        notifications: { taskIds: [created.taskId] },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+        },
+      };
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(new Error("no notifications/tasks within 20 s")), 20_000);
+      const reply = await fetch(url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": MODERN,
+          "Mcp-Method": "subscriptions/listen",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "subscriptions/listen", params }),
+        signal: stop.signal,
+      });
+      const listenReplica = reply.headers.get("x-upstream-addr")?.split(",").at(-1)?.trim().split(":").at(-1);
+      expect(reply.status).toBe(200);
+      const reader = reply.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      let completed: Json;
+      try {
+        while (completed === undefined) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+          for (const line of text.split("\n")) {
+            if (!line.startsWith("data:")) continue;
+            const message = JSON.parse(line.slice(5));
+            if (
+              message.method === "notifications/tasks" && message.params.status === "completed"
+            ) completed = message;
+          }
+        }
+      } finally {
+        clearTimeout(timer);
+        stop.abort();
+      }
+      expect(listenReplica).not.toBe(taskReplica); // round robin: the stream is on another replica
+      expect(completed.params).toMatchObject({
+        taskId: created.taskId,
+        result: { content: [{ text: "done after 1500 ms" }] },
+      });
+    },
+    60_000,
+  );
 
   it(
     `keeps ${TOTAL} tasks findable and brings each to a terminal status within the lease when a replica is SIGKILLed`,
@@ -147,6 +213,57 @@ describe("tasks across three replicas sharing Redis", () => {
       expect(counts.working ?? 0, logs.slice(-2000)).toBe(0);
       expect(counts.input_required ?? 0).toBe(0);
       expect((counts.completed ?? 0) + (counts["failed:worker_lost"] ?? 0)).toBe(TOTAL);
+    },
+    120_000,
+  );
+
+  it(
+    "fails the tasks of a SIGKILLed replica that are not safe to repeat (worker lost) within the lease, and leaves the others alone",
+    async () => {
+      const url = `${deployment.url}/mcp`;
+      const byReplica = new Map<string, string[]>();
+      for (let i = 0; i < 20; i++) {
+        const created = await rpc(url, "tools/call", {
+          name: "confirm_delete",
+          arguments: { filename: `f${i}` },
+        }, "confirm_delete");
+        expect(created.resultType).toBe("task");
+        byReplica.set(lastUpstream, [...(byReplica.get(lastUpstream) ?? []), created.taskId]);
+      }
+      const victim = deployment.replicas.find((r) => r.name === "r3")!;
+      const doomed = byReplica.get(String(victim.port)) ?? [];
+      const kept = [...byReplica].filter(([port]) => port !== String(victim.port)).flatMap(([, ids]) => ids);
+      expect(doomed.length, JSON.stringify([...byReplica.keys()])).toBeGreaterThan(0);
+      for (const taskId of [...doomed, ...kept]) {
+        const deadline = performance.now() + 20_000;
+        while ((await rpc(url, "tasks/get", { taskId }, taskId)).status !== "input_required") {
+          if (performance.now() > deadline) throw new Error(`task ${taskId} never asked for input`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      const killedAt = performance.now();
+      await victim.stop("SIGKILL");
+      const open = new Set(doomed);
+      while (open.size > 0 && performance.now() < killedAt + LEASE_MS + 20_000) {
+        for (const taskId of [...open]) {
+          const task = await rpc(url, "tasks/get", { taskId }, taskId);
+          if (task.status === "failed") {
+            expect(task.error.data.reason).toBe("worker_lost");
+            open.delete(taskId);
+          } else expect(task.status).toBe("input_required");
+        }
+        if (open.size > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const lostMs = performance.now() - killedAt;
+      console.log(
+        `tasks across replicas: ${doomed.length} input_required tasks of the killed replica failed as lost ${
+          lostMs.toFixed(0)
+        } ms after the SIGKILL (lease ${LEASE_MS} ms)`,
+      );
+      expect([...open]).toEqual([]);
+      for (const taskId of kept) {
+        expect((await rpc(url, "tasks/get", { taskId }, taskId)).status).toBe("input_required");
+      }
     },
     120_000,
   );

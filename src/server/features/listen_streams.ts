@@ -188,6 +188,12 @@ export class ListenStreams {
     }
   }
 
+  /** True when an open stream asked for `notifications/tasks` of `taskId`. */
+  wantsTask(taskId: string): boolean {
+    for (const stream of this.#streams) if (stream.taskIds.has(taskId)) return true;
+    return false;
+  }
+
   /** Sends `notifications/tasks` (the task as `tasks/get` shows it) on every stream that asked for its id. */
   taskChanged(record: TaskRecord): void {
     let params: Record<string, unknown> | undefined;

@@ -210,9 +210,20 @@ export class ServerFeatures {
       });
       engine.setResumer((record) => this.#tools.resume(record, engine));
       this.#engine = engine;
-      engine.onChange((record) => this.#streams.taskChanged(record));
+      engine.onChange(
+        (record) => this.#streams.taskChanged(record),
+        (taskId) => this.#streams.wantsTask(taskId),
+      );
     }
     return this.#engine;
+  }
+
+  /**
+   * Stops the task engine this layer made (its lease renewals; work still running is abandoned, so
+   * other replicas find it lost after the lease). A `TaskEngine` passed in is the caller's to close.
+   */
+  closeTasks(): void {
+    if (this.#engine !== undefined && !(this.#tasksOption instanceof TaskEngine)) this.#engine.close();
   }
 
   /** Open `subscriptions/listen` streams. */
@@ -301,6 +312,9 @@ export class ServerFeatures {
         host.handle("completion/complete", (params, context) => this.#completions.complete(params, context));
         break;
       case "tasks": {
+        // Made now, not on first use: a replica that has run no task yet still hears task changes
+        // from the others (its listen streams want them).
+        void this.taskEngine;
         const methods = new TaskMethods(() => this.taskEngine);
         host.handle("tasks/get", (params, context) => methods.get(params, context));
         host.handle("tasks/update", (params, context) => methods.update(params, context));

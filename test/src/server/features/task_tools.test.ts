@@ -4,6 +4,7 @@ import type { DispatchContext } from "../../../../src/server/dispatch_context.ts
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
 import { JsonRpcError } from "../../../../src/wire/errors.ts";
 import { TASKS_EXTENSION } from "../../../../src/tasks/task_record.ts";
+import { MemoryTaskStore } from "../../../../src/tasks/memory_task_store.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../testing/fake_time_provider.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -287,5 +288,66 @@ describe("tools with task support (io.modelcontextprotocol/tasks)", () => {
     const { server } = setup();
     expect(() => server.tool("a", { taskSupport: "sometimes" as never }, () => "x")).toThrow(/taskSupport/);
     expect(() => server.tool("b", { taskStart: "later" as never }, () => "x")).toThrow(/taskStart/);
+  });
+});
+
+describe("ContextServer.close and tasks", () => {
+  it("stops the task engine it made: no lease renewal timer is left behind", async () => {
+    const time = new FakeTimeProvider();
+    const server = new ContextServer({ name: "t", version: "1", timeProvider: time });
+    server.tool("forever", { taskSupport: "optional" }, () => new Promise(() => {}));
+    const context = { signal: new AbortController().signal, notify: () => Promise.resolve() };
+    const _meta = {
+      [MetaKeys.protocolVersion]: "2026-07-28",
+      [MetaKeys.clientCapabilities]: WITH_TASKS,
+      [MetaKeys.clientInfo]: { name: "c", version: "1" },
+    };
+    await server.dispatch(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "forever", _meta } },
+      context,
+    );
+    expect(time.pendingTimers).toBe(1);
+    expect(server.features.taskEngine.runningCount).toBe(1);
+    await server.close();
+    expect(time.pendingTimers).toBe(0);
+    expect(server.features.taskEngine.runningCount).toBe(0);
+  });
+});
+
+describe("a full task store", () => {
+  it("answers a tools/call that cannot become a task with -32603 task_store_full, and takes it again once room is made", async () => {
+    const time = new FakeTimeProvider();
+    const store = new MemoryTaskStore({ maxTasks: 2, timeProvider: time });
+    const server = new ContextServer({
+      name: "t",
+      version: "1",
+      timeProvider: time,
+      features: { tasks: { store } },
+    });
+    let finish: (() => void) | undefined;
+    server.tool("forever", { taskSupport: "optional" }, () => new Promise<string>(() => {}));
+    server.tool(
+      "quick",
+      { taskSupport: "optional" },
+      () => new Promise<string>((resolve) => (finish = () => resolve("ok"))),
+    );
+    const context = { signal: new AbortController().signal, notify: () => Promise.resolve() };
+    const _meta = {
+      [MetaKeys.protocolVersion]: "2026-07-28",
+      [MetaKeys.clientCapabilities]: WITH_TASKS,
+      [MetaKeys.clientInfo]: { name: "c", version: "1" },
+    };
+    const call = (name: string, id: number): Promise<Json> =>
+      server.dispatch({ jsonrpc: "2.0", id, method: "tools/call", params: { name, _meta } }, context);
+    expect((await call("forever", 1)).result.resultType).toBe("task");
+    expect((await call("quick", 2)).result.resultType).toBe("task"); // the bound is not hit early
+    const refused = (await call("forever", 3)).error;
+    expect(refused).toMatchObject({ code: -32603, data: { reason: "task_store_full", maxTasks: 2 } });
+    finish!();
+    await flushMicrotasks();
+    await time.advance(0);
+    await flushMicrotasks();
+    expect((await call("forever", 4)).result.resultType).toBe("task"); // the finished task was evicted
+    await server.close();
   });
 });
