@@ -41,8 +41,9 @@ else
   STEPS=("${ALL_STEPS[@]}")
 fi
 
-declare -A RESULT PASSED FAILED SKIPPED WALL NOTE
+declare -A RESULT PASSED FAILED SKIPPED WALL NOTE RETRIED
 TOTAL_PASSED=0
+TOTAL_RETRIED=0
 TOTAL_FAILED=0
 ANY_FAILED=0
 
@@ -135,6 +136,19 @@ limit_for() {
 elapsed_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 banner() { printf '\n==================== %s ====================\n' "$*"; }
+
+# retried_note STEP: names the tests of STEP that passed only on a retry (testing/retry_reporter.mjs wrote
+# them to $WORK/STEP.retried): they count as passed, and the summary says which they are.
+retried_note() {
+  local step=$1 file=$WORK/$1.retried
+  [[ -s $file ]] || return 0
+  RETRIED[$step]=$(wc -l <"$file")
+  TOTAL_RETRIED=$((TOTAL_RETRIED + RETRIED[$step]))
+  echo "$step: ${RETRIED[$step]} passed only on a retry:"
+  sed 's/^/  /' "$file"
+  sed "s/^/$step: /" "$file" >>"$WORK/all.retried"
+  NOTE[$step]="${RETRIED[$step]} passed only on a retry${NOTE[$step]:+; ${NOTE[$step]}}"
+}
 
 # vitest_counts STEP JSON: reads vitest's JSON report.
 vitest_counts() {
@@ -294,8 +308,10 @@ EOF
 
 step_node() {
   local json=$WORK/node.json rc=0
-  run_with_timeout "$(limit_for node)" "$WORK/node.log" "$BIN/vitest" run --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
+  RETRY_REPORT=$WORK/node.retried run_with_timeout "$(limit_for node)" "$WORK/node.log" "$BIN/vitest" run \
+    --reporter=default --reporter=json --reporter=./testing/retry_reporter.mjs --outputFile.json="$json" || rc=$?
   vitest_counts node "$json"
+  retried_note node
   return "$rc"
 }
 
@@ -305,9 +321,11 @@ step_node_version() {
   local node_bin
   node_bin=$(node testing/node_versions/install.mjs --path "$major")
   echo "$step: $("$node_bin" --version)"
-  run_with_timeout "$(limit_for "$step")" "$WORK/$step.log" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --reporter=default --reporter=json --outputFile.json="$json" "${NODE_VERSIONS_SUITES[@]}" || rc=$?
+  RETRY_REPORT=$WORK/$step.retried run_with_timeout "$(limit_for "$step")" "$WORK/$step.log" "$node_bin" \
+    node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --reporter=./testing/retry_reporter.mjs \
+    --outputFile.json="$json" "${NODE_VERSIONS_SUITES[@]}" || rc=$?
   vitest_counts "$step" "$json"
+  retried_note "$step"
   return "$rc"
 }
 step_node22() { step_node_version 22; }
@@ -341,8 +359,11 @@ step_conformance() {
 
 step_browser() {
   local json=$WORK/browser.json rc=0
-  run_with_timeout "$(limit_for browser)" "$WORK/browser.log" "$BIN/vitest" run --config vitest.browser.config.ts --reporter=default --reporter=json --outputFile.json="$json" || rc=$?
+  RETRY_REPORT=$WORK/browser.retried run_with_timeout "$(limit_for browser)" "$WORK/browser.log" "$BIN/vitest" run \
+    --config vitest.browser.config.ts --reporter=default --reporter=json --reporter=./testing/retry_reporter.mjs \
+    --outputFile.json="$json" || rc=$?
   vitest_counts browser "$json"
+  retried_note browser
   return "$rc"
 }
 
@@ -438,5 +459,15 @@ for step in "${STEPS[@]}"; do
 done
 echo "total wall time: $(elapsed_since "$START") s"
 echo
-echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
+if [[ -s $WORK/all.retried ]]; then
+  echo "passed only on a retry ($TOTAL_RETRIED):"
+  sed 's/^/  /' "$WORK/all.retried"
+fi
+# node22 and node24 run tests of the node step again, under other Node releases: counted in the
+# passes, not as more distinct tests.
+distinct=$TOTAL_PASSED
+for step in node22 node24; do
+  [[ ${PASSED[$step]:-} =~ ^[0-9]+$ && ${RESULT[node]:-} != "" ]] && distinct=$((distinct - PASSED[$step]))
+done
+echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed ($distinct distinct tests passed; $TOTAL_RETRIED only on a retry)"
 exit "$ANY_FAILED"

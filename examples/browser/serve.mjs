@@ -1,14 +1,18 @@
-// Serves the repository on http://127.0.0.1:PORT (default 8123) for the browser example. Run
-// `npm run build` first, then open http://127.0.0.1:8123/examples/browser/
+// Serves the package on http://127.0.0.1:PORT (default 8123) for the browser example: in a clone (run
+// `npm run build` first) or where npm installed it (`node node_modules/onemodelcontext/examples/browser/serve.mjs`),
+// then open http://127.0.0.1:8123/examples/browser/
 //
 // The example imports the package by name ("onemodelcontext", "onemodelcontext/message-port"), as an
 // application would. A browser cannot resolve a bare name by itself, and a module Worker ignores the
 // page's import map, so this server does what a bundler or a dev server does: in every script it
 // serves it rewrites each bare `from "onemodelcontext…"` (and the package's own dependencies, such as
-// `@cfworker/json-schema`) to the file the package's `exports` name.
+// `@cfworker/json-schema`) to the file the package's `exports` name. A dependency is looked up the way
+// Node looks it up, in the node_modules folders from the package's folder upwards (an installed
+// package's dependencies sit beside it, not inside it), and served under /@modules/NAME/.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -49,14 +53,28 @@ async function resolveBare(specifier) {
     }
     return `/${target}`;
   }
-  let pkgJson;
-  try {
-    pkgJson = JSON.parse(await readFile(join(root, "node_modules", pkg, "package.json"), "utf8"));
-  } catch {
-    return undefined; // not an installed package (a URL or a name the browser resolves itself): left as written
+  const dir = packageDir(pkg);
+  if (dir === undefined) return undefined; // not an installed package (a name the browser resolves itself): left as written
+  const target = entryOf(JSON.parse(await readFile(join(dir, "package.json"), "utf8")), subpath);
+  return target && `/@modules/${pkg}/${target}`;
+}
+
+/** The folder of the installed package `pkg`, searched as Node does: node_modules from `root` upwards. */
+function packageDir(pkg) {
+  for (let dir = root;; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", pkg);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return undefined;
   }
-  const target = entryOf(pkgJson, subpath);
-  return target && `/node_modules/${pkg}/${target}`;
+}
+
+/** The file a request path names: under the package, or under a dependency's folder for /@modules/NAME/…; `undefined` outside them. */
+function fileOf(path) {
+  const modules = /^[/\\]@modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)(.*)$/.exec(path);
+  const base = modules ? packageDir(modules[1].replaceAll("\\", "/")) : root;
+  if (base === undefined) return undefined;
+  const file = join(base, modules ? modules[2] : path);
+  return file === base || file.startsWith(base.endsWith(sep) ? base : base + sep) ? file : undefined;
 }
 
 async function rewriteImports(source) {
@@ -75,8 +93,8 @@ createServer(async (req, res) => {
     /^(\.\.[/\\])+/,
     "",
   );
-  const file = join(root, path.endsWith("/") ? path + "index.html" : path);
-  if (!file.startsWith(root)) return res.writeHead(403).end();
+  const file = fileOf(path.endsWith("/") || path.endsWith(sep) ? path + "index.html" : path);
+  if (file === undefined) return res.writeHead(403).end();
   let body;
   try {
     body = await readFile(file);

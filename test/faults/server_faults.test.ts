@@ -27,6 +27,25 @@ afterEach(() => {
   for (const t of live.splice(0)) t.kill();
 });
 
+/** Asks the target's `stats` tool until `done(stats)` holds (a readiness signal, no sleep); its replies are taken out of `t.messages`. */
+// deno-lint-ignore no-explicit-any -- the fixture's stats are loosely typed JSON
+async function statsUntil(t: Target, done: (stats: any) => boolean, what: string): Promise<any> {
+  for (let i = 0; i < 2_000; i++) {
+    const id = `stats-${i}`;
+    const before = t.messages.length;
+    await t.write(requestLine(id, "stats"));
+    let at = -1;
+    for (let seen = before + 1; at === -1; seen++) {
+      await t.waitForMessages(seen);
+      at = t.messages.findIndex((m) => m.id === id);
+    }
+    const [reply] = t.messages.splice(at, 1);
+    if (done(reply!.result)) return reply!.result;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`Gave up waiting for ${what}`);
+}
+
 /** Resolves once the target answers (so its baseline memory is taken after start-up). */
 async function ready(t: Target): Promise<void> {
   t.startReading();
@@ -81,7 +100,6 @@ for (const runtime of ["node", "bun"] as const) {
     it("a reader that keeps draining slowly after EOF is not cut off at the no-progress deadline; the total bound still ends it", async () => {
       const t = target(runtime);
       for (let i = 0; i < 40; i++) await t.write(requestLine(i, "blob", { bytes: 256 * 1024 }));
-      await sleep(500);
       const eofAt = performance.now();
       t.child.stdin.end();
       // 1 KiB every 10 ms: a 16 KiB block completes every ~160 ms, well inside the 5 s deadline.
@@ -103,14 +121,17 @@ for (const runtime of ["node", "bun"] as const) {
         `${(linger / 1000).toFixed(1)} s; ${(received / MiB).toFixed(2)} MiB`,
         "not cut at 5 s; ≤ 10 s total",
       );
-      expect(lastByteAt - eofAt).toBeGreaterThan(6_000); // still progressing past the 5 s no-progress deadline
-      expect(linger).toBeLessThan(13_000); // the 10 s total bound (plus process start/exit slack)
+      // Which bound ended it, in the server's own words (no wall-clock window: a slow machine cannot
+      // make this pass or fail): the total bound, not the no-progress deadline.
+      expect(exit.code).toBe(0);
+      expect(t.stderr()).toMatch(/connection ended \(eof, drain total_timeout\)/);
+      expect(received).toBeGreaterThan(0);
+      void lastByteAt;
     });
 
     it("a reader of 1 byte per 10 ms counts as stalled: a 16 KiB block never completes, so output closes at the no-progress deadline", async () => {
       const t = target(runtime);
       for (let i = 0; i < 8; i++) await t.write(requestLine(i, "blob", { bytes: 256 * 1024 }));
-      await sleep(500);
       const eofAt = performance.now();
       t.child.stdin.end();
       const reader = setInterval(() => t.child.stdout.read(1), 10);
@@ -123,13 +144,13 @@ for (const runtime of ["node", "bun"] as const) {
         `${(linger / 1000).toFixed(1)} s`,
         "5 s no-progress deadline",
       );
-      expect(linger).toBeLessThan(9_000);
+      expect(exit.code).toBe(0);
+      expect(t.stderr()).toMatch(/connection ended \(eof, drain idle_timeout\)/); // the no-progress deadline
     });
 
     it("a peer that stops reading forever after EOF: output closed at the no-progress deadline and the process exits", async () => {
       const t = target(runtime);
       for (let i = 0; i < 4; i++) await t.write(requestLine(i, "blob", { bytes: 4 * MiB }));
-      await sleep(500);
       const eofAt = performance.now();
       t.child.stdin.end();
       const exit = await t.exited;
@@ -141,8 +162,7 @@ for (const runtime of ["node", "bun"] as const) {
         "≤ 10 s (5 s no-progress)",
       );
       expect(exit.code).toBe(0);
-      expect(linger).toBeLessThan(10_500);
-      expect(t.stderr()).toMatch(/connection ended \(eof, drain (idle_timeout|total_timeout)\)/);
+      expect(t.stderr()).toMatch(/connection ended \(eof, drain idle_timeout\)/); // the no-progress deadline
     });
 
     it("1 GB without a newline: one typed error, memory bounded by maxMessageBytes plus a chunk, the next line served", async () => {
@@ -209,7 +229,11 @@ for (const runtime of ["node", "bun"] as const) {
       await t.write(good());
       const expected = bad.length * 2 + 3;
       await t.waitForMessages(expected);
-      await sleep(300);
+      // Nothing more: a stats request written last is answered after every error reply was written.
+      await t.write(requestLine("last", "stats"));
+      await t.waitForMessages(expected + 1);
+      expect(t.messages.at(-1)!.id).toBe("last");
+      t.messages.pop();
       expect(t.messages).toHaveLength(expected); // exactly one reply per message, nothing more
       const errors = t.messages.filter((m) => m.error);
       const goods = t.messages.filter((m) => typeof m.id === "string" && m.id.startsWith("good-"));
@@ -281,7 +305,7 @@ for (const runtime of ["node", "bun"] as const) {
       let running = "";
       for (let i = 0; i < n; i++) running += requestLine(i, "sleep", { ms: 60_000 });
       await t.write(running);
-      await sleep(1_000);
+      await statsUntil(t, (s) => s.started >= n + 1, "every sleep to start"); // + the ready echo
       let cancels = "";
       for (let i = 0; i < n; i++) cancels += cancel(i);
       await t.write(cancels);
@@ -289,12 +313,13 @@ for (const runtime of ["node", "bun"] as const) {
       let pairs = "";
       for (let i = n; i < 2 * n; i++) pairs += requestLine(i, "sleep", { ms: 60_000 }) + cancel(i);
       await t.write(pairs);
-      await sleep(1_000);
-      await t.write(requestLine("stats", "stats"));
-      await t.waitForMessages(1);
-      await sleep(300);
-      expect(t.messages).toHaveLength(1); // no reply for any cancelled request
-      const stats = t.messages[0]!.result;
+      // Settled: nothing running and every pair's request either started and aborted or dropped.
+      const stats = await statsUntil(
+        t,
+        (s) => s.active === 0 && s.completed === s.started,
+        "the cancels to settle",
+      );
+      expect(t.messages).toHaveLength(0); // no reply for any cancelled request (stats replies are taken out)
       const startedSleeps = stats.started - 1; // minus the ready echo (stats itself is not counted)
       record(
         `cancels every request (${runtime})`,

@@ -61,14 +61,13 @@ describe("ContextClient against SDK 1.32 (legacy-only) McpServer over stdio", ()
     await client.close();
   });
 
-  it("modern: fails with a clear error, well within the timeouts", async () => {
-    const started = performance.now();
+  it("modern: fails with a clear error on the server's answer, not on a timeout", async () => {
     const error = await ContextClient.connect(sdk1(), options({ era: "modern" })).catch((e) => e);
-    const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(TransportError);
-    expect(error.code).toBe("negotiation_failed");
+    expect(error.code).toBe("negotiation_failed"); // a timeout would be code "timeout"
+    // The server's -32601 decided it: no probe went unanswered, no step ran out.
     expect(error.message).toMatch(/does not speak the modern era \(era: "modern"\).*-32601/);
-    expect(elapsed).toBeLessThan(15_000);
+    expect(error.message).not.toMatch(/within|probeTimeout|connectTimeout/);
   });
 });
 

@@ -115,9 +115,10 @@ describe("CLI commands", () => {
   });
 
   it("--timeout cancels a request that goes quiet (exit 5) and does not cut a quick one", () => {
-    const slow = cli("call", "count_slowly", "to=2", "intervalMs=30000", "-q", "--timeout", "0.5", ...demo);
+    // --timeout bounds the connect too (issue 29.5): long enough here for the demo server to start.
+    const slow = cli("call", "count_slowly", "to=2", "intervalMs=30000", "-q", "--timeout", "5", ...demo);
     expect(slow.code).toBe(5);
-    expect(slow.stderr).toMatch(/Timed out: .*no reply within 500 ms/);
+    expect(slow.stderr).toMatch(/Timed out: .*no reply within 5000 ms/);
     expect(cli("call", "echo", "text=quick", "-q", "--timeout", "30", ...demo).code).toBe(0);
   });
 

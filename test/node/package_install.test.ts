@@ -4,7 +4,7 @@
  * on Node, Deno and Bun and runs the bin. The runtime dependencies resolve from the npm cache that
  * `npm ci` filled (`--prefer-offline`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -71,6 +71,54 @@ function readmeFirstExample(): { commands: string[][]; tsconfig: string; server:
     server: pair.find((b) => b.file === "server.ts")?.code ?? "",
     client: pair.find((b) => b.file === "client.ts")?.code ?? "",
   };
+}
+
+/** examples/browser/serve.mjs as installed, on a free port; resolves once it prints its URL. */
+async function serveInstalledBrowserExample(): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, [
+    join(project, "node_modules/onemodelcontext/examples/browser/serve.mjs"),
+  ], {
+    cwd: project,
+    env: { ...process.env, PORT: String(21_000 + (process.pid % 9_000)) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding("utf8").once("data", (d: string) => resolve(d));
+    child.once("exit", (code) => reject(new Error(`serve.mjs exited (${code}): ${stderr}`)));
+  });
+  return { url: new URL("/", line.trim()), child };
+}
+
+/** The text of `#out` once the browser example's page says "done", in headless Chromium. */
+async function openInChromium(url: string): Promise<string> {
+  const { chromium } = await import("playwright");
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(url);
+    await page.waitForFunction(() => document.querySelector("#out")?.textContent?.includes("done"), null, {
+      timeout: 30_000,
+    });
+    expect(errors).toEqual([]);
+    return (await page.textContent("#out")) ?? "";
+  } finally {
+    await browser.close();
+  }
 }
 
 let work: string;
@@ -277,6 +325,43 @@ describe("the packed package", () => {
       expect(`${runtime.name} exit ${r.status}: ${r.stderr}`).toBe(`${runtime.name} exit 0: ${r.stderr}`);
       expect(r.stdout, runtime.name).toMatch(/\[ ["']echo["'] \]/);
       expect(r.stdout, runtime.name).toMatch(/You said: hi/);
+    }
+  });
+
+  // Issue 29.6: the browser example failed to resolve @cfworker/json-schema from an installed package
+  // (its server looked for dependencies inside the package's folder; npm puts them beside it).
+  it("serves the browser example from the installed package: every module the page and the Worker import resolves", async () => {
+    const served = await serveInstalledBrowserExample();
+    try {
+      const seen = new Map<string, number>();
+      const queue = ["examples/browser/page.mjs", "examples/browser/worker.mjs"].map((p) =>
+        new URL(p, served.url)
+      );
+      while (queue.length > 0) {
+        const url = queue.shift()!;
+        if (seen.has(url.href)) continue;
+        const response = await fetch(url);
+        seen.set(url.href, response.status);
+        if (!response.ok) continue;
+        expect(response.headers.get("content-type"), url.href).toBe("text/javascript");
+        const source = await response.text();
+        for (const m of source.matchAll(/(?:from\s*|import\s*\(\s*)["']([^"']+)["']/g)) {
+          const specifier = m[1]!;
+          expect(/^(\.{1,2}\/|\/)/.test(specifier), `bare import ${specifier} left in ${url.pathname}`).toBe(
+            true,
+          );
+          queue.push(new URL(specifier, url));
+        }
+      }
+      expect([...seen].filter(([, status]) => status !== 200)).toEqual([]);
+      expect([...seen.keys()].some((u) => u.includes("/@modules/@cfworker/json-schema/"))).toBe(true);
+      if (existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) {
+        const text = await openInChromium(new URL("examples/browser/", served.url).href);
+        expect(text).toContain("modern 2026-07-28 worker-demo: tools=shout -> HELLO FROM THE MODERN ERA");
+        expect(text).toContain("legacy 2025-11-25 worker-demo: tools=shout -> HELLO FROM THE LEGACY ERA");
+      }
+    } finally {
+      served.child.kill();
     }
   });
 
