@@ -33,10 +33,14 @@ export {
   type HttpTransport,
   httpTransport,
   type HttpTransportOptions,
-} from "../src/http/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
-export { HttpStatusError, StreamBrokenError, StreamNotResumedError } from "../src/http/http_client_errors.ts";
+} from "../src/http/client/http_client_transport.ts";
+export type { FetchLike, HeadersSource } from "../src/http/client/http_endpoint.ts";
+export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
+export {
+  HttpStatusError,
+  StreamBrokenError,
+  StreamNotResumedError,
+} from "../src/http/client/http_client_errors.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {

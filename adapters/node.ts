@@ -26,7 +26,7 @@ export { nodeReadable, nodeWritable } from "./node_streams.ts";
 export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
 // On Node it sends with undici's dispatcher API (adapters/node/undici_send.ts), not fetch.
-export type { HttpTransport } from "../src/http/http_client_transport.ts";
+export type { HttpTransport } from "../src/http/client/http_client_transport.ts";
 export { httpTransport, type HttpTransportOptions } from "./node/http_transport.ts";
 export type { UndiciSendOptions } from "./node/undici_send.ts";
 export { envProxyFetch } from "./node_proxy_fetch.ts";
@@ -36,9 +36,13 @@ export type {
   HttpReply,
   HttpSend,
   HttpSendInit,
-} from "../src/http/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/legacy_http_client_session.ts";
-export { HttpStatusError, StreamBrokenError, StreamNotResumedError } from "../src/http/http_client_errors.ts";
+} from "../src/http/client/http_endpoint.ts";
+export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
+export {
+  HttpStatusError,
+  StreamBrokenError,
+  StreamNotResumedError,
+} from "../src/http/client/http_client_errors.ts";
 export {
   type LoopbackRedirect,
   type LoopbackRedirectOptions,

@@ -65,10 +65,10 @@ export interface FetchHandler {
     close?(): Promise<void>;
 }
 
-// FetchLike: type, from src/http/http_endpoint.ts
+// FetchLike: type, from src/http/client/http_endpoint.ts
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-// HeadersSource: type, from src/http/http_endpoint.ts
+// HeadersSource: type, from src/http/client/http_endpoint.ts
 export type HeadersSource = HeaderFields | (() => HeaderFields | Promise<HeaderFields>);
 
 // HttpServer: type, from adapters/http/serve_options.ts
@@ -78,7 +78,7 @@ export interface HttpServer extends AsyncDisposable {
     readonly closed: Promise<void>;
 }
 
-// HttpStatusError: value, from src/http/http_client_errors.ts
+// HttpStatusError: value, from src/http/client/http_client_errors.ts
 export declare class HttpStatusError extends ProtocolError {
     readonly status: number;
     readonly body: string;
@@ -88,13 +88,13 @@ export declare class HttpStatusError extends ProtocolError {
     });
 }
 
-// HttpTransport: type, from src/http/http_client_transport.ts
+// HttpTransport: type, from src/http/client/http_client_transport.ts
 export interface HttpTransport extends ExchangeTransport {
     readonly url: string;
     readonly cacheKey: string;
 }
 
-// HttpTransportOptions: type, from src/http/http_client_transport.ts
+// HttpTransportOptions: type, from src/http/client/http_client_transport.ts
 export interface HttpTransportOptions {
     fetch?: FetchLike;
     send?: HttpSend;
@@ -128,7 +128,7 @@ export interface ProcessTransport extends ClientTransport {
     open(): Promise<ProcessConnection>;
 }
 
-// ReconnectOptions: type, from src/http/server_message_stream.ts
+// ReconnectOptions: type, from src/http/client/legacy_get_stream.ts
 export interface ReconnectOptions {
     initialDelay?: number;
     maxDelay?: number;
@@ -164,7 +164,7 @@ export interface StdioOptions {
     gracefulSignals?: readonly string[];
 }
 
-// StreamBrokenError: value, from src/http/http_client_errors.ts
+// StreamBrokenError: value, from src/http/client/http_client_errors.ts
 export declare class StreamBrokenError extends ReadFailedError {
     readonly method: string;
     readonly requestId: RequestId;
@@ -173,7 +173,7 @@ export declare class StreamBrokenError extends ReadFailedError {
     });
 }
 
-// StreamNotResumedError: value, from src/http/http_client_errors.ts
+// StreamNotResumedError: value, from src/http/client/http_client_errors.ts
 export declare class StreamNotResumedError extends StreamBrokenError {
     readonly attempts: number;
     readonly lastEventId: string;
@@ -184,7 +184,7 @@ export declare class StreamNotResumedError extends StreamBrokenError {
     });
 }
 
-// httpTransport: value, from src/http/http_client_transport.ts
+// httpTransport: value, from src/http/client/http_client_transport.ts
 export declare function httpTransport(url: string | URL, options?: HttpTransportOptions): HttpTransport;
 
 // serve: value, from adapters/http/deno.ts

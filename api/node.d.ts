@@ -15,7 +15,7 @@ export interface FetchHandler {
     close?(): Promise<void>;
 }
 
-// FetchLike: type, from src/http/http_endpoint.ts
+// FetchLike: type, from src/http/client/http_endpoint.ts
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 // FileOAuthLock: value, from adapters/oauth_file_lock.ts
@@ -34,10 +34,10 @@ export interface FileOAuthLockOptions {
     time?: TimeProvider;
 }
 
-// HeadersSource: type, from src/http/http_endpoint.ts
+// HeadersSource: type, from src/http/client/http_endpoint.ts
 export type HeadersSource = HeaderFields | (() => HeaderFields | Promise<HeaderFields>);
 
-// HttpReply: type, from src/http/http_endpoint.ts
+// HttpReply: type, from src/http/client/http_endpoint.ts
 export interface HttpReply {
     readonly status: number;
     readonly ok: boolean;
@@ -48,10 +48,10 @@ export interface HttpReply {
     text(): Promise<string>;
 }
 
-// HttpSend: type, from src/http/http_endpoint.ts
+// HttpSend: type, from src/http/client/http_endpoint.ts
 export type HttpSend = (url: string, init: HttpSendInit) => Promise<HttpReply>;
 
-// HttpSendInit: type, from src/http/http_endpoint.ts
+// HttpSendInit: type, from src/http/client/http_endpoint.ts
 export interface HttpSendInit {
     method: "POST" | "GET" | "DELETE";
     headers: Record<string, string>;
@@ -66,7 +66,7 @@ export interface HttpServer extends AsyncDisposable {
     readonly closed: Promise<void>;
 }
 
-// HttpStatusError: value, from src/http/http_client_errors.ts
+// HttpStatusError: value, from src/http/client/http_client_errors.ts
 export declare class HttpStatusError extends ProtocolError {
     readonly status: number;
     readonly body: string;
@@ -76,7 +76,7 @@ export declare class HttpStatusError extends ProtocolError {
     });
 }
 
-// HttpTransport: type, from src/http/http_client_transport.ts
+// HttpTransport: type, from src/http/client/http_client_transport.ts
 export interface HttpTransport extends ExchangeTransport {
     readonly url: string;
     readonly cacheKey: string;
@@ -124,7 +124,7 @@ export interface ProcessTransport extends ClientTransport {
     open(): Promise<ProcessConnection>;
 }
 
-// ReconnectOptions: type, from src/http/server_message_stream.ts
+// ReconnectOptions: type, from src/http/client/legacy_get_stream.ts
 export interface ReconnectOptions {
     initialDelay?: number;
     maxDelay?: number;
@@ -159,7 +159,7 @@ export interface StdioOptions {
     gracefulSignals?: readonly NodeJS.Signals[];
 }
 
-// StreamBrokenError: value, from src/http/http_client_errors.ts
+// StreamBrokenError: value, from src/http/client/http_client_errors.ts
 export declare class StreamBrokenError extends ReadFailedError {
     readonly method: string;
     readonly requestId: RequestId;
@@ -168,7 +168,7 @@ export declare class StreamBrokenError extends ReadFailedError {
     });
 }
 
-// StreamNotResumedError: value, from src/http/http_client_errors.ts
+// StreamNotResumedError: value, from src/http/client/http_client_errors.ts
 export declare class StreamNotResumedError extends StreamBrokenError {
     readonly attempts: number;
     readonly lastEventId: string;

@@ -146,10 +146,10 @@ export declare const DEFAULT_CACHE_HINT: {
     readonly cacheScope: "private";
 };
 
-// DEFAULT_EVENT_STORE_MAX_AGE: value, from src/http/event_store.ts
+// DEFAULT_EVENT_STORE_MAX_AGE: value, from src/http/server/event_store.ts
 export declare const DEFAULT_EVENT_STORE_MAX_AGE = 300000;
 
-// DEFAULT_EVENT_STORE_MAX_BYTES: value, from src/http/event_store.ts
+// DEFAULT_EVENT_STORE_MAX_BYTES: value, from src/http/server/event_store.ts
 export declare const DEFAULT_EVENT_STORE_MAX_BYTES: number;
 
 // DEFAULT_MAX_MESSAGE_BYTES: value, from src/stream/line_cutter.ts
@@ -765,7 +765,7 @@ export interface McpAppView {
     visibility?: Array<"model" | "app">;
 }
 
-// MemoryEventStore: value, from src/http/event_store.ts
+// MemoryEventStore: value, from src/http/server/event_store.ts
 export declare class MemoryEventStore implements EventStore {
     #private;
     readonly maxBytes: number;
@@ -778,14 +778,14 @@ export declare class MemoryEventStore implements EventStore {
     deleteSession(sessionId: string): void;
 }
 
-// MemoryEventStoreOptions: type, from src/http/event_store.ts
+// MemoryEventStoreOptions: type, from src/http/server/event_store.ts
 export interface MemoryEventStoreOptions {
     maxBytes?: number;
     maxAge?: number;
     timeProvider?: TimeProvider;
 }
 
-// MemorySessionStore: value, from src/http/session_store.ts
+// MemorySessionStore: value, from src/http/server/session_store.ts
 export declare class MemorySessionStore implements SessionStore {
     #private;
     readonly maxSessions: number;
@@ -796,7 +796,7 @@ export declare class MemorySessionStore implements SessionStore {
     delete(id: string): void;
 }
 
-// MemorySessionStoreOptions: type, from src/http/session_store.ts
+// MemorySessionStoreOptions: type, from src/http/server/session_store.ts
 export interface MemorySessionStoreOptions {
     maxSessions?: number;
     timeProvider?: TimeProvider;
@@ -1224,7 +1224,7 @@ export declare const SERVER_NOTIFICATION_METHODS: readonly (keyof ServerNotifica
 // SERVER_REQUEST_METHODS: type, from src/wire/protocol/method_maps.ts
 export declare const SERVER_REQUEST_METHODS: readonly (keyof ServerRequestMap)[];
 
-// STORED_EVENT_OVERHEAD_BYTES: value, from src/http/event_store.ts
+// STORED_EVENT_OVERHEAD_BYTES: value, from src/http/server/event_store.ts
 export declare const STORED_EVENT_OVERHEAD_BYTES = 96;
 
 // SampleHandler: type, from src/client/client_inputs.ts

@@ -390,7 +390,7 @@ export interface EraCacheStore {
     forget(key: string): void | Promise<void>;
 }
 
-// EventReadResult: type, from src/http/event_store.ts
+// EventReadResult: type, from src/http/server/event_store.ts
 export type EventReadResult = {
     readonly kind: "events";
     readonly events: readonly StoredEvent[];
@@ -402,7 +402,7 @@ export type EventReadResult = {
     readonly kind: "expired";
 };
 
-// EventStore: type, from src/http/event_store.ts
+// EventStore: type, from src/http/server/event_store.ts
 export interface EventStore {
     append(sessionId: string, event: StoredEvent): Promise<void> | void;
     read(sessionId: string, streamId: string, seq: number): Promise<EventReadResult> | EventReadResult;
@@ -481,7 +481,7 @@ export interface HandlerContext extends InputContext {
     readonly taskId: string | undefined;
 }
 
-// HttpDispatcher: type, from src/http/http_dispatcher.ts
+// HttpDispatcher: type, from src/http/server/http_dispatcher.ts
 export interface HttpDispatcher {
     dispatch(message: unknown, context: DispatchContext): Promise<JsonRpcReply | undefined>;
     readonly versions: Pick<ServerVersions, "legacy" | "modern" | "advertised" | "supportsModern">;
@@ -489,7 +489,7 @@ export interface HttpDispatcher {
     trackSession?(session: ServerSession): () => void;
 }
 
-// HttpHandler: type, from src/http/mcp_http_handler.ts
+// HttpHandler: type, from src/http/server/create_http_handler.ts
 export interface HttpHandler {
     (request: Request): Promise<Response>;
     close(): Promise<void>;
@@ -499,7 +499,7 @@ export interface HttpHandler {
     readonly streamCount: number;
 }
 
-// HttpHandlerOptions: type, from src/http/mcp_http_handler.ts
+// HttpHandlerOptions: type, from src/http/server/create_http_handler.ts
 export interface HttpHandlerOptions {
     path?: string;
     maxBodyBytes?: number;
@@ -956,7 +956,7 @@ export interface RegisteredTool {
 // RelatedNotificationHandler: type, from src/client/client_exchange.ts
 export type RelatedNotificationHandler = (method: string, params: unknown) => void;
 
-// RelayedReply: type, from src/http/session_store.ts
+// RelayedReply: type, from src/http/server/session_store.ts
 export interface RelayedReply {
     readonly sessionId: string;
     readonly id: RequestId;
@@ -967,7 +967,7 @@ export interface RelayedReply {
     };
 }
 
-// ReplyRelay: type, from src/http/session_store.ts
+// ReplyRelay: type, from src/http/server/session_store.ts
 export interface ReplyRelay {
     publish(reply: RelayedReply): Promise<void>;
     subscribe(onReply: (reply: RelayedReply) => void): () => void;
@@ -1078,7 +1078,7 @@ export type ResultOf<Map, Method extends string> = Method extends keyof Map ? Ma
     result: infer R;
 } ? R : unknown : unknown;
 
-// ResumabilityOptions: type, from src/http/resumable_stream.ts
+// ResumabilityOptions: type, from src/http/server/resumable_stream.ts
 export interface ResumabilityOptions {
     eventStore?: EventStore;
     maxBytes?: number;
@@ -1160,14 +1160,14 @@ export interface ServerToClientRequestOptions {
     signal?: AbortSignal;
 }
 
-// SessionStore: type, from src/http/session_store.ts
+// SessionStore: type, from src/http/server/session_store.ts
 export interface SessionStore {
     load(id: string): Promise<LegacySession | undefined> | LegacySession | undefined;
     save(id: string, state: LegacySession, ttl: number): Promise<void> | void;
     delete(id: string): Promise<void> | void;
 }
 
-// StoredEvent: type, from src/http/event_store.ts
+// StoredEvent: type, from src/http/server/event_store.ts
 export interface StoredEvent {
     readonly streamId: string;
     readonly seq: number;
@@ -1282,7 +1282,7 @@ export declare class WriteFailedError extends TransportError {
     static [Symbol.hasInstance](value: unknown): value is WriteFailedError;
 }
 
-// createHttpHandler: value, from src/http/mcp_http_handler.ts
+// createHttpHandler: value, from src/http/server/create_http_handler.ts
 export declare function createHttpHandler(server: HttpDispatcher, options?: HttpHandlerOptions): HttpHandler;
 
 // defaultEraCache: value, from src/client/era_cache.ts

@@ -121,13 +121,17 @@ export {
 } from "./client/features/mod.ts";
 
 // Streamable HTTP: a server's endpoint as a fetch handler (run it with `serve` from a runtime entry).
-export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http/mcp_http_handler.ts";
-export type { HttpDispatcher } from "./http/http_dispatcher.ts";
+export {
+  createHttpHandler,
+  type HttpHandler,
+  type HttpHandlerOptions,
+} from "./http/server/create_http_handler.ts";
+export type { HttpDispatcher } from "./http/server/http_dispatcher.ts";
 export type { TelemetryOptions } from "./telemetry/mcp_telemetry.ts";
 // Resumable legacy SSE streams: the option and store types (MemoryEventStore is in onemodelcontext/protocol).
-export type { EventReadResult, EventStore, StoredEvent } from "./http/event_store.ts";
-export type { ResumabilityOptions } from "./http/resumable_stream.ts";
-export type { RelayedReply, ReplyRelay, SessionStore } from "./http/session_store.ts";
+export type { EventReadResult, EventStore, StoredEvent } from "./http/server/event_store.ts";
+export type { ResumabilityOptions } from "./http/server/resumable_stream.ts";
+export type { RelayedReply, ReplyRelay, SessionStore } from "./http/server/session_store.ts";
 
 // Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
 // values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.

@@ -119,10 +119,10 @@ export {
   MemoryEventStore,
   type MemoryEventStoreOptions,
   STORED_EVENT_OVERHEAD_BYTES,
-} from "./http/event_store.ts";
+} from "./http/server/event_store.ts";
 
 // Legacy sessions shared between handlers (createHttpHandler's `sessionStore`).
-export { MemorySessionStore, type MemorySessionStoreOptions } from "./http/session_store.ts";
+export { MemorySessionStore, type MemorySessionStoreOptions } from "./http/server/session_store.ts";
 // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663): the engine behind tools with
 // `taskSupport`, the store interface and its in-memory default, the task shapes of the wire.
 export {

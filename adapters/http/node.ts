@@ -13,7 +13,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
-import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/request_parts.ts";
+import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/server/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
 import { Disconnect } from "./disconnect.ts";

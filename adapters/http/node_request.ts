@@ -12,7 +12,7 @@ import {
   type RequestHeaders,
   type RequestParts,
   TAKES_TEXT_REPLY,
-} from "../../src/http/request_parts.ts";
+} from "../../src/http/server/request_parts.ts";
 
 /** The headers of `req` as web `Headers` (throws on a value `Headers` refuses). */
 function headersOf(req: IncomingMessage): Headers {

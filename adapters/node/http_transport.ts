@@ -10,7 +10,7 @@ import {
   type HttpTransport,
   httpTransport as webHttpTransport,
   type HttpTransportOptions as WebHttpTransportOptions,
-} from "../../src/http/http_client_transport.ts";
+} from "../../src/http/client/http_client_transport.ts";
 import { envProxyFetch, proxyConfigured } from "../node_proxy_fetch.ts";
 import { undiciSend, type UndiciSendOptions } from "./undici_send.ts";
 

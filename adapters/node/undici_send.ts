@@ -9,7 +9,7 @@
  */
 import { Readable } from "node:stream";
 import { type Dispatcher, getGlobalDispatcher } from "undici";
-import type { HttpReply, HttpSend, HttpSendInit } from "../../src/http/http_endpoint.ts";
+import type { HttpReply, HttpSend, HttpSendInit } from "../../src/http/client/http_endpoint.ts";
 import { InvalidOptionError } from "../../src/wire/errors.ts";
 
 /** Options of {@linkcode undiciSend}. */

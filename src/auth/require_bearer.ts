@@ -3,9 +3,9 @@
  * @module
  */
 import { httpError } from "../http/http_errors.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "../http/read_json_body.ts";
-import { REQUEST_PRINCIPAL } from "../http/request_parts.ts";
-import { APPLY_CORS, type ApplyCors } from "../http/cors_policy.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/server/read_json_body.ts";
+import { REQUEST_PRINCIPAL } from "../http/server/request_parts.ts";
+import { APPLY_CORS, type ApplyCors } from "../http/server/cors_policy.ts";
 import { concatBytes } from "../stream/concat_bytes.ts";
 import { integerOption } from "../stream/options.ts";
 import { type BearerChallengeParams, formatBearerChallenge } from "./www_authenticate.ts";

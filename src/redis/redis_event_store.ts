@@ -3,7 +3,7 @@
  * whichever replica its `GET` reaches.
  * @module
  */
-import type { EventReadResult, EventStore, StoredEvent } from "../http/event_store.ts";
+import type { EventReadResult, EventStore, StoredEvent } from "../http/server/event_store.ts";
 import { integerOption } from "../stream/options.ts";
 import { checkCommandClient, redisCommand, type RedisCommandClient } from "./redis_commands.ts";
 

@@ -3,7 +3,7 @@
  * POSTed to whichever replica, reaches the replica whose handler waits for it, over Redis pub/sub.
  * @module
  */
-import type { RelayedReply, ReplyRelay } from "../http/session_store.ts";
+import type { RelayedReply, ReplyRelay } from "../http/server/session_store.ts";
 import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../wire/errors.ts";
 import type { RequestId } from "../wire/json_rpc_message.ts";
 import {

@@ -2,7 +2,7 @@
  * `RedisSessionStore`: legacy HTTP sessions in Redis, so every replica serves every session.
  * @module
  */
-import type { SessionStore } from "../http/session_store.ts";
+import type { SessionStore } from "../http/server/session_store.ts";
 import type { LegacySession } from "../server/dispatch_context.ts";
 import { checkCommandClient, redisCommand, type RedisCommandClient } from "./redis_commands.ts";
 

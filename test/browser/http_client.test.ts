@@ -5,7 +5,7 @@
 import { expect, inject, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 
 for (const era of ["auto", "legacy"] as const) {
   it(`the page's fetch reaches our server through CORS (era ${era}): headers, progress over SSE, close`, async () => {

@@ -4,7 +4,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { serve } from "../../adapters/node.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 
 declare module "vitest" {

@@ -6,8 +6,8 @@
  */
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
 import type { Serve } from "./http_serve_suite.ts";

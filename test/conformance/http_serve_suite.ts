@@ -4,8 +4,8 @@
  * @module
  */
 import type { FetchHandler, HttpServer, ServeOptions } from "../../adapters/http/serve_options.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
-import { FakeServer, gate, modernRequest, SseReader } from "../src/http/http_handler_helpers.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
+import { FakeServer, gate, modernRequest, SseReader } from "../src/http/server/http_handler_helpers.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
 import type { TestApi } from "./test_api.ts";
 

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { httpTransport as nodeHttpTransport, serve } from "../../adapters/node.ts";
 import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport as webHttpTransport } from "../../src/http/http_client_transport.ts";
-import { createHttpHandler, type HttpHandlerOptions } from "../../src/http/mcp_http_handler.ts";
+import { httpTransport as webHttpTransport } from "../../src/http/client/http_client_transport.ts";
+import { createHttpHandler, type HttpHandlerOptions } from "../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 
 const TOOLS = [

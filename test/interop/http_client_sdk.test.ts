@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import {
   serveSdk1Sessionful,
   serveSdk1Stateless,

@@ -4,7 +4,7 @@
 // reaches it with --url. Bounds: the endpoint must be same-origin, events are capped.
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { serveSdkSse } from "../fixtures/sdk/http_peers/sdk_sse_server.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { CliChild } from "../node/cli_helpers.ts";

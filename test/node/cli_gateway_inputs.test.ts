@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { CliChild, EVERYTHING } from "./cli_helpers.ts";
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requireBearer } from "../../src/auth/mod.ts";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { AuthServerFixture, type AuthServerOptions } from "../src/auth/oauth_fixtures.ts";

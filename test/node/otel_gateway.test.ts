@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { SpanKind } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { registerOtel } from "../helpers/otel.ts";
 import { OtlpReceiver } from "../helpers/otlp_receiver.ts";

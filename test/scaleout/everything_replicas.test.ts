@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { HttpStatusError, StreamBrokenError } from "../../src/http/http_client_errors.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { HttpStatusError, StreamBrokenError } from "../../src/http/client/http_client_errors.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 
 const MODERN = "2026-07-28";

@@ -15,7 +15,7 @@ import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import type { ChangeStream } from "../../src/client/features/change_stream.ts";
 import type { ChangeEvent } from "../../src/client/features/feature_types.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
 import { join } from "node:path";

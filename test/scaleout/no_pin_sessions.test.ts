@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, type Deployment } from "../../examples/deploy/run.mjs";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
 

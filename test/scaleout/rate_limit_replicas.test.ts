@@ -5,7 +5,7 @@
  */
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "../../src/middleware.ts";
 import { RedisRateLimitStore } from "../../src/redis/redis_rate_limit_store.ts";
 import { ContextServer } from "../../src/server/context_server.ts";

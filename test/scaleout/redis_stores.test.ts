@@ -5,13 +5,13 @@
 import { Redis as IoRedis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler } from "../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { RedisEventStore } from "../../src/redis/redis_event_store.ts";
 import { RedisReplyRelay } from "../../src/redis/redis_reply_relay.ts";
 import { RedisSessionStore } from "../../src/redis/redis_session_store.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 import { InvalidOptionError } from "../../src/wire/errors.ts";
-import { legacyPost, rpc, SseReader } from "../src/http/http_handler_helpers.ts";
+import { legacyPost, rpc, SseReader } from "../src/http/server/http_handler_helpers.ts";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";
 
 let redis: RedisServer;

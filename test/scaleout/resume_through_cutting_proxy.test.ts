@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
-import { httpTransport } from "../../src/http/http_client_transport.ts";
+import { httpTransport } from "../../src/http/client/http_client_transport.ts";
 import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";
 
 const CUT_AFTER_MS = 2_000;

@@ -9,10 +9,16 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RECEIVE_WINDOW_BYTES as DEFAULT_MESSAGE_PORT_WINDOW } from "../../adapters/message_port/mod.ts";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { DEFAULT_ERA_CACHE_MAX_ENTRIES, EraCache } from "../../src/client/era_cache.ts";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT } from "../../src/http/legacy_session_table.ts";
-import { DEFAULT_HTTP_SHUTDOWN_TIMEOUT, DEFAULT_MAX_STREAMS } from "../../src/http/mcp_http_handler.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/http/read_json_body.ts";
-import { DEFAULT_KEEP_ALIVE_INTERVAL, DEFAULT_MAX_BUFFERED_BYTES } from "../../src/http/sse_stream.ts";
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+} from "../../src/http/server/legacy_session_table.ts";
+import {
+  DEFAULT_HTTP_SHUTDOWN_TIMEOUT,
+  DEFAULT_MAX_STREAMS,
+} from "../../src/http/server/create_http_handler.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/http/server/read_json_body.ts";
+import { DEFAULT_KEEP_ALIVE_INTERVAL, DEFAULT_MAX_BUFFERED_BYTES } from "../../src/http/server/sse_stream.ts";
 import { DEFAULT_MAX_URI_LENGTH } from "../../src/server/features/resource_registry.ts";
 import { RequestStateCodec } from "../../src/server/request_state.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";

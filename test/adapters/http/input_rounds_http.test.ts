@@ -11,7 +11,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextpr
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import { addInputTools } from "../../../examples/everything/input_tools.mjs";
 

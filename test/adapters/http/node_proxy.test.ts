@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { envProxyFetch, httpTransport } from "../../../adapters/node.ts";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { serve } from "../../../adapters/http/node.ts";
 
 const VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"];

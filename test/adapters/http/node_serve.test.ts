@@ -4,10 +4,16 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
-import { SseStream } from "../../../src/http/sse_stream.ts";
-import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/request_parts.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
-import { aborted, FakeServer, gate, modernRequest, SseReader } from "../../src/http/http_handler_helpers.ts";
+import { SseStream } from "../../../src/http/server/sse_stream.ts";
+import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/server/request_parts.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
+import {
+  aborted,
+  FakeServer,
+  gate,
+  modernRequest,
+  SseReader,
+} from "../../src/http/server/http_handler_helpers.ts";
 
 const servers: HttpServer[] = [];
 afterEach(async () => {

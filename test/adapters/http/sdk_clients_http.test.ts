@@ -9,7 +9,7 @@ import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/http/node.ts";
 import type { HttpServer } from "../../../adapters/http/serve_options.ts";
-import { createHttpHandler, type HttpHandlerOptions } from "../../../src/http/mcp_http_handler.ts";
+import { createHttpHandler, type HttpHandlerOptions } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 
 const servers: HttpServer[] = [];

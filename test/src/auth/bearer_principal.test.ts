@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { requireBearer } from "../../../src/auth/mod.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-import { json, meta, modernRequest } from "../http/http_handler_helpers.ts";
+import { json, meta, modernRequest } from "../http/server/http_handler_helpers.ts";
 
 const TOKENS: Record<string, { subject: string }> = {
   "alice-token": { subject: "alice" },

@@ -5,10 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { parseBearerChallenge, requireBearer, scopesFromServer, withOAuth } from "../../../src/auth/mod.ts";
 import { ContextClient } from "../../../src/client/context_client.ts";
-import { httpTransport } from "../../../src/http/http_client_transport.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { httpTransport } from "../../../src/http/client/http_client_transport.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-import { json, modernRequest, URL_ } from "../http/http_handler_helpers.ts";
+import { json, modernRequest, URL_ } from "../http/server/http_handler_helpers.ts";
 import { AuthServerFixture, autoApprove, routeFetch } from "./oauth_fixtures.ts";
 
 const AS = "http://127.0.0.1:9102";

@@ -1,7 +1,7 @@
 /** ContextServer.use(): the pipeline, and the built-ins (rate limit, response cache, request log). */
 import { describe, expect, it } from "vitest";
 import { ContextClient } from "../../../src/client/context_client.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import {
   logRequests,
   MemoryRateLimitStore,

@@ -5,8 +5,8 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ContextClient } from "../../../src/client/context_client.ts";
-import { httpTransport } from "../../../src/http/http_client_transport.ts";
-import { createHttpHandler } from "../../../src/http/mcp_http_handler.ts";
+import { httpTransport } from "../../../src/http/client/http_client_transport.ts";
+import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer, type ContextServerOptions } from "../../../src/server/context_server.ts";
 import { JsonRpcError } from "../../../src/wire/errors.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";

@@ -17,7 +17,7 @@ import {
   listenReconnectDelay,
   listenReconnectPolicy,
 } from "../../../../src/client/features/listen_reconnect.ts";
-import { HttpStatusError, StreamBrokenError } from "../../../../src/http/http_client_errors.ts";
+import { HttpStatusError, StreamBrokenError } from "../../../../src/http/client/http_client_errors.ts";
 import { ClosedError, InvalidOptionError, JsonRpcError } from "../../../../src/wire/errors.ts";
 import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../testing/fake_time_provider.ts";

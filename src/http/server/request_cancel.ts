@@ -1,0 +1,67 @@
+/**
+ * `RequestCancel`: the cancel signal of one HTTP request's work, made only when something reads it.
+ * Most requests end with a JSON reply and nobody observes their signal: neither an AbortController
+ * nor a listener on the request's own signal is made for them.
+ * @module
+ */
+import { CancelledError } from "../../wire/errors.ts";
+
+/**
+ * Aborts when {@linkcode RequestCancel.abort} is called or the request's own `signal` aborts (the
+ * client went away), whichever comes first; the reason of a disconnect is a `CancelledError`
+ * with `message` and the request signal's reason as its cause.
+ *
+ * @example
+ * ```ts
+ * const cancel = new RequestCancel(request, "The client closed the response (HTTP disconnect)");
+ * const context = { get signal() { return cancel.signal; } };
+ * ```
+ */
+export class RequestCancel {
+  /** Dropped once its signal is read: a long stream keeps no request (a web `Request` may hold its body's source). */
+  #request: { readonly signal: AbortSignal } | undefined;
+  readonly #message: string;
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  constructor(request: { readonly signal: AbortSignal }, message: string) {
+    this.#request = request;
+    this.#message = message;
+  }
+
+  /** The signal of the work: made, and linked to the request's signal, on first read. */
+  get signal(): AbortSignal {
+    if (this.#controller) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    if (this.#aborted) {
+      controller.abort(this.#reason);
+    } else {
+      const signal = this.#request!.signal;
+      this.#request = undefined;
+      const abort = (): void => this.abort(this.#disconnected(signal));
+      if (signal.aborted) abort();
+      else signal.addEventListener("abort", abort, { once: true });
+    }
+    return controller.signal;
+  }
+
+  /** Cancels the work with `reason` (once; a disconnect that came first wins, as if it had been observed then). */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    if (!this.#controller) {
+      // Nobody listened to the request's signal yet: a disconnect that already happened came first.
+      const signal = this.#request!.signal;
+      if (signal.aborted) reason = this.#disconnected(signal);
+    }
+    this.#request = undefined;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  #disconnected(signal: AbortSignal): CancelledError {
+    return new CancelledError(this.#message, { cause: signal.reason });
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * Server-sent events out: {@linkcode SseStream}, a byte-bounded `text/event-stream` response body
+ * whose writers wait while the client is not reading.
+ * @module
+ */
+import { type Deferred, deferred } from "../../stream/deferred.ts";
+import { integerOption, numberOption } from "../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../stream/time_provider.ts";
+import { CancelledError, ClosedError } from "../../wire/errors.ts";
+import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
+
+/** The response headers of every SSE stream. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  "X-Accel-Buffering": "no",
+};
+
+/** The default bound of an {@linkcode SseStream}: 1 MiB, like the stdio output queue. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** The default keep-alive interval: 15 s. */
+export const DEFAULT_KEEP_ALIVE_INTERVAL = 15_000;
+
+/** Options of {@linkcode SseStream}. */
+export interface SseStreamOptions {
+  /**
+   * UTF-8 bytes the stream holds for its reader before writers wait. One larger frame may still
+   * enter an empty stream. Default 1 MiB.
+   */
+  maxBufferedBytes?: number;
+  /** Milliseconds of quiet after which a `:` comment line is sent; 0 sends none. Default 15 000. */
+  keepAliveInterval?: number;
+  /** Clock of the keep-alive timer. Default the system clock. */
+  timeProvider?: TimeProvider;
+  /** Called once when the reader cancels or {@linkcode SseStream.abort} is called, with the reason (as {@linkcode SseStream.signal} aborts). */
+  onCancel?: (reason: Error) => void;
+}
+
+const ENCODER = new TextEncoder();
+const KEEP_ALIVE = ENCODER.encode(":\n\n");
+
+/**
+ * A `text/event-stream` response body with bounded memory.
+ *
+ * Frames wait in the stream until the reader (the HTTP layer, writing to the client) pulls them.
+ * While the stream holds `maxBufferedBytes` or more, {@linkcode SseStream.write} waits, in order of
+ * arrival, so a client that never reads holds the producer (a handler's progress or log calls), not
+ * server memory. When the reader cancels (the client disconnected), waiting and later writes reject
+ * with `CancelledError` and {@linkcode SseStream.signal} aborts, so the work behind
+ * the stream can stop. A keep-alive comment is sent at each `keepAliveInterval` tick that found the
+ * stream idle (nothing written since the previous tick, nothing waiting to be read).
+ *
+ * @example
+ * ```ts
+ * const stream = new SseStream({ timeProvider });
+ * queueMicrotask(async () => {
+ *   await stream.write({ jsonrpc: "2.0", method: "notifications/progress", params });
+ *   await stream.write({ jsonrpc: "2.0", id: 1, result: {} });
+ *   await stream.close();
+ * });
+ * return stream.response();
+ * ```
+ */
+export class SseStream implements AsyncDisposable {
+  readonly maxBufferedBytes: number;
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly #time: TimeProvider;
+  readonly #keepAliveInterval: number;
+  // Made when asked for: an idle stream (a listen stream) should hold as little as it can.
+  #abort: AbortController | undefined;
+  readonly #onCancel: ((reason: Error) => void) | undefined;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** Frames not yet pulled by the reader, oldest first from `#head`. */
+  #frames: Uint8Array[] = [];
+  #head = 0;
+  #bufferedBytes = 0;
+  #turn: Promise<void> = Promise.resolve();
+  #room: Deferred<void> = deferred();
+  #pullWaiter: Deferred<void> | undefined;
+  #closing = false;
+  #ended = false;
+  /** The reader saw the end: nothing more can happen to the stream. */
+  #done = false;
+  #failure: Error | undefined;
+  #wroteSinceTick = false;
+  #timer: TimerHandle | undefined;
+  #closed = deferred<void>();
+
+  constructor(options: SseStreamOptions = {}) {
+    this.maxBufferedBytes = integerOption(
+      "maxBufferedBytes",
+      options.maxBufferedBytes,
+      DEFAULT_MAX_BUFFERED_BYTES,
+      1,
+    );
+    this.#keepAliveInterval = numberOption(
+      "keepAliveInterval",
+      options.keepAliveInterval,
+      DEFAULT_KEEP_ALIVE_INTERVAL,
+    );
+    this.#onCancel = options.onCancel;
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => this.#pull(),
+        cancel: (reason) =>
+          this.#cancel(
+            new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", {
+              cause: reason,
+            }),
+          ),
+      },
+      { highWaterMark: 0 },
+    );
+    this.#armKeepAlive();
+  }
+
+  /** Aborts when the reader cancels (client disconnect) or {@linkcode SseStream.abort} is called. */
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#failure) this.#abort.abort(this.#failure);
+    }
+    return this.#abort.signal;
+  }
+
+  /** UTF-8 bytes written and not yet pulled by the reader. */
+  get bufferedBytes(): number {
+    return this.#bufferedBytes;
+  }
+
+  /** Resolves once the stream ended: everything was pulled after `close()`, or it was cancelled or aborted. */
+  get closed(): Promise<void> {
+    return this.#closed.promise;
+  }
+
+  /**
+   * Sends `message` as one JSON `data:` event. Same waiting and rejections as
+   * {@linkcode SseStream.writeEvent}, plus a `TypeError` when JSON has no text for `message`.
+   */
+  async write(
+    message: unknown,
+    options: { id?: string; event?: string; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const data = JSON.stringify(message); // a BigInt or a cycle rejects this call with JSON's TypeError
+    if (data === undefined) {
+      throw new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`);
+    }
+    return this.writeEvent({ data, id: options.id, event: options.event }, options.signal);
+  }
+
+  /**
+   * Queues one event. Resolves once it is in the stream; waits first, behind earlier writers, while
+   * the stream holds `maxBufferedBytes` or more and this frame does not fit. Rejects with
+   * `ClosedError` after `close()`, with `CancelledError` (or the `abort` reason)
+   * once the stream is cancelled or aborted, with `signal`'s reason if it aborts while waiting, and
+   * with `ProtocolError` for a bad `id`/`event`.
+   */
+  async writeEvent(event: SseEventInit, signal?: AbortSignal): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    if (this.#closing) throw new ClosedError("The SSE stream is closed: nothing more can be written");
+    signal?.throwIfAborted();
+    const frame = ENCODER.encode(encodeSseEvent(event));
+    const previous = this.#turn;
+    const mine = deferred();
+    this.#turn = mine.promise;
+    try {
+      await previous;
+      while (!this.#fits(frame)) {
+        if (this.#failure) throw this.#failure;
+        await this.#waitForRoom(signal);
+      }
+      if (this.#failure) throw this.#failure;
+      this.#push(frame);
+      this.#wroteSinceTick = true;
+    } finally {
+      mine.resolve();
+    }
+  }
+
+  /**
+   * Ends the stream after everything written (and every writer already waiting) has been pulled.
+   * Later writes reject with `ClosedError`. Resolves when the stream ended; after a cancel or abort
+   * it resolves at once (check {@linkcode SseStream.signal} to tell the two apart).
+   */
+  async close(): Promise<void> {
+    if (!this.#closing) {
+      this.#closing = true;
+      void this.#turn.then(() => {
+        this.#ended = true;
+        this.#stopKeepAlive();
+        this.#wakePull();
+      });
+    }
+    return this.#closed.promise;
+  }
+
+  /**
+   * Tears the stream down now: the reader sees an error, waiting and later writes reject with
+   * `reason`, and {@linkcode SseStream.signal} aborts. Does nothing once the stream ended.
+   */
+  abort(reason: unknown = new CancelledError("The SSE stream was aborted by the server")): void {
+    if (this.#failure || this.#done) return;
+    const error = reason instanceof Error
+      ? reason
+      : new CancelledError(`The SSE stream was aborted by the server: ${String(reason)}`, { cause: reason });
+    this.#cancel(error);
+    this.#controller.error(error);
+  }
+
+  /** A `Response` with this stream as body and {@linkcode SSE_HEADERS} (status 200 unless `init` says otherwise). */
+  response(init: ResponseInit = {}): Response {
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
+    return new Response(this.readable, { ...init, headers });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.abort();
+  }
+
+  #fits(frame: Uint8Array): boolean {
+    return this.#bufferedBytes === 0 || this.#bufferedBytes + frame.byteLength <= this.maxBufferedBytes;
+  }
+
+  async #waitForRoom(signal: AbortSignal | undefined): Promise<void> {
+    if (!signal) return this.#room.promise;
+    signal.throwIfAborted();
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([this.#room.promise, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #push(frame: Uint8Array): void {
+    this.#frames.push(frame);
+    this.#bufferedBytes += frame.byteLength;
+    this.#wakePull();
+  }
+
+  #wakePull(): void {
+    const waiter = this.#pullWaiter;
+    this.#pullWaiter = undefined;
+    waiter?.resolve();
+  }
+
+  async #pull(): Promise<void> {
+    for (;;) {
+      if (this.#failure) return;
+      if (this.#head < this.#frames.length) {
+        const frame = this.#frames[this.#head]!;
+        this.#frames[this.#head++] = undefined as unknown as Uint8Array;
+        if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
+          this.#frames = this.#frames.slice(this.#head);
+          this.#head = 0;
+        }
+        this.#bufferedBytes -= frame.byteLength;
+        this.#controller.enqueue(frame);
+        const room = this.#room;
+        this.#room = deferred();
+        room.resolve();
+        return;
+      }
+      if (this.#ended) {
+        this.#done = true;
+        this.#controller.close();
+        this.#closed.resolve();
+        return;
+      }
+      this.#pullWaiter = deferred();
+      await this.#pullWaiter.promise;
+    }
+  }
+
+  #cancel(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#closing = true;
+    this.#stopKeepAlive();
+    this.#frames = [];
+    this.#head = 0;
+    this.#bufferedBytes = 0;
+    this.#room.resolve();
+    this.#wakePull();
+    this.#abort?.abort(error);
+    this.#onCancel?.(error);
+    this.#closed.resolve();
+  }
+
+  #armKeepAlive(): void {
+    if (this.#keepAliveInterval <= 0 || !Number.isFinite(this.#keepAliveInterval)) return;
+    this.#timer = this.#time.setTimer(() => this.#tick(), this.#keepAliveInterval);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    if (this.#failure || this.#ended) return;
+    if (!this.#wroteSinceTick && this.#bufferedBytes === 0) this.#push(KEEP_ALIVE.slice());
+    this.#wroteSinceTick = false;
+    this.#armKeepAlive();
+  }
+
+  #stopKeepAlive(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+}
