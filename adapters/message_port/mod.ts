@@ -6,8 +6,8 @@
  *
  * ## Wire
  *
- * The roles live in their own files: `wire.ts` (the message format), `port_reader.ts` (input, receive
- * window), `port_writer.ts` (output, send credit), `credit_window.ts` (the credit bookkeeping).
+ * The roles live in their own files: `_wire.ts` (the message format), `_port_reader.ts` (input, receive
+ * window), `_port_writer.ts` (output, send credit), `_credit_window.ts` (the credit bookkeeping).
  * Both ends run this same code. Every message is a plain object whose `omc` field names its kind;
  * anything else on the port is ignored.
  *
@@ -47,9 +47,9 @@
 import { deferred } from "../../src/stream/deferred.ts";
 import { ClosedError, InvalidOptionError, ProtocolError } from "../../src/wire/errors.ts";
 import type { TransportConnection } from "../../src/rpc/transport.ts";
-import { PortReader } from "./port_reader.ts";
-import { PortWriter } from "./port_writer.ts";
-import { readWire, type Wire } from "./wire.ts";
+import { PortReader } from "./_port_reader.ts";
+import { PortWriter } from "./_port_writer.ts";
+import { readWire, type Wire } from "./_wire.ts";
 
 /**
  * What {@linkcode fromMessagePort} needs of a port: a browser `MessagePort`, a Node `worker_threads`

@@ -13,34 +13,34 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { BunLike } from "./bun_like.ts";
-import { fileSinkWriter } from "./bun_file_sink.ts";
+import type { BunLike } from "./_bun_like.ts";
+import { fileSinkWriter } from "./_file_sink.ts";
 import {
   defineProcessAdapter,
   type ProcessAdapter,
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
+} from "../_process/define_process_adapter.ts";
 
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export type { BunLike, BunSubprocessLike, FileSinkLike } from "./bun_like.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/bun.ts";
+export type { ProcessTransport } from "../_process/define_process_adapter.ts";
+export type { ProcessConnection, StderrMode } from "../_process/process_connection.ts";
+export type { ExitStatus } from "../_process/shutdown_process.ts";
+export type { BunLike, BunSubprocessLike, FileSinkLike } from "./_bun_like.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./_serve.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
 export {
   type HttpTransport,
   httpTransport,
   type HttpTransportOptions,
-} from "../src/http/client/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
+} from "../../src/http/client/http_client_transport.ts";
+export type { FetchLike, HeadersSource } from "../../src/http/client/http_endpoint.ts";
+export type { ReconnectOptions } from "../../src/http/client/legacy_http_client_session.ts";
 export {
   HttpStatusError,
   StreamBrokenError,
   StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
+} from "../../src/http/client/http_client_errors.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
@@ -112,5 +112,5 @@ export function spawnProcess(
   return adapters.get(b)!.spawnProcess(command, args, options);
 }
 
-export { fileSinkWritable } from "./bun_file_sink.ts";
-export { stdio, type StdioOptions } from "./bun_stdio.ts";
+export { fileSinkWritable } from "./_file_sink.ts";
+export { stdio, type StdioOptions } from "./_stdio.ts";

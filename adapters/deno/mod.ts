@@ -15,28 +15,28 @@ import {
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
-import type { DenoLike } from "./deno_like.ts";
-import { attempt } from "./process/process_group.ts";
+} from "../_process/define_process_adapter.ts";
+import type { DenoLike } from "./_deno_like.ts";
+import { attempt } from "../_process/process_group.ts";
 
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export type { DenoChildProcessLike, DenoLike } from "./deno_like.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/deno.ts";
+export type { ProcessTransport } from "../_process/define_process_adapter.ts";
+export type { ProcessConnection, StderrMode } from "../_process/process_connection.ts";
+export type { ExitStatus } from "../_process/shutdown_process.ts";
+export type { DenoChildProcessLike, DenoLike } from "./_deno_like.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./_serve.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
 export {
   type HttpTransport,
   httpTransport,
   type HttpTransportOptions,
-} from "../src/http/client/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
+} from "../../src/http/client/http_client_transport.ts";
+export type { FetchLike, HeadersSource } from "../../src/http/client/http_endpoint.ts";
+export type { ReconnectOptions } from "../../src/http/client/legacy_http_client_session.ts";
 export {
   HttpStatusError,
   StreamBrokenError,
   StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
+} from "../../src/http/client/http_client_errors.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
@@ -132,4 +132,4 @@ export function spawnProcess(
   return adapters.get(d)!.spawnProcess(command, args, options);
 }
 
-export { stdio, type StdioOptions } from "./deno_stdio.ts";
+export { stdio, type StdioOptions } from "./_stdio.ts";

@@ -15,41 +15,41 @@ import {
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
-import type { ExitStatus } from "./process/shutdown_process.ts";
-import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./node_streams.ts";
+} from "../_process/define_process_adapter.ts";
+import type { ExitStatus } from "../_process/shutdown_process.ts";
+import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./_node_streams.ts";
 
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export { nodeReadable, nodeWritable } from "./node_streams.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
+export type { ProcessTransport } from "../_process/define_process_adapter.ts";
+export type { ProcessConnection, StderrMode } from "../_process/process_connection.ts";
+export type { ExitStatus } from "../_process/shutdown_process.ts";
+export { nodeReadable, nodeWritable } from "./_node_streams.ts";
+export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./_serve.ts";
 // The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-// On Node it sends with undici's dispatcher API (adapters/node/undici_send.ts), not fetch.
-export type { HttpTransport } from "../src/http/client/http_client_transport.ts";
-export { httpTransport, type HttpTransportOptions } from "./node/http_transport.ts";
-export type { UndiciSendOptions } from "./node/undici_send.ts";
-export { envProxyFetch } from "./node_proxy_fetch.ts";
+// On Node it sends with undici's dispatcher API (adapters/node/_undici_send.ts), not fetch.
+export type { HttpTransport } from "../../src/http/client/http_client_transport.ts";
+export { httpTransport, type HttpTransportOptions } from "./_http_transport.ts";
+export type { UndiciSendOptions } from "./_undici_send.ts";
+export { envProxyFetch } from "./_proxy_fetch.ts";
 export type {
   FetchLike,
   HeadersSource,
   HttpReply,
   HttpSend,
   HttpSendInit,
-} from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
+} from "../../src/http/client/http_endpoint.ts";
+export type { ReconnectOptions } from "../../src/http/client/legacy_http_client_session.ts";
 export {
   HttpStatusError,
   StreamBrokenError,
   StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
+} from "../../src/http/client/http_client_errors.ts";
 export {
   type LoopbackRedirect,
   type LoopbackRedirectOptions,
   startLoopbackRedirect,
-} from "./oauth_loopback.ts";
-export { workloadTokenFile } from "./oauth_workload_token.ts";
-export { FileOAuthLock, type FileOAuthLockOptions } from "./oauth_file_lock.ts";
+} from "./_oauth_loopback.ts";
+export { workloadTokenFile } from "./_oauth_workload_token.ts";
+export { FileOAuthLock, type FileOAuthLockOptions } from "./_oauth_file_lock.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;
@@ -123,4 +123,4 @@ export function spawnProcess(
 }
 const adapter = defineProcessAdapter(nodeRuntime);
 
-export { stdio, type StdioOptions } from "./node_stdio.ts";
+export { stdio, type StdioOptions } from "./_stdio.ts";
