@@ -132,7 +132,7 @@ export interface ServeOptions {
     readinessGrace?: number;
 }
 
-// SpawnProcessOptions: type, from adapters/bun/mod.ts
+// SpawnProcessOptions: type, from adapters/bun/_spawn_process.ts
 export interface SpawnProcessOptions extends SpawnOptions {
     bun?: BunLike;
 }
@@ -177,7 +177,7 @@ export declare function httpTransport(url: string | URL, options?: HttpTransport
 // serve: value, from adapters/bun/_serve.ts
 export declare function serve(handler: FetchHandler, options?: ServeOptions): Promise<HttpServer>;
 
-// spawnProcess: value, from adapters/bun/mod.ts
+// spawnProcess: value, from adapters/bun/_spawn_process.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
 // stdio: value, from adapters/bun/_stdio.ts

@@ -150,7 +150,7 @@ export interface ServeOptions {
     readinessGrace?: number;
 }
 
-// SpawnProcessOptions: type, from adapters/deno/mod.ts
+// SpawnProcessOptions: type, from adapters/deno/_spawn_process.ts
 export interface SpawnProcessOptions extends SpawnOptions {
     deno?: DenoLike;
 }
@@ -190,7 +190,7 @@ export declare function httpTransport(url: string | URL, options?: HttpTransport
 // serve: value, from adapters/deno/_serve.ts
 export declare function serve(handler: FetchHandler, options?: ServeOptions): Promise<HttpServer>;
 
-// spawnProcess: value, from adapters/deno/mod.ts
+// spawnProcess: value, from adapters/deno/_spawn_process.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
 // stdio: value, from adapters/deno/_stdio.ts

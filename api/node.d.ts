@@ -146,7 +146,7 @@ export interface ServeOptions {
     readinessGrace?: number;
 }
 
-// SpawnProcessOptions: type, from adapters/node/mod.ts
+// SpawnProcessOptions: type, from adapters/node/_spawn_process.ts
 export type SpawnProcessOptions = SpawnOptions;
 
 // StderrMode: type, from adapters/_process/process_connection.ts
@@ -202,7 +202,7 @@ export declare function nodeWritable(stream: Writable, options?: {
 // serve: value, from adapters/node/_serve.ts
 export declare function serve(handler: FetchHandler, options?: ServeOptions): Promise<HttpServer>;
 
-// spawnProcess: value, from adapters/node/mod.ts
+// spawnProcess: value, from adapters/node/_spawn_process.ts
 export declare function spawnProcess(command: string, args?: readonly string[], options?: SpawnProcessOptions): ProcessTransport;
 
 // startLoopbackRedirect: value, from adapters/node/_oauth_loopback.ts
