@@ -11,6 +11,9 @@ const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 export default defineConfig({
   worker: { format: "es" },
+  // `import … from "onemodelcontext"` in a test resolves through package.json `exports` to the source
+  // (as tsconfig's customConditions does), never to a dist/ that may be stale; then Vite's defaults.
+  resolve: { conditions: ["onemodelcontext-source", "module", "browser", "development|production"] },
   test: {
     include: ["test/browser/**/*.test.ts"],
     // Our HTTP server in Node for the HTTP client's browser test (test/browser/http_client.test.ts).

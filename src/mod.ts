@@ -2,10 +2,11 @@
  * onemodelcontext: the Model Context Protocol over stdio and any duplex byte stream, on every
  * JavaScript runtime, with bounded memory and bounded shutdown.
  *
- * The root holds what an application uses: the server and the client, the era cache, the connection
- * and channel under them, the clock, and the errors. Wire helpers (versions, the `_meta` envelope,
- * discover results, JSON-RPC error codes) are in `onemodelcontext/protocol`; runtimes in
- * `onemodelcontext/node`, `/deno`, `/bun`, `/message-port`; test doubles in `onemodelcontext/testing`.
+ * The root holds what an application uses: the server and the client, the HTTP handler and the
+ * web-API HTTP client transport, the era cache, the connection and channel under them, the clock, and
+ * the errors. Wire helpers (versions, the `_meta` envelope, discover results, JSON-RPC error codes,
+ * the shared default era cache) are in `onemodelcontext/protocol`; runtimes in `onemodelcontext/node`,
+ * `/deno`, `/bun`, `/message-port`; test doubles in `onemodelcontext/testing`.
  * @module
  */
 
@@ -81,8 +82,8 @@ export type {
   ResultOf,
   UntypedMethod,
 } from "./wire/method_map.ts";
+// The shared default era cache (defaultEraCache) is in onemodelcontext/protocol.
 export {
-  defaultEraCache,
   EraCache,
   type EraCacheEntry,
   type EraCacheOptions,
@@ -127,6 +128,13 @@ export {
   type HttpHandlerOptions,
 } from "./http/server/create_http_handler.ts";
 export type { HttpDispatcher } from "./http/server/http_dispatcher.ts";
+// The Streamable HTTP client transport on the host's `fetch` (browsers, workers, Deno, Bun):
+// ContextClient.connect(httpTransport(url)). onemodelcontext/node has it on undici instead.
+export {
+  type HttpTransport,
+  httpTransport,
+  type HttpTransportOptions,
+} from "./http/client/http_client_transport.ts";
 export type { TelemetryOptions } from "./telemetry/mcp_telemetry.ts";
 // Resumable legacy SSE streams: the option and store types (MemoryEventStore is in onemodelcontext/protocol).
 export type { EventReadResult, EventStore, StoredEvent } from "./http/server/event_store.ts";

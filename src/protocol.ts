@@ -25,6 +25,8 @@ export {
   MODERN_VERSIONS,
 } from "./wire/protocol_versions.ts";
 export { ServerVersions } from "./wire/server_versions.ts";
+// The era cache every ContextClient shares unless given `eraCache` (the EraCache class is in the root).
+export { defaultEraCache } from "./client/era_cache.ts";
 
 // The modern per-request `_meta` envelope and modern results.
 export {

@@ -7,7 +7,7 @@
 // TypeScript, then measures messages/s and MiB/s for 200-byte and 64 KiB messages:
 //   - memory: through an in-memory duplex pair (testing/duplex_pair.ts), one process;
 //   - pipe:   through real OS pipes to a child process that echoes stdin to stdout.
-// The channel side of the pipe uses adapters/node.ts (nodeReadable / nodeWritable), the glue that
+// The channel side of the pipe uses adapters/node/mod.ts (nodeReadable / nodeWritable), the glue that
 // spawnProcess uses. "naive" is what most hand-written stdio transports do: `JSON.stringify(m) + "\n"` writes, reads
 // by `split("\n")` + `JSON.parse`. "channel" is NewlineChannel.send / read + JSON.parse on the same
 // transport. Every message is parsed on the receiving side and checked by id. Prints a Markdown table.

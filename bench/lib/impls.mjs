@@ -169,7 +169,7 @@ export const IMPLS = [
 export function baselineImpl(dir) {
   const load = async () => {
     const core = await import(pathToFileURL(join(dir, "dist/src/mod.js")).href);
-    const node = await import(pathToFileURL(join(dir, "dist/adapters/node.js")).href);
+    const node = await import(pathToFileURL(join(dir, "dist/adapters/node/mod.js")).href);
     return { ContextClient: core.ContextClient, spawnProcess: node.spawnProcess };
   };
   const server = join(dir, "bench/peers/ours_server.mjs");

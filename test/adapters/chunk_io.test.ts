@@ -1,9 +1,9 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { chunkReaderOf, type ChunkReadResult, chunkWriterOf } from "../../adapters/chunk_io.ts";
-import { nodeChunkReader, nodeChunkWriter } from "../../adapters/node_streams.ts";
-import { createProcessConnection } from "../../adapters/process/process_connection.ts";
-import type { ExitStatus } from "../../adapters/process/shutdown_process.ts";
+import { chunkReaderOf, type ChunkReadResult, chunkWriterOf } from "../../adapters/_stdio/chunk_io.ts";
+import { nodeChunkReader, nodeChunkWriter } from "../../adapters/node/_node_streams.ts";
+import { createProcessConnection } from "../../adapters/_process/process_connection.ts";
+import type { ExitStatus } from "../../adapters/_process/shutdown_process.ts";
 import { ClosedError, ReadFailedError, WriteFailedError } from "../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The credit bookkeeping under `fromMessagePort` (`adapters/message_port/credit_window.ts`), without any port: the
+ * The credit bookkeeping under `fromMessagePort` (`adapters/message_port/_credit_window.ts`), without any port: the
  * window bound, the quarter-window hand-back, and a writer that waits for credit.
  */
 import { describe, expect, it } from "vitest";
-import { ReceiveCredit, SendCredit } from "../../adapters/message_port/credit_window.ts";
+import { ReceiveCredit, SendCredit } from "../../adapters/message_port/_credit_window.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 

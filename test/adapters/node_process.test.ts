@@ -3,7 +3,7 @@
  * Every behaviour lives in test/conformance/; this file holds only what is Node's.
  */
 import { beforeAll, test } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { contextMatrixSuite } from "../conformance/context_matrix_suite.ts";
 import { processAdapterSuite } from "../conformance/process_suite.ts";
 import type { TestApi } from "../conformance/test_api.ts";

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { nodeWritable } from "../../adapters/node_streams.ts";
+import { nodeWritable } from "../../adapters/node/_node_streams.ts";
 import { ClosedError, WriteFailedError } from "../../src/wire/errors.ts";
 import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type LoopbackRedirect, startLoopbackRedirect } from "../../adapters/oauth_loopback.ts";
+import { type LoopbackRedirect, startLoopbackRedirect } from "../../adapters/node/_oauth_loopback.ts";
 import { AuthError, withOAuth } from "../../src/auth/mod.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/mod.ts";
 import { AuthServerFixture, type Handler, ResourceFixture } from "../src/auth/oauth_fixtures.ts";

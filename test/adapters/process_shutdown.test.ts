@@ -4,13 +4,13 @@
  */
 import { describe, expect, test } from "vitest";
 import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
-import { createProcessConnection, type ProcessHandles } from "../../adapters/process/process_connection.ts";
-import { GroupsAtExit, procGroupHasLiveMembers } from "../../adapters/process/process_group.ts";
+import { createProcessConnection, type ProcessHandles } from "../../adapters/_process/process_connection.ts";
+import { GroupsAtExit, procGroupHasLiveMembers } from "../../adapters/_process/process_group.ts";
 import {
   type ExitStatus,
   type GroupSignal,
   shutdownProcess,
-} from "../../adapters/process/shutdown_process.ts";
+} from "../../adapters/_process/shutdown_process.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();

@@ -4,11 +4,11 @@
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { stdio as bunStdio } from "../../adapters/bun.ts";
-import type { BunLike } from "../../adapters/bun_like.ts";
-import { stdio as denoStdio } from "../../adapters/deno.ts";
-import type { DenoLike } from "../../adapters/deno_like.ts";
-import { stdio as nodeStdio } from "../../adapters/node.ts";
+import { stdio as bunStdio } from "../../adapters/bun/mod.ts";
+import type { BunLike } from "../../adapters/bun/_bun_like.ts";
+import { stdio as denoStdio } from "../../adapters/deno/mod.ts";
+import type { DenoLike } from "../../adapters/deno/_deno_like.ts";
+import { stdio as nodeStdio } from "../../adapters/node/mod.ts";
 import type { TransportConnection } from "../../src/rpc/transport.ts";
 import { ReadFailedError } from "../../src/wire/errors.ts";
 

@@ -3,7 +3,7 @@
  * 127.0.0.1 in Node, its URL provided to the browser tests as `httpUrl`.
  */
 import type { TestProject } from "vitest/node";
-import { serve } from "../../adapters/node.ts";
+import { serve } from "../../adapters/node/mod.ts";
 import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../src/server/context_server.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { beforeAll, test } from "bun:test";
-import { spawnProcess } from "../../adapters/bun.ts";
+import { spawnProcess } from "../../adapters/bun/mod.ts";
 import { contextMatrixSuite } from "../conformance/context_matrix_suite.ts";
 import { processAdapterSuite } from "../conformance/process_suite.ts";
 import type { TestApi } from "../conformance/test_api.ts";

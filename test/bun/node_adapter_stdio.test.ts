@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { contextServerFixture, runtimeBin } from "../conformance/runtimes.ts";
 
 const repo = new URL("../../", import.meta.url);
-const nodeAdapter = new URL("adapters/node.ts", repo).href;
+const nodeAdapter = new URL("adapters/node/mod.ts", repo).href;
 const contextServer = new URL("src/server/context_server.ts", repo).href;
 
 /** The first newline-terminated line of `stream`, decoded. */

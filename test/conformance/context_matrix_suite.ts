@@ -3,7 +3,7 @@
  * `ContextServer` on another runtime's `stdio()`, in each era, 1,000 requests each.
  * @module
  */
-import type { ProcessTransport } from "../../adapters/process/define_process_adapter.ts";
+import type { ProcessTransport } from "../../adapters/_process/define_process_adapter.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { assertEquals, assertStrictEquals } from "./assert.ts";
 import { contextServerFixture, moduleUrls, runOn, type Runtime } from "./runtimes.ts";

@@ -1,15 +1,15 @@
 /**
- * The MCP HTTP handler served over the network by a runtime's `serve` adapter (adapters/http/<runtime>.ts):
+ * The MCP HTTP handler served over the network by a runtime's `serve` adapter (adapters/<runtime>/_serve.ts):
  * JSON and SSE answers, a client disconnect, close of a listen stream. Registered by `deno test` and `bun test`.
  * @module
  */
-import type { FetchHandler, HttpServer, ServeOptions } from "../../adapters/http/serve_options.ts";
+import type { FetchHandler, HttpServer, ServeOptions } from "../../adapters/_http/serve_options.ts";
 import { createHttpHandler } from "../../src/http/server/create_http_handler.ts";
 import { FakeServer, gate, modernRequest, SseReader } from "../src/http/server/http_handler_helpers.ts";
 import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
 import type { TestApi } from "./test_api.ts";
 
-/** A runtime's `serve` from adapters/http/<runtime>.ts. */
+/** A runtime's `serve` from adapters/<runtime>/_serve.ts. */
 export type Serve = (handler: FetchHandler, options?: ServeOptions) => Promise<HttpServer>;
 
 function mcp() {

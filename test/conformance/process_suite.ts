@@ -8,9 +8,9 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
-import type { ProcessTransport, SpawnOptions } from "../../adapters/process/define_process_adapter.ts";
-import type { ProcessConnection } from "../../adapters/process/process_connection.ts";
-import { liveGroupMembers as groupMembers } from "../../adapters/process/process_group.ts";
+import type { ProcessTransport, SpawnOptions } from "../../adapters/_process/define_process_adapter.ts";
+import type { ProcessConnection } from "../../adapters/_process/process_connection.ts";
+import { liveGroupMembers as groupMembers } from "../../adapters/_process/process_group.ts";
 import { JsonRpcConnection } from "../../src/rpc/json_rpc_connection.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";

@@ -26,8 +26,8 @@ export function runOn(runtime: Runtime, script: string, ...args: string[]): [str
 /** The adapter module and `ContextServer` module a fixture on `runtime` imports. */
 export function moduleUrls(runtime: Runtime): { adapter: string; contextServer: string } {
   return runtime === "node"
-    ? { adapter: url("dist/adapters/node.js"), contextServer: url("dist/src/server/context_server.js") }
-    : { adapter: url(`adapters/${runtime}.ts`), contextServer: url("src/server/context_server.ts") };
+    ? { adapter: url("dist/adapters/node/mod.js"), contextServer: url("dist/src/server/context_server.js") }
+    : { adapter: url(`adapters/${runtime}/mod.ts`), contextServer: url("src/server/context_server.ts") };
 }
 
 /** The runtime-neutral part of an adapter under test on `runtime`. */

@@ -211,7 +211,7 @@ async function bigreply(kind) {
   const cap = new Promise((resolve) => setTimeout(() => resolve("still pending after 20 s"), 20_000));
   if (kind === "ours") {
     const { ContextClient } = await import("../../dist/src/mod.js");
-    const { spawnProcess } = await import("../../dist/adapters/node.js");
+    const { spawnProcess } = await import("../../dist/adapters/node/mod.js");
     const client = await ContextClient.connect(spawnProcess(process.execPath, [HOSTILE], { env }), {
       era: "legacy",
       onReport: () => {},

@@ -4,7 +4,7 @@
 // list/complete callbacks, a prompt with a completable argument (test/fixtures/sdk/feature_peers/).
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import type { ChangeEvent, LogEntry, ProgressUpdate } from "../../src/client/features/feature_types.ts";
 

@@ -2,7 +2,7 @@
 // @modelcontextprotocol/sdk@1.32.2 (legacy era only) and @modelcontextprotocol/server@2.4.0 serveStdio (both eras).
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import { TransportError } from "../../src/wire/errors.ts";

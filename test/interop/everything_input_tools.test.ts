@@ -10,7 +10,7 @@ import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontex
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";

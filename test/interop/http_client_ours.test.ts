@@ -1,9 +1,9 @@
 // Our HTTP client against our HTTP server (createHttpHandler + serve from the Node entry), both eras:
 // modern, legacy with sessions (a server-to-client request answered by POST, DELETE on close) and
 // stateless legacy. One suite, registered twice: the web transport on `fetch` (src/http, as on
-// every runtime) and the Node entry's transport on undici's dispatcher (adapters/node/undici_send.ts).
+// every runtime) and the Node entry's transport on undici's dispatcher (adapters/node/_undici_send.ts).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { httpTransport as nodeHttpTransport, serve } from "../../adapters/node.ts";
+import { httpTransport as nodeHttpTransport, serve } from "../../adapters/node/mod.ts";
 import { ContextClient, type ContextClientOptions } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import { httpTransport as webHttpTransport } from "../../src/http/client/http_client_transport.ts";

@@ -3,7 +3,7 @@
 // @modelcontextprotocol/server@2.4.0 answers input_required in the modern era.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ClientInputs } from "../../src/client/client_inputs.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";

@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { spawnProcess } from "../../adapters/node.ts";
+import { spawnProcess } from "../../adapters/node/mod.ts";
 import { ContextClient } from "../../src/client/context_client.ts";
 import { EraCache } from "../../src/client/era_cache.ts";
 import { ensureDist, ROOT } from "../fixtures/ours/build_dist.ts";

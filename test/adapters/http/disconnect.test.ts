@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Disconnect } from "../../../adapters/http/disconnect.ts";
+import { Disconnect } from "../../../adapters/node/_disconnect.ts";
 
 describe("Disconnect", () => {
   it("aborts a signal read before the client went away, with the first reason only", () => {

@@ -1,7 +1,7 @@
 /** serve()'s liveness and readiness probes (node:http): readiness turns 503 the moment close() starts. */
 import { describe, expect, it } from "vitest";
-import { serve } from "../../../adapters/http/node.ts";
-import { HealthChecks } from "../../../adapters/http/health_checks.ts";
+import { serve } from "../../../adapters/node/_serve.ts";
+import { HealthChecks } from "../../../adapters/_http/health_checks.ts";
 
 function gate() {
   let open!: () => void;

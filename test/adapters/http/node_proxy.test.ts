@@ -6,11 +6,11 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { envProxyFetch, httpTransport } from "../../../adapters/node.ts";
+import { envProxyFetch, httpTransport } from "../../../adapters/node/mod.ts";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
-import { serve } from "../../../adapters/http/node.ts";
+import { serve } from "../../../adapters/node/_serve.ts";
 
 const VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"];
 const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));

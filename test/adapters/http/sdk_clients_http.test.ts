@@ -7,8 +7,8 @@ import { Client as Client132 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Http132 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { serve } from "../../../adapters/http/node.ts";
-import type { HttpServer } from "../../../adapters/http/serve_options.ts";
+import { serve } from "../../../adapters/node/_serve.ts";
+import type { HttpServer } from "../../../adapters/_http/serve_options.ts";
 import { createHttpHandler, type HttpHandlerOptions } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import * as jose from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthError, InMemoryOAuthStore, type OAuthClientOptions, withOAuth } from "../../../src/auth/mod.ts";
-import { workloadTokenFile } from "../../../adapters/oauth_workload_token.ts";
+import { workloadTokenFile } from "../../../adapters/node/_oauth_workload_token.ts";
 import { autoApprove, type Handler, routeFetch } from "./oauth_fixtures.ts";
 
 const AS = "http://127.0.0.1:9101";

@@ -10,7 +10,7 @@ import { httpTransport } from "../../../src/http/client/http_client_transport.ts
 import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
 import { LEGACY_VERSIONS } from "../../../src/wire/protocol_versions.ts";
-import { serve } from "../../../adapters/http/node.ts";
+import { serve } from "../../../adapters/node/_serve.ts";
 import { serveSdkSse } from "../../fixtures/sdk/http_peers/sdk_sse_server.ts";
 
 // deno-lint-ignore no-explicit-any

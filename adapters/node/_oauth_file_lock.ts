@@ -7,10 +7,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { open, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { AuthError } from "../src/auth/errors.ts";
-import type { OAuthLock } from "../src/auth/oauth_lock.ts";
-import { integerOption } from "../src/stream/options.ts";
-import { systemTimeProvider, type TimeProvider } from "../src/stream/time_provider.ts";
+import { AuthError } from "../../src/auth/errors.ts";
+import type { OAuthLock } from "../../src/auth/oauth_lock.ts";
+import { integerOption } from "../../src/stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../../src/stream/time_provider.ts";
 
 /** Options of {@linkcode FileOAuthLock}. Times in milliseconds. */
 export interface FileOAuthLockOptions {

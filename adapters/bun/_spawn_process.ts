@@ -1,46 +1,18 @@
 /**
- * `onemodelcontext/bun`: spawned servers on `Bun.spawn`, and Bun's stdin/stdout for servers.
- *
- * The close sequence, process groups and exit hook are {@linkcode defineProcessAdapter}'s. On POSIX
- * the server is spawned with `detached: true` (Bun calls `setsid()`), so it leads its own process
- * group; an `'exit'` hook SIGTERMs the groups of servers still running when this process exits. On
- * Windows both signal steps run `taskkill /T /F /PID <pid>`.
- *
- * Backpressure: the child's stdin is a `FileSink`, which buffers what the pipe cannot take yet and
- * then returns a promise from `write()`; every write awaits that promise and the flush, so a write is
- * done only once its bytes reached the pipe. stdout is read only when pulled (Bun reads ahead a
- * bounded amount, about 0.7 MiB measured on 1.4.5).
+ * `spawnProcess` on `Bun.spawn`: the `Bun` global (or a given one) mapped onto
+ * {@linkcode defineProcessAdapter}'s `ProcessRuntime`.
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { BunLike } from "./bun_like.ts";
-import { fileSinkWriter } from "./bun_file_sink.ts";
+import type { BunLike } from "./_bun_like.ts";
+import { fileSinkWriter } from "./_file_sink.ts";
 import {
   defineProcessAdapter,
   type ProcessAdapter,
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
-
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export type { BunLike, BunSubprocessLike, FileSinkLike } from "./bun_like.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/bun.ts";
-// The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export {
-  type HttpTransport,
-  httpTransport,
-  type HttpTransportOptions,
-} from "../src/http/client/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
-export {
-  HttpStatusError,
-  StreamBrokenError,
-  StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
+} from "../_process/define_process_adapter.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
@@ -111,6 +83,3 @@ export function spawnProcess(
   if (!adapters.has(b)) adapters.set(b, defineProcessAdapter(bunRuntime(b)));
   return adapters.get(b)!.spawnProcess(command, args, options);
 }
-
-export { fileSinkWritable } from "./bun_file_sink.ts";
-export { stdio, type StdioOptions } from "./bun_stdio.ts";

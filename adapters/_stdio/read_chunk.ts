@@ -2,7 +2,7 @@
  * `readChunk`: one read from a runtime's stream, where a failure is a typed value, never an end.
  * @module
  */
-import { ReadFailedError } from "../src/wire/errors.ts";
+import { ReadFailedError } from "../../src/wire/errors.ts";
 import type { ChunkReader } from "./chunk_io.ts";
 
 /** Reads one chunk; a failed read comes back as a `ReadFailedError` carrying the cause, not thrown. */

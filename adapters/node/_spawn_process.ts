@@ -1,11 +1,6 @@
 /**
- * `onemodelcontext/node`: spawned servers on `node:child_process`, and this process's stdio for servers.
- *
- * The close sequence, process groups and exit hook are {@linkcode defineProcessAdapter}'s. On POSIX
- * the server is spawned with `detached: true`, so it leads its own process group and `npx`-style
- * grandchildren are signalled with it; a terminal's Ctrl+C then no longer reaches it directly, and the
- * `'exit'` hook SIGTERMs the groups of servers still running (a parent killed by a signal cannot run
- * it: its servers see stdin EOF). On Windows both signal steps run `taskkill /T /F /PID <pid>`.
+ * `spawnProcess` on `node:child_process`: Node's process primitives mapped onto
+ * {@linkcode defineProcessAdapter}'s `ProcessRuntime`.
  * @module
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -15,41 +10,9 @@ import {
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
-import type { ExitStatus } from "./process/shutdown_process.ts";
-import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./node_streams.ts";
-
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export { nodeReadable, nodeWritable } from "./node_streams.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/node.ts";
-// The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-// On Node it sends with undici's dispatcher API (adapters/node/undici_send.ts), not fetch.
-export type { HttpTransport } from "../src/http/client/http_client_transport.ts";
-export { httpTransport, type HttpTransportOptions } from "./node/http_transport.ts";
-export type { UndiciSendOptions } from "./node/undici_send.ts";
-export { envProxyFetch } from "./node_proxy_fetch.ts";
-export type {
-  FetchLike,
-  HeadersSource,
-  HttpReply,
-  HttpSend,
-  HttpSendInit,
-} from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
-export {
-  HttpStatusError,
-  StreamBrokenError,
-  StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
-export {
-  type LoopbackRedirect,
-  type LoopbackRedirectOptions,
-  startLoopbackRedirect,
-} from "./oauth_loopback.ts";
-export { workloadTokenFile } from "./oauth_workload_token.ts";
-export { FileOAuthLock, type FileOAuthLockOptions } from "./oauth_file_lock.ts";
+} from "../_process/define_process_adapter.ts";
+import type { ExitStatus } from "../_process/shutdown_process.ts";
+import { nodeChunkReader, nodeChunkWriter, nodeReadable } from "./_node_streams.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export type SpawnProcessOptions = SpawnOptions;
@@ -122,5 +85,3 @@ export function spawnProcess(
   return adapter.spawnProcess(command, args, options);
 }
 const adapter = defineProcessAdapter(nodeRuntime);
-
-export { stdio, type StdioOptions } from "./node_stdio.ts";

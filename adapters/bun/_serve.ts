@@ -6,7 +6,7 @@
  * @module
  */
 import { ClosedError } from "../../src/wire/errors.ts";
-import { InFlightRequests } from "./in_flight_requests.ts";
+import { InFlightRequests } from "../_http/in_flight_requests.ts";
 import {
   type FetchHandler,
   type HttpServer,
@@ -14,10 +14,10 @@ import {
   serveOptions,
   serverUrl,
   sleep,
-} from "./serve_options.ts";
-import { HealthChecks } from "./health_checks.ts";
+} from "../_http/serve_options.ts";
+import { HealthChecks } from "../_http/health_checks.ts";
 
-export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
+export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_options.ts";
 
 /** The few members of the value `Bun.serve` returns that this adapter uses. */
 interface BunHttpServerLike {

@@ -13,8 +13,8 @@ import {
 } from "../../src/wire/errors.ts";
 import { integerOption, numberOption } from "../../src/stream/options.ts";
 import { systemTimeProvider, type TimerHandle } from "../../src/stream/time_provider.ts";
-import { type ChunkReader, chunkReaderOf, type ChunkWriter, chunkWriterOf } from "../chunk_io.ts";
-import { readChunk } from "../read_chunk.ts";
+import { type ChunkReader, chunkReaderOf, type ChunkWriter, chunkWriterOf } from "../_stdio/chunk_io.ts";
+import { readChunk } from "../_stdio/read_chunk.ts";
 import { StderrTail } from "./stderr_tail.ts";
 import {
   type ExitStatus,

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { BodyTooLargeError } from "../../src/http/errors.ts";
-import type { Disconnect } from "./disconnect.ts";
+import type { Disconnect } from "./_disconnect.ts";
 import {
   READ_BODY,
   type RequestHeaders,

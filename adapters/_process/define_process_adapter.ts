@@ -5,7 +5,7 @@
  * @module
  */
 import type { ClientTransport } from "../../src/rpc/transport.ts";
-import type { ChunkReader, ChunkWriter } from "../chunk_io.ts";
+import type { ChunkReader, ChunkWriter } from "../_stdio/chunk_io.ts";
 import {
   createProcessConnection,
   type ProcessConnection,

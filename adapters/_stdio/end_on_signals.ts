@@ -4,7 +4,7 @@
  * adapters apply it (option `gracefulSignals`, default `["SIGTERM"]`).
  * @module
  */
-import type { TransportConnection } from "../src/rpc/transport.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
 
 /** The signal primitives of one runtime. */
 export interface SignalRuntime {

@@ -2,10 +2,10 @@
  * `stdio()` for Deno: `Deno.stdin` and `Deno.stdout` as the duplex a server serves.
  * @module
  */
-import type { TransportConnection } from "../src/rpc/transport.ts";
-import type { DenoLike } from "./deno_like.ts";
-import { endOnSignals, type SignalRuntime } from "./end_on_signals.ts";
-import { stdioConnection } from "./stdio_connection.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
+import type { DenoLike } from "./_deno_like.ts";
+import { endOnSignals, type SignalRuntime } from "../_stdio/end_on_signals.ts";
+import { stdioConnection } from "../_stdio/stdio_connection.ts";
 
 const global = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;
 

@@ -3,8 +3,8 @@
  * and the chunk writer it is built on (the process connection wraps that directly: one layer).
  * @module
  */
-import type { FileSinkLike } from "./bun_like.ts";
-import type { ChunkWriter } from "./chunk_io.ts";
+import type { FileSinkLike } from "./_bun_like.ts";
+import type { ChunkWriter } from "../_stdio/chunk_io.ts";
 
 /**
  * A {@linkcode ChunkWriter} over a `FileSink`: each write awaits the sink's pending promise (returned

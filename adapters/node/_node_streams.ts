@@ -4,8 +4,8 @@
  * @module
  */
 import type { Readable, Writable } from "node:stream";
-import { ClosedError, ReadFailedError, WriteFailedError } from "../src/wire/errors.ts";
-import type { ChunkReader, ChunkWriter } from "./chunk_io.ts";
+import { ClosedError, ReadFailedError, WriteFailedError } from "../../src/wire/errors.ts";
+import type { ChunkReader, ChunkWriter } from "../_stdio/chunk_io.ts";
 
 /**
  * A pull-based {@linkcode ChunkReader} over a Node `Readable`: the stream is paused and read only on

@@ -5,7 +5,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { AuthError } from "../src/auth/errors.ts";
+import { AuthError } from "../../src/auth/errors.ts";
 
 /**
  * A token source for `OAuthClientOptions.workloadIdentity.token` that reads `path` at every grant,

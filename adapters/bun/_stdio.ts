@@ -2,11 +2,11 @@
  * `stdio()` for Bun: `Bun.stdin` and `Bun.stdout` as the duplex a server serves.
  * @module
  */
-import type { TransportConnection } from "../src/rpc/transport.ts";
-import type { BunLike } from "./bun_like.ts";
-import { fileSinkWritable } from "./bun_file_sink.ts";
-import { endOnSignals, type SignalRuntime } from "./end_on_signals.ts";
-import { stdioConnection } from "./stdio_connection.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
+import type { BunLike } from "./_bun_like.ts";
+import { fileSinkWritable } from "./_file_sink.ts";
+import { endOnSignals, type SignalRuntime } from "../_stdio/end_on_signals.ts";
+import { stdioConnection } from "../_stdio/stdio_connection.ts";
 
 const global = (): BunLike => (globalThis as unknown as { Bun: BunLike }).Bun;
 

@@ -3,9 +3,9 @@
  * @module
  */
 import type { Readable, Writable } from "node:stream";
-import type { TransportConnection } from "../src/rpc/transport.ts";
-import { endOnSignals, type SignalRuntime } from "./end_on_signals.ts";
-import { nodeReadable, nodeWritable } from "./node_streams.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
+import { endOnSignals, type SignalRuntime } from "../_stdio/end_on_signals.ts";
+import { nodeReadable, nodeWritable } from "./_node_streams.ts";
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {

@@ -1,12 +1,6 @@
 /**
- * `onemodelcontext/deno`: spawned servers on `Deno.Command`, and `Deno.stdin`/`Deno.stdout` for servers.
- *
- * The close sequence, process groups and exit hook are {@linkcode defineProcessAdapter}'s. Process
- * groups: `detached: true` (Deno ≥ 2.5) calls `setsid()` in the child; older Deno runs the child
- * through `/usr/bin/setsid` or `/bin/setsid` when present, else only the server itself is signalled.
- * Needs `--allow-run` (and `--allow-read` for the `/proc` check that ignores zombies on Linux). An
- * `unload` listener SIGTERMs the groups of servers still running when this process exits. On Windows
- * both signal steps run `taskkill /T /F /PID <pid>`.
+ * `spawnProcess` on `Deno.Command`: the `Deno` namespace (the global one or a given one) mapped onto
+ * {@linkcode defineProcessAdapter}'s `ProcessRuntime`.
  * @module
  */
 import {
@@ -15,28 +9,9 @@ import {
   type ProcessRuntime,
   type ProcessTransport,
   type SpawnOptions,
-} from "./process/define_process_adapter.ts";
-import type { DenoLike } from "./deno_like.ts";
-import { attempt } from "./process/process_group.ts";
-
-export type { ProcessTransport } from "./process/define_process_adapter.ts";
-export type { ProcessConnection, StderrMode } from "./process/process_connection.ts";
-export type { ExitStatus } from "./process/shutdown_process.ts";
-export type { DenoChildProcessLike, DenoLike } from "./deno_like.ts";
-export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./http/deno.ts";
-// The Streamable HTTP client transport: ContextClient.connect(httpTransport(url, options)).
-export {
-  type HttpTransport,
-  httpTransport,
-  type HttpTransportOptions,
-} from "../src/http/client/http_client_transport.ts";
-export type { FetchLike, HeadersSource } from "../src/http/client/http_endpoint.ts";
-export type { ReconnectOptions } from "../src/http/client/legacy_http_client_session.ts";
-export {
-  HttpStatusError,
-  StreamBrokenError,
-  StreamNotResumedError,
-} from "../src/http/client/http_client_errors.ts";
+} from "../_process/define_process_adapter.ts";
+import type { DenoLike } from "./_deno_like.ts";
+import { attempt } from "../_process/process_group.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
@@ -131,5 +106,3 @@ export function spawnProcess(
   if (!adapters.has(d)) adapters.set(d, defineProcessAdapter(denoRuntime(d)));
   return adapters.get(d)!.spawnProcess(command, args, options);
 }
-
-export { stdio, type StdioOptions } from "./deno_stdio.ts";

@@ -15,9 +15,9 @@ import {
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/server/request_parts.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
-import { InFlightRequests, type TrackedRequest } from "./in_flight_requests.ts";
-import { Disconnect } from "./disconnect.ts";
-import { NodeRequest, toRequest } from "./node_request.ts";
+import { InFlightRequests, type TrackedRequest } from "../_http/in_flight_requests.ts";
+import { Disconnect } from "./_disconnect.ts";
+import { NodeRequest, toRequest } from "./_node_request.ts";
 import {
   type FetchHandler,
   type HttpServer,
@@ -25,10 +25,10 @@ import {
   serveOptions,
   serverUrl,
   sleep,
-} from "./serve_options.ts";
-import { HealthChecks } from "./health_checks.ts";
+} from "../_http/serve_options.ts";
+import { HealthChecks } from "../_http/health_checks.ts";
 
-export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts";
+export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_options.ts";
 
 /**
  * Serves `handler` on `node:http` at `hostname` (default `127.0.0.1`) and `port` (default 0: a free

@@ -5,8 +5,8 @@
  */
 import { type Deferred, deferred } from "../../src/stream/deferred.ts";
 import { ProtocolError } from "../../src/wire/errors.ts";
-import { ReceiveCredit } from "./credit_window.ts";
-import { describe, type Post } from "./wire.ts";
+import { ReceiveCredit } from "./_credit_window.ts";
+import { describe, type Post } from "./_wire.ts";
 
 /** What the reader tells its duplex. */
 export interface PortReaderHooks {

@@ -5,7 +5,7 @@
  * @module
  */
 import { EnvHttpProxyAgent, fetch as undiciFetch } from "undici";
-import type { FetchLike } from "../src/http/client/http_endpoint.ts";
+import type { FetchLike } from "../../src/http/client/http_endpoint.ts";
 
 const VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"] as const;
 

@@ -11,8 +11,8 @@ import {
   httpTransport as webHttpTransport,
   type HttpTransportOptions as WebHttpTransportOptions,
 } from "../../src/http/client/http_client_transport.ts";
-import { envProxyFetch, proxyConfigured } from "../node_proxy_fetch.ts";
-import { undiciSend, type UndiciSendOptions } from "./undici_send.ts";
+import { envProxyFetch, proxyConfigured } from "./_proxy_fetch.ts";
+import { undiciSend, type UndiciSendOptions } from "./_undici_send.ts";
 
 /**
  * Options of the Node entry's {@linkcode httpTransport}: those of every runtime, and undici's

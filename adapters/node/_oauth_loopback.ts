@@ -5,8 +5,8 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { systemTimeProvider, type TimeProvider } from "../src/stream/time_provider.ts";
-import { AuthError } from "../src/auth/errors.ts";
+import { systemTimeProvider, type TimeProvider } from "../../src/stream/time_provider.ts";
+import { AuthError } from "../../src/auth/errors.ts";
 
 /** Options of {@linkcode startLoopbackRedirect}. */
 export interface LoopbackRedirectOptions {

@@ -3,8 +3,8 @@
  * of stdin and a writable of stdout. The Deno and Bun adapters build `stdio()` on it.
  * @module
  */
-import type { TransportConnection } from "../src/rpc/transport.ts";
-import { ReadFailedError } from "../src/wire/errors.ts";
+import type { TransportConnection } from "../../src/rpc/transport.ts";
+import { ReadFailedError } from "../../src/wire/errors.ts";
 import { readChunk } from "./read_chunk.ts";
 
 /** What a runtime adds to {@linkcode stdioConnection}'s `destroy()` and `close()`. */

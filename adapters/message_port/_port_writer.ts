@@ -4,8 +4,8 @@
  * @module
  */
 import { ClosedError } from "../../src/wire/errors.ts";
-import { SendCredit } from "./credit_window.ts";
-import { describe, type Post } from "./wire.ts";
+import { SendCredit } from "./_credit_window.ts";
+import { describe, type Post } from "./_wire.ts";
 
 /** The output half: a writable whose writes wait for credit, so the peer's window bounds the bytes in flight. */
 export class PortWriter {
