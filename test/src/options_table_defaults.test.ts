@@ -12,7 +12,7 @@ import { DEFAULT_ERA_CACHE_MAX_ENTRIES, EraCache } from "../../src/client/era_ca
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
-} from "../../src/http/server/legacy_session_table.ts";
+} from "../../src/http/server/legacy/legacy_session_table.ts";
 import {
   DEFAULT_HTTP_SHUTDOWN_TIMEOUT,
   DEFAULT_MAX_STREAMS,

@@ -6,36 +6,21 @@
  * response stream that ends early resumed through GET, re-initialization on 404, `DELETE` on close.
  * @module
  */
-import { asError, ClosedError, ProtocolError, TransportError } from "../../wire/errors.ts";
-import {
-  classifyMessage,
-  errorResponseFor,
-  idKey,
-  type IncomingRequest,
-  type RequestId,
-} from "../../wire/json_rpc_message.ts";
+import { asError, ClosedError, ProtocolError } from "../../wire/errors.ts";
+import { idKey, type IncomingRequest, type RequestId } from "../../wire/json_rpc_message.ts";
 import { deferred } from "../../stream/deferred.ts";
-import { delay } from "../../stream/time_kit.ts";
 import type { TimeProvider } from "../../stream/time_provider.ts";
 import type { ConnectionCloseInfo } from "../../rpc/connection_state.ts";
 import type { RequestContext } from "../../rpc/request_context.ts";
-import type {
-  ClientExchange,
-  ExchangeRequestOptions,
-  RelatedNotificationHandler,
-} from "../../client/client_exchange.ts";
+import type { ClientExchange, ExchangeRequestOptions } from "../../client/client_exchange.ts";
 import type { Capabilities, Implementation } from "../../wire/protocol_versions.ts";
 import { McpHeaders } from "../mcp_request_headers.ts";
-import {
-  ACCEPT_BOTH,
-  errorOfStatus,
-  type HttpEndpoint,
-  type HttpReply,
-  type SseCursor,
-} from "./http_endpoint.ts";
-import { HttpStatusError, StreamBrokenError, StreamNotResumedError } from "./http_client_errors.ts";
+import { ACCEPT_BOTH, errorOfStatus, type HttpEndpoint, type HttpReply } from "./http_endpoint.ts";
+import { HttpStatusError, StreamBrokenError } from "./http_client_errors.ts";
 import { RequestDeadline, type RequestDeadlineOptions } from "./request_deadline.ts";
-import { backoffDelay, listenForServerMessages, type ReconnectOptions } from "./legacy_get_stream.ts";
+import { listenForServerMessages, type ReconnectOptions } from "./legacy_get_stream.ts";
+import { LegacyMessageRouter, type Pending, settle } from "./legacy_message_router.ts";
+import { type LegacyRequestParts, sendLegacyRequest, SessionExpired } from "./send_legacy_request.ts";
 
 export type { ReconnectOptions } from "./legacy_get_stream.ts";
 
@@ -56,21 +41,12 @@ export interface LegacyHttpSessionOptions {
   onResync?(info: { sessionLost: boolean }): void;
 }
 
-interface Pending {
-  method: string;
-  onNotification: RelatedNotificationHandler | undefined;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  settled: boolean;
-}
-
-/** The server forgot the session (404): the session re-initializes and the request is sent again. */
-class SessionExpired extends Error {}
-
 /** One legacy Streamable HTTP session (see the module note). */
 export class LegacyHttpClientSession implements ClientExchange {
   readonly #o: LegacyHttpSessionOptions;
-  readonly #pending = new Map<string, Pending>();
+  readonly #router: LegacyMessageRouter;
+  readonly #pending: Map<string, Pending>;
+  readonly #requestParts: LegacyRequestParts;
   readonly #closed = deferred<ConnectionCloseInfo>();
   readonly #serverRequests = new AbortController();
   #listening = new AbortController();
@@ -86,6 +62,24 @@ export class LegacyHttpClientSession implements ClientExchange {
 
   constructor(options: LegacyHttpSessionOptions) {
     this.#o = options;
+    this.#router = new LegacyMessageRouter({
+      report: options.report,
+      onNotification: options.onNotification,
+      onRequest: options.onRequest,
+      signal: this.#serverRequests.signal,
+      notify: (method, params) => this.notify(method, params),
+      post: (message, what) => this.#postExpectingAccepted(message, what),
+      isClosed: () => this.#isClosed,
+    });
+    this.#pending = this.#router.pending;
+    this.#requestParts = {
+      endpoint: options.endpoint,
+      time: options.time,
+      reconnect: options.reconnect,
+      sessionHeaders: () => this.#sessionHeaders(),
+      hasSession: () => this.#sessionId !== undefined,
+      dispatch: (value, owner, ownerId, progress) => this.#router.dispatch(value, owner, ownerId, progress),
+    };
   }
 
   /** The session id the server minted, if it minted one. */
@@ -162,7 +156,7 @@ export class LegacyHttpClientSession implements ClientExchange {
     this.#listening.abort(new ClosedError("The HTTP client closed"));
     this.#serverRequests.abort(new ClosedError("The HTTP client closed"));
     for (const entry of this.#pending.values()) {
-      this.#settle(entry, undefined, new ClosedError("The HTTP client closed while the request was pending"));
+      settle(entry, undefined, new ClosedError("The HTTP client closed while the request was pending"));
     }
     this.#pending.clear();
     if (this.#sessionId !== undefined) {
@@ -213,7 +207,7 @@ export class LegacyHttpClientSession implements ClientExchange {
         time: this.#o.time,
         reconnect: this.#o.reconnect,
         headers: () => this.#sessionHeaders(),
-        onMessage: (message) => this.#dispatch(message, undefined, undefined),
+        onMessage: (message) => this.#router.dispatch(message, undefined, undefined),
         report: this.#o.report,
         signal: this.#listening.signal,
         onOpened: ({ reopened, resumed }) => {
@@ -281,7 +275,7 @@ export class LegacyHttpClientSession implements ClientExchange {
     const controller = new AbortController();
     const stop = (reason: unknown): void => {
       if (entry.settled) return;
-      this.#settle(entry, undefined, reason);
+      settle(entry, undefined, reason);
       this.#pending.delete(key);
       controller.abort(reason);
       if (method !== "initialize") void this.#postCancelled(id, reason);
@@ -294,11 +288,12 @@ export class LegacyHttpClientSession implements ClientExchange {
       onExpire: stop,
     });
     const progress = (): void => deadline.restart();
-    void this.#drive(id, message, entry, controller.signal, progress, onResponse).catch((error) => {
-      if (!entry.settled) {
-        this.#settle(entry, undefined, controller.signal.aborted ? controller.signal.reason : error);
-      }
-    });
+    void sendLegacyRequest(this.#requestParts, id, message, entry, controller.signal, progress, onResponse)
+      .catch((error) => {
+        if (!entry.settled) {
+          settle(entry, undefined, controller.signal.aborted ? controller.signal.reason : error);
+        }
+      });
     return done.promise.then((outcome) => {
       deadline.cancel();
       signal?.removeEventListener("abort", onAbort);
@@ -307,192 +302,6 @@ export class LegacyHttpClientSession implements ClientExchange {
       if (outcome.ok) return outcome.value;
       throw outcome.error;
     });
-  }
-
-  async #drive(
-    id: RequestId,
-    message: Record<string, unknown>,
-    entry: Pending,
-    signal: AbortSignal,
-    progress: () => void,
-    onResponse?: (response: HttpReply) => void,
-  ): Promise<void> {
-    const headers = { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...this.#sessionHeaders() };
-    const hadSession = this.#sessionId !== undefined;
-    let response: HttpReply;
-    try {
-      response = await this.#o.endpoint.send("POST", { headers, body: JSON.stringify(message), signal });
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      throw new StreamBrokenError(entry.method, id, { cause: error });
-    }
-    if (response.status === 404 && hadSession) {
-      await response.body?.cancel();
-      throw new SessionExpired();
-    }
-    if (!response.ok) throw await errorOfStatus(response, entry.method);
-    if (response.status === 202) {
-      throw new ProtocolError(`The server answered request ${entry.method} with 202 Accepted and no reply`);
-    }
-    onResponse?.(response);
-    // Where the stream got to, kept event by event: a stream that breaks mid-way resumes from there.
-    const cursor: SseCursor = { lastEventId: "" };
-    let failure: unknown;
-    try {
-      await this.#readStream(response, entry, id, signal, progress, cursor);
-    } catch (error) {
-      if (!(error instanceof StreamBrokenError)) throw error;
-      failure = error;
-    }
-    let attempts = 0;
-    let fruitless = 0;
-    while (!entry.settled) {
-      // The stream ended or broke before the reply: resume it through GET when it carried event ids.
-      if (cursor.lastEventId === "") throw failure ?? new StreamBrokenError(entry.method, id);
-      if (fruitless >= this.#o.reconnect.maxAttempts) {
-        throw new StreamNotResumedError(entry.method, id, {
-          attempts,
-          lastEventId: cursor.lastEventId,
-          cause: failure,
-        });
-      }
-      attempts++;
-      fruitless++;
-      // The server's retry is the least wait (2025-11-25: MUST respect it); failures in a row back off.
-      const wait = fruitless === 1
-        ? cursor.retry ?? backoffDelay(this.#o.reconnect, 1)
-        : Math.max(cursor.retry ?? 0, backoffDelay(this.#o.reconnect, fruitless));
-      await delay(this.#o.time, wait, signal);
-      const from = cursor.lastEventId;
-      let resumed: HttpReply;
-      try {
-        resumed = await this.#o.endpoint.send("GET", {
-          headers: { Accept: "text/event-stream", ...this.#sessionHeaders(), [McpHeaders.lastEventId]: from },
-          signal,
-        });
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        failure = error; // the server is unreachable for now: try again
-        continue;
-      }
-      if (!resumed.ok) {
-        const refusal = await errorOfStatus(resumed, "GET (resuming the response stream)");
-        // 400/404/405: the server cannot resume this stream (events gone, no session, no store); 5xx and 429: try again.
-        if (resumed.status < 500 && resumed.status !== 429) {
-          throw new StreamNotResumedError(entry.method, id, { attempts, lastEventId: from, cause: refusal });
-        }
-        failure = refusal;
-        continue;
-      }
-      try {
-        await this.#readStream(resumed, entry, id, signal, progress, cursor);
-      } catch (error) {
-        if (!(error instanceof StreamBrokenError)) throw error;
-        failure = error;
-      }
-      if (cursor.lastEventId !== from || entry.settled) fruitless = 0;
-    }
-  }
-
-  async #readStream(
-    response: HttpReply,
-    entry: Pending,
-    id: RequestId,
-    signal: AbortSignal,
-    progress: () => void,
-    cursor?: SseCursor,
-  ) {
-    try {
-      return await this.#o.endpoint.read(
-        response,
-        (value) => {
-          this.#dispatch(value, entry, id, progress);
-          return entry.settled;
-        },
-        signal,
-        cursor,
-      );
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (error instanceof TransportError && error.code !== "read_failed") throw error;
-      throw new StreamBrokenError(entry.method, id, { cause: error });
-    }
-  }
-
-  /** Routes one message from any stream: replies to their pending request, notifications, server requests. */
-  #dispatch(
-    value: unknown,
-    owner: Pending | undefined,
-    ownerId: RequestId | undefined,
-    progress?: () => void,
-  ): void {
-    const m = classifyMessage(value);
-    if (m.kind === "result" || m.kind === "error") {
-      const entry = m.id === undefined ? undefined : this.#pending.get(idKey(m.id));
-      if (entry === undefined) {
-        this.#o.report(
-          new ProtocolError(`A reply for an unknown request id ${JSON.stringify(m.id)} arrived (ignored)`),
-        );
-        return;
-      }
-      this.#pending.delete(idKey(m.id!));
-      if (m.kind === "result") this.#settle(entry, m.result);
-      else this.#settle(entry, undefined, m.error);
-      return;
-    }
-    if (m.kind === "notification") {
-      if (m.method === "notifications/progress") progress?.();
-      const handler = owner?.onNotification ?? this.#o.onNotification;
-      try {
-        const returned: unknown = handler(m.method, m.params);
-        if (returned instanceof Promise) returned.catch((error) => this.#o.report(asError(error)));
-      } catch (error) {
-        this.#o.report(asError(error));
-      }
-      return;
-    }
-    if (m.kind === "request") {
-      void this.#answer(m.request);
-      return;
-    }
-    const where = ownerId === undefined
-      ? "the GET stream"
-      : `the response stream of request ${JSON.stringify(ownerId)}`;
-    this.#o.report(new ProtocolError(`Invalid message on ${where}: ${m.reason}`));
-  }
-
-  #settle(entry: Pending, value: unknown, error?: unknown): void {
-    if (entry.settled) return;
-    entry.settled = true;
-    if (error !== undefined) entry.reject(error);
-    else entry.resolve(value);
-  }
-
-  /** Answers a server-to-client request and POSTs the reply. */
-  async #answer(request: IncomingRequest): Promise<void> {
-    const context: RequestContext = {
-      id: request.id,
-      method: request.method,
-      signal: this.#serverRequests.signal,
-      notify: (method, params) => this.notify(method, params),
-    };
-    let reply: Record<string, unknown>;
-    try {
-      reply = { jsonrpc: "2.0", id: request.id, result: await this.#o.onRequest(request, context) };
-    } catch (error) {
-      reply = errorResponseFor(request.id, error);
-    }
-    if (this.#isClosed) return;
-    try {
-      await this.#postExpectingAccepted(reply, `the reply to ${request.method}`);
-    } catch (error) {
-      this.#o.report(
-        new ProtocolError(
-          `Posting the reply to server request ${request.method} failed: ${asError(error).message}`,
-          { cause: error },
-        ),
-      );
-    }
   }
 
   // ---- helpers ----

@@ -65,3 +65,12 @@ export class RequestCancel {
     return new CancelledError(this.#message, { cause: signal.reason });
   }
 }
+
+/** The reason's message when the client's disconnect cancels a request. */
+export const DISCONNECTED = "The client closed the response (HTTP disconnect)";
+
+/** A ResponseChannel's onCancel that aborts `controller`: the client stopped reading the response stream. */
+export function stoppedReading(controller: Pick<AbortController, "abort">): (reason: unknown) => void {
+  return (reason) =>
+    controller.abort(new CancelledError("The client stopped reading the response stream", { cause: reason }));
+}

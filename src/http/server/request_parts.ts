@@ -5,6 +5,7 @@
  * streamed body and a signal, and a `Response` and reading its body, cost more than the MCP exchange).
  * @module
  */
+import type { ClassifiedMessage } from "../../wire/json_rpc_message.ts";
 
 /** What `createHttpHandler` reads of a request's headers: web `Headers` are such. */
 export type RequestHeaders = Pick<Headers, "get">;
@@ -70,3 +71,26 @@ export function principalOf(request: object): string | undefined {
   const principal = (request as { [REQUEST_PRINCIPAL]?: unknown })[REQUEST_PRINCIPAL];
   return typeof principal === "string" ? principal : undefined;
 }
+
+/** True when the caller of the handler takes a TextReply for this request (serve() on Node). */
+export function takesTextReply(request: RequestParts): boolean {
+  return (request as { [TAKES_TEXT_REPLY]?: unknown })[TAKES_TEXT_REPLY] === true;
+}
+
+/** True when `request`'s `Accept` allows one of `types` (an absent header allows everything). */
+export function accepts(request: RequestParts, types: readonly string[]): boolean {
+  const accept = request.headers.get("accept");
+  return accept === null || acceptsAny(accept, types);
+}
+
+/** True when `accept` (an `Accept` value) allows one of `types`; an empty one allows everything. */
+export function acceptsAny(accept: string, types: readonly string[]): boolean {
+  if (accept.trim() === "") return true;
+  const ranges = accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
+  return ranges.some((range) =>
+    range === "*/*" || types.some((type) => range === type || range === `${type.split("/")[0]}/*`)
+  );
+}
+
+/** A POSTed message as sorted, when it is a valid one: a request, a notification, a result or an error. */
+export type PostedMessage = Exclude<ClassifiedMessage, { kind: "invalid" }>;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
-} from "../../../../src/http/server/legacy_session_table.ts";
+} from "../../../../src/http/server/legacy/legacy_session_table.ts";
 import { createHttpHandler, DEFAULT_MAX_STREAMS } from "../../../../src/http/server/create_http_handler.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../../../../src/http/server/read_json_body.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../testing/fake_time_provider.ts";

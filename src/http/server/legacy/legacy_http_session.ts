@@ -4,11 +4,11 @@
  * waiting for replies POSTed back, its GET stream, and its idle timer.
  * @module
  */
-import type { TimeProvider, TimerHandle } from "../../stream/time_provider.ts";
-import { CancelledError, ClosedError, type JsonRpcError } from "../../wire/errors.ts";
-import { idKey, type RequestId } from "../../wire/json_rpc_message.ts";
-import type { LegacySession, ServerSession } from "./http_dispatcher.ts";
-import type { ResponseChannel } from "./response_channel.ts";
+import type { TimeProvider, TimerHandle } from "../../../stream/time_provider.ts";
+import { CancelledError, ClosedError, type JsonRpcError } from "../../../wire/errors.ts";
+import { idKey, type RequestId } from "../../../wire/json_rpc_message.ts";
+import type { LegacySession, ServerSession } from "../http_dispatcher.ts";
+import type { ResponseChannel } from "../response_channel.ts";
 
 /** A session's GET stream: an `SseStream`, or a `ResumableStream` (which has `connected`). */
 export interface GetStream {

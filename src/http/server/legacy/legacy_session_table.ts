@@ -2,11 +2,11 @@
  * `LegacySessionTable`: the bounded set of live legacy HTTP sessions, keyed by `Mcp-Session-Id`.
  * @module
  */
-import { integerOption, numberOption } from "../../stream/options.ts";
-import { systemTimeProvider, type TimeProvider } from "../../stream/time_provider.ts";
-import { ClosedError, InvalidOptionError } from "../../wire/errors.ts";
+import { integerOption, numberOption } from "../../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../../../stream/time_provider.ts";
+import { ClosedError, InvalidOptionError } from "../../../wire/errors.ts";
 import { LegacyHttpSession } from "./legacy_http_session.ts";
-import { McpTelemetry } from "../../telemetry/mcp_telemetry.ts";
+import { McpTelemetry } from "../../../telemetry/mcp_telemetry.ts";
 
 /** The default {@linkcode LegacySessionTableOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 1000;

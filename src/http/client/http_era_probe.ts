@@ -1,0 +1,270 @@
+/**
+ * `HttpEraProbe`: one connect of {@linkcode httpTransport} in Streamable HTTP: the era read from the
+ * cache or probed with `server/discover` (reprobed once with the version a -32022 names), learned
+ * into the cache or forgotten there, then the modern exchange or the legacy session made and
+ * initialized, with the record of how the era was reached.
+ * @module
+ */
+import { asError, JsonRpcError, NegotiationFailedError, TimeoutError } from "../../wire/errors.ts";
+import {
+  type Era,
+  eraOf,
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+} from "../../wire/protocol_versions.ts";
+import { timeoutSignal } from "../../stream/time_kit.ts";
+import { type EraCacheEntry, forgetEra, readEra, storeEra } from "../../client/era_cache.ts";
+import type { NegotiationInfo } from "../../client/era_negotiation.ts";
+import type { ExchangeConnectSettings, ExchangeSession } from "../../client/exchange_transport.ts";
+import {
+  describeRpcError,
+  type DiscoverInfo,
+  type NegotiationOutcome,
+  newestLegacy,
+  parseInitializeResult,
+} from "../../client/probe_classifier.ts";
+import type { HttpEndpoint } from "./http_endpoint.ts";
+import { ModernHttpExchange } from "./modern_http_exchange.ts";
+import { LegacyHttpClientSession, type ReconnectOptions } from "./legacy_http_client_session.ts";
+import { type HttpVerdict, sendDiscoverProbe } from "./discover_probe.ts";
+
+/** The bounds and choices of one connect, from the transport's options. */
+export interface ProbeSettings {
+  timeouts: { timeout: number; maxTotalTimeout: number };
+  reconnect: Required<ReconnectOptions>;
+  listen: boolean;
+}
+
+/** One connect over HTTP: probe, classify, cache, then hand back the exchange. */
+export class HttpEraProbe {
+  readonly #endpoint: HttpEndpoint;
+  readonly #s: ExchangeConnectSettings;
+  readonly #p: ProbeSettings;
+  readonly #started: number;
+  #probes = 0;
+  #forgotten = false;
+  #signal!: AbortSignal;
+
+  constructor(endpoint: HttpEndpoint, settings: ExchangeConnectSettings, probe: ProbeSettings) {
+    this.#endpoint = endpoint;
+    this.#s = settings;
+    this.#p = probe;
+    this.#started = settings.time.now();
+  }
+
+  async run(): Promise<ExchangeSession> {
+    const s = this.#s;
+    const deadline = timeoutSignal(s.time, s.connectTimeout, {
+      reason: () =>
+        new TimeoutError(
+          `Connecting to ${this.#endpoint.url} timed out after ${s.connectTimeout} ms (connectTimeout)`,
+          s.connectTimeout,
+        ),
+    });
+    this.#signal = deadline.signal;
+    try {
+      return await this.#negotiate();
+    } catch (error) {
+      throw deadline.signal.aborted ? deadline.signal.reason : error;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  async #negotiate(): Promise<ExchangeSession> {
+    const s = this.#s;
+    if (s.era === "legacy") return this.#legacy("requested_legacy", LATEST_LEGACY_VERSION, {});
+    const cached = s.era === "auto" && s.cache && s.cacheKey !== undefined
+      ? await readEra(s.cache, s.cacheKey, s.report)
+      : undefined;
+    if (cached?.era === "legacy") {
+      try {
+        const version = cached.protocolVersion !== undefined && eraOf(cached.protocolVersion) === "legacy"
+          ? cached.protocolVersion
+          : LATEST_LEGACY_VERSION;
+        return await this.#legacy("cached_legacy", version, { fromCache: true });
+      } catch (error) {
+        if (error instanceof TimeoutError || this.#signal.aborted) throw error;
+        s.report(
+          new NegotiationFailedError(
+            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${
+              asError(error).message
+            }; probing again`,
+            { cause: error },
+          ),
+        );
+        await this.#forget();
+      }
+    }
+    const cachedModern = cached?.era === "modern";
+    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
+      ? cached!.protocolVersion!
+      : LATEST_MODERN_VERSION;
+    let reprobed = false;
+    for (;;) {
+      let verdict: HttpVerdict;
+      try {
+        verdict = await sendDiscoverProbe(this.#endpoint, this.#signal, {
+          id: `discover-probe-${++this.#probes}`,
+          version,
+          settings: s,
+          mayReprobe: !reprobed,
+        });
+      } catch (error) {
+        if (cachedModern) await this.#forget();
+        throw error;
+      }
+      if (verdict.kind === "reprobe") {
+        reprobed = true;
+        version = verdict.version;
+        continue;
+      }
+      if (verdict.kind === "modern" || verdict.kind === "modern-refusal") {
+        const discover: DiscoverInfo = verdict.kind === "modern"
+          ? verdict.discover
+          : { supportedVersions: [version], capabilities: {} } as DiscoverInfo;
+        const agreed = verdict.kind === "modern" ? verdict.version : version;
+        const fromCache = cachedModern && agreed === cached!.protocolVersion;
+        if (!fromCache) {
+          await this.#learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
+        }
+        const outcome: NegotiationOutcome = fromCache
+          ? "cached_modern"
+          : reprobed
+          ? "reprobed_modern"
+          : "discovered_modern";
+        return this.#modern(agreed, discover, outcome, {
+          fromCache,
+          learned: fromCache ? undefined : "modern",
+          detail: verdict.kind === "modern-refusal" ? verdict.detail : undefined,
+        });
+      }
+      if (cachedModern) await this.#forget();
+      if (verdict.learn) {
+        const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
+        if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
+        await this.#learn(entry);
+      }
+      if (s.era === "modern") {
+        throw new NegotiationFailedError(
+          `Server at ${this.#endpoint.url} does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
+        );
+      }
+      return this.#legacy(verdict.outcome, newestLegacy(verdict.legacyVersions), {
+        learned: verdict.learn ? "legacy" : undefined,
+        detail: verdict.detail,
+      });
+    }
+  }
+
+  #modern(
+    version: string,
+    discover: DiscoverInfo,
+    outcome: NegotiationOutcome,
+    extra: Partial<NegotiationInfo>,
+  ): ExchangeSession {
+    const s = this.#s;
+    const exchange = new ModernHttpExchange({
+      endpoint: this.#endpoint,
+      protocolVersion: version,
+      time: s.time,
+      timeouts: this.#p.timeouts,
+      report: s.report,
+      onNotification: s.onNotification,
+    });
+    const session: ExchangeSession = {
+      exchange,
+      era: "modern",
+      protocolVersion: version,
+      serverCapabilities: discover.capabilities,
+      info: this.#info(outcome, extra),
+      closed: exchange.closed,
+    };
+    if (discover.serverInfo) session.serverInfo = discover.serverInfo;
+    if (discover.instructions !== undefined) session.instructions = discover.instructions;
+    return session;
+  }
+
+  async #legacy(
+    outcome: NegotiationOutcome,
+    offered: string,
+    extra: Partial<NegotiationInfo>,
+  ): Promise<ExchangeSession> {
+    const s = this.#s;
+    const session = new LegacyHttpClientSession({
+      endpoint: this.#endpoint,
+      time: s.time,
+      timeouts: this.#p.timeouts,
+      reconnect: this.#p.reconnect,
+      clientInfo: s.clientInfo,
+      capabilities: s.capabilities,
+      listen: this.#p.listen,
+      report: s.report,
+      onNotification: s.onNotification,
+      onRequest: s.onRequest,
+      onResync: s.onResync,
+    });
+    const abandon = (): void => void session.close();
+    this.#signal.addEventListener("abort", abandon, { once: true });
+    let result: unknown;
+    try {
+      result = await session.initialize(offered, (value) => {
+        const parsed = parseInitializeResult(value);
+        return typeof parsed === "string" ? undefined : parsed.protocolVersion;
+      });
+    } catch (error) {
+      await session.close();
+      if (this.#signal.aborted) throw this.#signal.reason;
+      if (error instanceof JsonRpcError) {
+        throw new NegotiationFailedError(
+          `Server rejected initialize (protocolVersion ${offered}) with ${describeRpcError(error)}`,
+          { cause: error },
+        );
+      }
+      throw new NegotiationFailedError(
+        `Initialize with ${this.#endpoint.url} failed: ${asError(error).message}`,
+        { cause: error },
+      );
+    } finally {
+      this.#signal.removeEventListener("abort", abandon);
+    }
+    const parsed = parseInitializeResult(result);
+    if (typeof parsed === "string") {
+      await session.close();
+      throw new NegotiationFailedError(parsed);
+    }
+    return {
+      exchange: session,
+      era: "legacy",
+      ...parsed,
+      info: this.#info(outcome, extra),
+      closed: session.closed,
+    };
+  }
+
+  #info(outcome: NegotiationOutcome, extra: Partial<NegotiationInfo>): NegotiationInfo {
+    const info: NegotiationInfo = {
+      outcome,
+      elapsedMs: this.#s.time.now() - this.#started,
+      probes: this.#probes,
+      respawned: false,
+      fromCache: extra.fromCache ?? false,
+      forgotten: this.#forgotten,
+    };
+    if (extra.learned !== undefined) info.learned = extra.learned as Era;
+    if (extra.detail !== undefined) info.detail = extra.detail;
+    return info;
+  }
+
+  async #learn(entry: EraCacheEntry): Promise<void> {
+    const { cache, cacheKey, report } = this.#s;
+    if (cache && cacheKey !== undefined) await storeEra(cache, cacheKey, entry, report);
+  }
+
+  async #forget(): Promise<void> {
+    const { cache, cacheKey, report } = this.#s;
+    if (!cache || cacheKey === undefined || this.#forgotten) return;
+    this.#forgotten = true;
+    await forgetEra(cache, cacheKey, report);
+  }
+}
