@@ -67,7 +67,7 @@ export declare class ChangeStream implements AsyncIterableIterator<ChangeEvent>,
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// ClientConnectionOptions: type, from src/client/context_client.ts
+// ClientConnectionOptions: type, from src/client/context_client_options.ts
 export type ClientConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
 
 // ClientExchange: type, from src/client/client_exchange.ts
@@ -123,13 +123,13 @@ export interface ClientInputsOptions {
     timeProvider?: TimeProvider;
 }
 
-// ClientNotificationHandler: type, from src/client/context_client.ts
+// ClientNotificationHandler: type, from src/client/context_client_options.ts
 export type ClientNotificationHandler<P = unknown> = (params: P) => unknown;
 
-// ClientRequestHandler: type, from src/client/context_client.ts
+// ClientRequestHandler: type, from src/client/context_client_options.ts
 export type ClientRequestHandler<P = unknown, R = unknown> = (params: P, context: RequestContext) => R | Promise<R>;
 
-// ClientRequestOptions: type, from src/client/context_client.ts
+// ClientRequestOptions: type, from src/client/context_client_options.ts
 export interface ClientRequestOptions {
     signal?: AbortSignal;
     onNotification?: RelatedNotificationHandler;
@@ -244,7 +244,7 @@ export declare class ContextClient<Requests extends MethodMap<Requests> = NoMeth
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// ContextClientOptions: type, from src/client/context_client.ts
+// ContextClientOptions: type, from src/client/context_client_options.ts
 export interface ContextClientOptions {
     era?: "auto" | "modern" | "legacy";
     probeTimeout?: number;

@@ -56,20 +56,24 @@ export type {
 } from "./server/features/mod.ts";
 export {
   type ClientConnectionOptions,
-  type ClientExchange,
   type ClientNotificationHandler,
   type ClientRequestHandler,
   type ClientRequestOptions,
   ContextClient,
   type ContextClientOptions,
-  type ExchangeConnectSettings,
-  type ExchangeRequestOptions,
-  type ExchangeSession,
-  type ExchangeTransport,
-  type NegotiationInfo,
-  type NegotiationOutcome,
-  type RelatedNotificationHandler,
 } from "./client/context_client.ts";
+export type {
+  ClientExchange,
+  ExchangeRequestOptions,
+  RelatedNotificationHandler,
+} from "./client/client_exchange.ts";
+export type {
+  ExchangeConnectSettings,
+  ExchangeSession,
+  ExchangeTransport,
+} from "./client/exchange_transport.ts";
+export type { NegotiationInfo } from "./client/era_negotiation.ts";
+export type { NegotiationOutcome } from "./client/probe_classifier.ts";
 export type {
   KnownMethod,
   MethodMap,

@@ -4,7 +4,7 @@
  * Every wait is bounded by the probe deadline and by the overall `connectTimeout`.
  * @module
  */
-import { type EraCacheEntry, type EraCacheStore, forgetEra, readEra, storeEra } from "./era_cache.ts";
+import type { EraCacheEntry, EraCacheStore } from "./era_cache.ts";
 import { JsonRpcError, NegotiationFailedError, TimeoutError, TransportError } from "../wire/errors.ts";
 import type { JsonRpcConnection } from "../rpc/json_rpc_connection.ts";
 import { type RequestEnvelope, withRequestEnvelope } from "../wire/meta_envelope.ts";
@@ -28,9 +28,11 @@ import {
   LATEST_MODERN_VERSION,
 } from "../wire/protocol_versions.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
-import { settlesWithin, withTimeout } from "../stream/time_kit.ts";
+import { settlesWithin } from "../stream/time_kit.ts";
 import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
 import type { ClientExchange } from "./client_exchange.ts";
+import { NegotiationRecord, type SettledNegotiation } from "./negotiation_record.ts";
+import { ConnectDeadline, type Waited } from "./connect_deadline.ts";
 
 /** How a client's era was decided, for diagnostics. */
 export interface NegotiationInfo {
@@ -93,12 +95,6 @@ export interface NegotiationSettings {
   report(error: Error): void;
 }
 
-/** Markers of which deadline ended a wait. */
-const STEP_TIMEOUT = Symbol("step timeout");
-const DEADLINE = Symbol("connect deadline");
-
-type Waited<T> = { ok: true; value: T } | { ok: false; error: unknown } | { ok: false; stepTimeout: true };
-
 type ProbeAnswer =
   | { kind: "verdict"; verdict: ProbeVerdict }
   | { kind: "silence"; waitedMs: number }
@@ -109,17 +105,19 @@ let probeSequence = 0;
 /** Runs one connect's negotiation. Throws a typed error when no era could be settled. */
 export class EraNegotiator {
   readonly #s: NegotiationSettings;
-  readonly #started: number;
-  readonly #deadline: number;
-  #probes = 0;
-  #respawned = false;
-  #forgotten = false;
+  readonly #record: NegotiationRecord;
+  readonly #deadline: ConnectDeadline;
   #live: LiveConnection | undefined;
 
   constructor(settings: NegotiationSettings) {
     this.#s = settings;
-    this.#started = settings.time.now();
-    this.#deadline = this.#started + settings.connectTimeout;
+    const record = new NegotiationRecord(settings);
+    this.#record = record;
+    this.#deadline = new ConnectDeadline(settings.time, {
+      started: record.started,
+      connectTimeout: settings.connectTimeout,
+      progressNote: () => record.progressNote(),
+    });
   }
 
   /** The connection in use when negotiation failed (for the client to clean up). */
@@ -134,13 +132,13 @@ export class EraNegotiator {
       return this.#initialize(live, "requested_legacy", LATEST_LEGACY_VERSION, { fromCache: false });
     }
 
-    const cached = s.era === "auto" ? await this.#cacheGet() : undefined;
+    const cached = s.era === "auto" ? await this.#record.cached() : undefined;
     if (cached === undefined) return this.#negotiate(live, undefined);
     try {
       return await this.#negotiate(live, cached);
     } catch (error) {
       // A failed negotiation with a cached entry forgets it, whatever the failure was.
-      await this.#forget();
+      await this.#record.forget();
       throw error;
     }
   }
@@ -161,7 +159,7 @@ export class EraNegotiator {
             { cause: error },
           ),
         );
-        await this.#forget();
+        await this.#record.forget();
         live = await this.#usableOrRespawn(live, error);
       }
     }
@@ -174,7 +172,7 @@ export class EraNegotiator {
     for (;;) {
       const answer = await this.#probe(live, version, !reprobed);
       if (answer.kind === "verdict" && answer.verdict.kind === "reprobe") {
-        if (cachedModern) await this.#forget();
+        if (cachedModern) await this.#record.forget();
         cachedModern = false;
         reprobed = true;
         version = answer.verdict.version;
@@ -185,9 +183,9 @@ export class EraNegotiator {
         if (cachedModern && verdict.version === version) {
           return this.#modern(live, verdict.version, verdict.discover, "cached_modern", { fromCache: true });
         }
-        if (cachedModern) await this.#forget();
+        if (cachedModern) await this.#record.forget();
         const learnedAt = s.time.now();
-        await this.#learn({ era: "modern", protocolVersion: verdict.version, learnedAt });
+        await this.#record.learn({ era: "modern", protocolVersion: verdict.version, learnedAt });
         return this.#modern(
           live,
           verdict.version,
@@ -197,7 +195,7 @@ export class EraNegotiator {
         );
       }
       // Not modern: a cached modern entry was wrong.
-      if (cachedModern) await this.#forget();
+      if (cachedModern) await this.#record.forget();
       cachedModern = false;
       return this.#afterNonModern(live, answer);
     }
@@ -213,7 +211,7 @@ export class EraNegotiator {
       if (verdict.learn) {
         const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
         if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#learn(entry);
+        await this.#record.learn(entry);
       }
       if (s.era === "modern") {
         throw new NegotiationFailedError(
@@ -252,7 +250,7 @@ export class EraNegotiator {
     const allowance = live.transport.newlySpawned === true && !live.used ? s.processStartupAllowance : 0;
     const budget = s.probeTimeout + allowance;
     live.used = true;
-    this.#probes++;
+    this.#record.countProbe();
     const params = withRequestEnvelope(undefined, this.#envelope(version));
     // A string id outside the connection's counter. An unanswered probe is not cancelled on the
     // wire: a notification before `initialize` could upset a legacy server. A late reply is dropped.
@@ -260,7 +258,7 @@ export class EraNegotiator {
     // Swallowed on purpose: the outcome is read through #wait below; this only keeps the rejection
     // of a probe abandoned at its deadline from surfacing as unhandled.
     reply.catch(() => {});
-    const waited = await this.#wait(
+    const waited = await this.#deadline.wait(
       reply,
       budget,
       `waiting for the server/discover probe (probeTimeout ${s.probeTimeout} ms${
@@ -293,12 +291,12 @@ export class EraNegotiator {
     live: LiveConnection,
     outcome: NegotiationOutcome,
     offered: string,
-    extra: { fromCache?: boolean; learned?: Era; detail?: string },
+    extra: SettledNegotiation,
   ): Promise<NegotiatedSession> {
     const s = this.#s;
     live.used = true;
     const params = { protocolVersion: offered, capabilities: s.capabilities, clientInfo: s.clientInfo };
-    const waited = await this.#wait(
+    const waited = await this.#deadline.wait(
       live.rpc.request("initialize", params),
       Infinity,
       "waiting for the initialize reply",
@@ -313,14 +311,14 @@ export class EraNegotiator {
       }
       const why = await this.#exitReason(live, error);
       throw new NegotiationFailedError(
-        `The connection failed during initialize${this.#progressNote()}: ${messageOf(why)}`,
+        `The connection failed during initialize${this.#record.progressNote()}: ${messageOf(why)}`,
         { cause: why },
       );
     }
     const parsed = parseInitializeResult(waited.value);
     if (typeof parsed === "string") throw new NegotiationFailedError(parsed);
     await live.rpc.notify("notifications/initialized");
-    return { live, era: "legacy", ...parsed, info: this.#info(outcome, extra) };
+    return { live, era: "legacy", ...parsed, info: this.#record.info(outcome, extra) };
   }
 
   #modern(
@@ -328,14 +326,14 @@ export class EraNegotiator {
     version: string,
     discover: DiscoverInfo,
     outcome: NegotiationOutcome,
-    extra: { fromCache?: boolean; learned?: Era },
+    extra: SettledNegotiation,
   ): NegotiatedSession {
     const session: NegotiatedSession = {
       live,
       era: "modern",
       protocolVersion: version,
       serverCapabilities: discover.capabilities,
-      info: this.#info(outcome, extra),
+      info: this.#record.info(outcome, extra),
     };
     if (discover.serverInfo) session.serverInfo = discover.serverInfo;
     if (discover.instructions !== undefined) session.instructions = discover.instructions;
@@ -346,7 +344,7 @@ export class EraNegotiator {
     const opening = this.#s.open();
     let waited: Waited<LiveConnection>;
     try {
-      waited = await this.#wait(opening, Infinity, "opening the transport");
+      waited = await this.#deadline.wait(opening, Infinity, "opening the transport");
     } catch (error) {
       // A late open is released; a late open failure is dropped on purpose: connect already
       // rejected with the deadline, and there is nothing left for that failure to fail.
@@ -380,37 +378,8 @@ export class EraNegotiator {
     }
     s.discard(live);
     this.#live = undefined;
-    this.#respawned = true;
+    this.#record.markRespawned();
     return this.#open();
-  }
-
-  /** Waits for `promise`, at most `stepMs` (→ step timeout) and never past the connect deadline (→ throws). */
-  async #wait<T>(promise: Promise<T>, stepMs: number, doing: string): Promise<Waited<T>> {
-    const remaining = Math.max(0, this.#deadline - this.#s.time.now());
-    // The step timer is the earlier one when both are due at once.
-    const stepFirst = stepMs <= remaining;
-    try {
-      return {
-        ok: true,
-        value: await withTimeout(this.#s.time, promise, stepFirst ? stepMs : remaining, {
-          error: () => (stepFirst ? STEP_TIMEOUT : DEADLINE),
-        }),
-      };
-    } catch (error) {
-      if (error === STEP_TIMEOUT) return { ok: false, stepTimeout: true };
-      if (error !== DEADLINE) return { ok: false, error };
-      throw new TimeoutError(
-        `Connect did not finish within connectTimeout (${this.#s.connectTimeout} ms) while ${doing}${this.#progressNote()}`,
-        this.#s.connectTimeout,
-      );
-    }
-  }
-
-  #progressNote(): string {
-    const parts: string[] = [];
-    if (this.#probes) parts.push(`${this.#probes} probe${this.#probes > 1 ? "s" : ""} sent`);
-    if (this.#respawned) parts.push("server respawned");
-    return parts.length ? ` (${parts.join(", ")})` : "";
   }
 
   #envelope(version: string): RequestEnvelope {
@@ -419,42 +388,6 @@ export class EraNegotiator {
       clientCapabilities: this.#s.capabilities,
       clientInfo: this.#s.clientInfo,
     };
-  }
-
-  #info(
-    outcome: NegotiationOutcome,
-    extra: { fromCache?: boolean; learned?: Era; detail?: string },
-  ): NegotiationInfo {
-    const info: NegotiationInfo = {
-      outcome,
-      elapsedMs: this.#s.time.now() - this.#started,
-      probes: this.#probes,
-      respawned: this.#respawned,
-      fromCache: extra.fromCache ?? false,
-      forgotten: this.#forgotten,
-    };
-    if (extra.learned) info.learned = extra.learned;
-    if (extra.detail) info.detail = extra.detail;
-    return info;
-  }
-
-  // ---- cache ----
-
-  #cacheGet(): Promise<EraCacheEntry | undefined> {
-    const { cache, cacheKey, report } = this.#s;
-    return cache && cacheKey !== undefined ? readEra(cache, cacheKey, report) : Promise.resolve(undefined);
-  }
-
-  async #learn(entry: EraCacheEntry): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (cache && cacheKey !== undefined) await storeEra(cache, cacheKey, entry, report);
-  }
-
-  async #forget(): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (!cache || cacheKey === undefined || this.#forgotten) return;
-    this.#forgotten = true;
-    await forgetEra(cache, cacheKey, report);
   }
 }
 
