@@ -334,7 +334,7 @@ export interface InputRequiredOutcome {
     requestState: string;
 }
 
-// InputRequiredSignal: value, from src/server/input_rounds.ts
+// InputRequiredSignal: value, from src/server/input_required_signal.ts
 export declare class InputRequiredSignal extends Error {
     readonly key: string;
     constructor(key: string);

@@ -29,7 +29,8 @@ import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_tex
 import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 import { acceptsInputRequests } from "./input_capabilities.ts";
-import { type InputRoundRequest, type InputRounds, runModernRound } from "./input_rounds.ts";
+import type { InputRoundRequest, InputRounds } from "./input_rounds.ts";
+import { runModernRound } from "./modern_round.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import type { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";

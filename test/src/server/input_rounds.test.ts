@@ -5,8 +5,8 @@ import {
   InputRequiredSignal,
   type InputRoundRequest,
   InputRounds,
-  runModernRound,
 } from "../../../src/server/input_rounds.ts";
+import { runModernRound } from "../../../src/server/modern_round.ts";
 import { RequestStateCodec } from "../../../src/server/request_state.ts";
 import { RequestStateError } from "../../../src/server/request_state_error.ts";
 import { JsonRpcError, ProtocolError, TimeoutError } from "../../../src/wire/errors.ts";
