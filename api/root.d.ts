@@ -293,7 +293,7 @@ export declare class ContextServer<Requests extends MethodMap<Requests> = NoMeth
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// ContextServerOptions: type, from src/server/context_server.ts
+// ContextServerOptions: type, from src/server/context_server_options.ts
 export interface ContextServerOptions {
     name: string;
     version: string;
@@ -1098,7 +1098,7 @@ export interface SampleHandlerOptions {
 // ServeResult: type, from src/server/context_server.ts
 export type ServeResult = ConnectionCloseInfo;
 
-// ServerConnectionOptions: type, from src/server/context_server.ts
+// ServerConnectionOptions: type, from src/server/context_server_options.ts
 export type ServerConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
 
 // ServerFeatures: type, from src/server/features/server_features.ts
