@@ -60,8 +60,8 @@ import {
   type ServerRequestHandler,
 } from "./dispatch.ts";
 import { StreamDispatchContext } from "./stream_dispatch_context.ts";
-import { InputRounds } from "./input_rounds.ts";
-import { RequestStateCodec } from "./request_state.ts";
+import { InputRounds } from "./input/input_rounds.ts";
+import { RequestStateCodec } from "./input/request_state.ts";
 import { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 import type { Middleware } from "./middleware.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";

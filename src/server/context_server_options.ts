@@ -12,7 +12,7 @@ import type { Capabilities } from "../wire/protocol_versions.ts";
 import { ServerVersions } from "../wire/server_versions.ts";
 import type { JsonRpcConnectionOptions } from "../rpc/json_rpc_connection.ts";
 import type { ServerFeaturesOptions } from "./features/server_features.ts";
-import type { RequestStateCodec, RequestStateCodecOptions } from "./request_state.ts";
+import type { RequestStateCodec, RequestStateCodecOptions } from "./input/request_state.ts";
 import type { TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
 
 /** The bounds of each served connection: every {@linkcode JsonRpcConnectionOptions} the server does not set itself. */

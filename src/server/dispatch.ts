@@ -22,9 +22,9 @@ import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispat
 import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_text.ts";
 import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
-import { acceptsInputRequests } from "./input_capabilities.ts";
-import type { InputRounds } from "./input_rounds.ts";
-import { runModernRound } from "./modern_round.ts";
+import { acceptsInputRequests } from "./input/input_capabilities.ts";
+import type { InputRounds } from "./input/input_rounds.ts";
+import { runModernRound } from "./input/modern_round.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import type { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";

@@ -5,7 +5,7 @@
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
 import type { Capabilities } from "../wire/protocol_versions.ts";
 import type { DispatchContext } from "./dispatch_context.ts";
-import type { InputRoundRequest } from "./input_rounds.ts";
+import type { InputRoundRequest } from "./input/input_rounds.ts";
 import type { RequestEra } from "./server_request_context.ts";
 
 /**

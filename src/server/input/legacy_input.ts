@@ -3,8 +3,8 @@
  * bounded by `clientRequestTimeout` and the request's signal.
  * @module
  */
-import { ErrorCodes, JsonRpcError, ProtocolError, TimeoutError } from "../wire/errors.ts";
-import type { TimeProvider } from "../stream/time_provider.ts";
+import { ErrorCodes, JsonRpcError, ProtocolError, TimeoutError } from "../../wire/errors.ts";
+import type { TimeProvider } from "../../stream/time_provider.ts";
 import { type InputMethod, invalidAnswer } from "./input_capabilities.ts";
 import { BaseInput } from "./base_input.ts";
 import type { InputRoundRequest } from "./input_rounds.ts";

@@ -3,15 +3,15 @@
  * its key.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
-import { isPlainObject } from "../wire/meta_envelope.ts";
+import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
-} from "../wire/protocol/v2026_07_28.ts";
+} from "../../wire/protocol/v2026_07_28.ts";
 import {
   acceptsInputRequests,
   type InputMethod,

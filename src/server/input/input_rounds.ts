@@ -26,8 +26,8 @@
  * other awaits.
  * @module
  */
-import { isPlainObject } from "../wire/meta_envelope.ts";
-import type { Capabilities, Era } from "../wire/protocol_versions.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { Capabilities, Era } from "../../wire/protocol_versions.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
@@ -35,9 +35,9 @@ import type {
   ElicitResult,
   InputRequests,
   ListRootsResult,
-} from "../wire/protocol/v2026_07_28.ts";
-import { numberOption } from "../stream/options.ts";
-import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+} from "../../wire/protocol/v2026_07_28.ts";
+import { numberOption } from "../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../../stream/time_provider.ts";
 import { LegacyInput } from "./legacy_input.ts";
 import {
   type CarriedState,

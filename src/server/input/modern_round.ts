@@ -4,8 +4,8 @@
  * and end the round with `input_required`.
  * @module
  */
-import { isPlainObject } from "../wire/meta_envelope.ts";
-import type { InputRequests } from "../wire/protocol/v2026_07_28.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { InputRequests } from "../../wire/protocol/v2026_07_28.ts";
 import { type InputMethod, invalidAnswer } from "./input_capabilities.ts";
 import { BaseInput, handled } from "./base_input.ts";
 import { InputRequiredSignal } from "./input_required_signal.ts";
