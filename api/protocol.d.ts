@@ -242,7 +242,7 @@ export interface FollowTaskOptions {
     minPollIntervalMs?: number;
 }
 
-// INPUT_REQUIRED_METHODS: value, from src/server/input_capabilities.ts
+// INPUT_REQUIRED_METHODS: value, from src/server/input/input_capabilities.ts
 export declare const INPUT_REQUIRED_METHODS: readonly string[];
 
 // Icon: type, from src/wire/protocol/v2026_07_28.ts
@@ -282,12 +282,12 @@ export type InputAnswerer = (method: string, params: unknown, context: {
     signal: AbortSignal;
 }) => Promise<unknown> | undefined;
 
-// InputCallOptions: type, from src/server/input_rounds.ts
+// InputCallOptions: type, from src/server/input/input_rounds.ts
 export interface InputCallOptions {
     key?: string;
 }
 
-// InputContext: type, from src/server/input_rounds.ts
+// InputContext: type, from src/server/input/input_rounds.ts
 export interface InputContext {
     elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
@@ -316,7 +316,7 @@ export type InputLine = {
     head?: undefined;
 };
 
-// InputMethod: type, from src/server/input_capabilities.ts
+// InputMethod: type, from src/server/input/input_capabilities.ts
 export type InputMethod = "elicitation/create" | "sampling/createMessage" | "roots/list";
 
 // InputRequestOptions: type, from src/client/client_inputs.ts
@@ -327,21 +327,21 @@ export interface InputRequestOptions {
     answer?: InputAnswerer;
 }
 
-// InputRequiredOutcome: type, from src/server/input_rounds.ts
+// InputRequiredOutcome: type, from src/server/input/input_rounds.ts
 export interface InputRequiredOutcome {
     resultType: "input_required";
     inputRequests: InputRequests;
     requestState: string;
 }
 
-// InputRequiredSignal: value, from src/server/input_rounds.ts
+// InputRequiredSignal: value, from src/server/input/input_required_signal.ts
 export declare class InputRequiredSignal extends Error {
     readonly key: string;
     constructor(key: string);
     static [Symbol.hasInstance](value: unknown): value is InputRequiredSignal;
 }
 
-// InputRoundRequest: type, from src/server/input_rounds.ts
+// InputRoundRequest: type, from src/server/input/input_rounds.ts
 export interface InputRoundRequest {
     era: Era;
     method: string;
@@ -352,7 +352,7 @@ export interface InputRoundRequest {
     sendRequest?: SendClientRequest;
 }
 
-// InputRounds: value, from src/server/input_rounds.ts
+// InputRounds: value, from src/server/input/input_rounds.ts
 export declare class InputRounds {
     #private;
     readonly codec: RequestStateCodec;
@@ -362,7 +362,7 @@ export declare class InputRounds {
     passive(request: InputRoundRequest): InputContext;
 }
 
-// InputRoundsOptions: type, from src/server/input_rounds.ts
+// InputRoundsOptions: type, from src/server/input/input_rounds.ts
 export interface InputRoundsOptions {
     codec?: RequestStateCodec;
     clientRequestTimeout?: number;
@@ -1163,14 +1163,14 @@ export type RequestId = string | number;
 // RequestMeta: type, from src/wire/protocol/method_maps.ts
 export type RequestMeta = Partial<M.RequestMetaObject>;
 
-// RequestStateBinding: type, from src/server/request_state.ts
+// RequestStateBinding: type, from src/server/input/request_state.ts
 export interface RequestStateBinding {
     method: string;
     params: unknown;
     principal?: string;
 }
 
-// RequestStateCodec: value, from src/server/request_state.ts
+// RequestStateCodec: value, from src/server/input/request_state.ts
 export declare class RequestStateCodec {
     #private;
     readonly stateTtl: number;
@@ -1181,7 +1181,7 @@ export declare class RequestStateCodec {
     open(state: unknown, binding: RequestStateBinding): Promise<unknown>;
 }
 
-// RequestStateCodecOptions: type, from src/server/request_state.ts
+// RequestStateCodecOptions: type, from src/server/input/request_state.ts
 export interface RequestStateCodecOptions {
     key?: Uint8Array | ArrayBuffer | string;
     stateTtl?: number;
@@ -1191,7 +1191,7 @@ export interface RequestStateCodecOptions {
     maxPayloadBytes?: number;
 }
 
-// RequestStateError: value, from src/server/request_state_error.ts
+// RequestStateError: value, from src/server/input/request_state_error.ts
 export declare class RequestStateError extends JsonRpcError {
     readonly reason: RequestStateErrorReason;
     readonly data: {
@@ -1200,7 +1200,7 @@ export declare class RequestStateError extends JsonRpcError {
     constructor(reason: RequestStateErrorReason, message: string);
 }
 
-// RequestStateErrorReason: type, from src/server/request_state_error.ts
+// RequestStateErrorReason: type, from src/server/input/request_state_error.ts
 export type RequestStateErrorReason =
 "malformed"
  | "oversize"
@@ -1236,7 +1236,7 @@ export interface SampleHandlerOptions {
     context?: boolean;
 }
 
-// SendClientRequest: type, from src/server/input_rounds.ts
+// SendClientRequest: type, from src/server/input/input_rounds.ts
 export type SendClientRequest = (method: string, params: unknown, options: {
     signal: AbortSignal;
 }) => Promise<unknown>;
@@ -1506,7 +1506,7 @@ export interface WireTask {
     pollIntervalMs?: number;
 }
 
-// acceptsInputRequests: value, from src/server/input_capabilities.ts
+// acceptsInputRequests: value, from src/server/input/input_capabilities.ts
 export declare function acceptsInputRequests(method: string): boolean;
 
 // applyElicitationDefaults: value, from src/client/elicitation_defaults.ts
@@ -1552,7 +1552,7 @@ export declare function isTerminal(status: TaskStatus): boolean;
 // mcpAppsCapabilities: value, from src/server/features/mcp_apps.ts
 export declare function mcpAppsCapabilities(base?: Capabilities): Capabilities;
 
-// missingCapabilities: value, from src/server/input_capabilities.ts
+// missingCapabilities: value, from src/server/input/input_capabilities.ts
 export declare function missingCapabilities(method: InputMethod, params: unknown, capabilities: Capabilities): Capabilities | undefined;
 
 // missingTasksCapabilityError: value, from src/tasks/task_errors.ts

@@ -293,7 +293,7 @@ export declare class ContextServer<Requests extends MethodMap<Requests> = NoMeth
     [Symbol.asyncDispose](): Promise<void>;
 }
 
-// ContextServerOptions: type, from src/server/context_server.ts
+// ContextServerOptions: type, from src/server/context_server_options.ts
 export interface ContextServerOptions {
     name: string;
     version: string;
@@ -554,12 +554,12 @@ export type InputAnswerer = (method: string, params: unknown, context: {
     signal: AbortSignal;
 }) => Promise<unknown> | undefined;
 
-// InputCallOptions: type, from src/server/input_rounds.ts
+// InputCallOptions: type, from src/server/input/input_rounds.ts
 export interface InputCallOptions {
     key?: string;
 }
 
-// InputContext: type, from src/server/input_rounds.ts
+// InputContext: type, from src/server/input/input_rounds.ts
 export interface InputContext {
     elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
@@ -590,7 +590,7 @@ export declare class InputRequiredError extends ClientFeatureError {
     static [Symbol.hasInstance](value: unknown): value is InputRequiredError;
 }
 
-// InputRequiredOutcome: type, from src/server/input_rounds.ts
+// InputRequiredOutcome: type, from src/server/input/input_rounds.ts
 export interface InputRequiredOutcome {
     resultType: "input_required";
     inputRequests: InputRequests;
@@ -1016,7 +1016,7 @@ export type RequestHandler = (params: unknown, context: RequestContext) => unkno
 // RequestId: type, from src/wire/json_rpc_message.ts
 export type RequestId = string | number;
 
-// RequestStateCodecOptions: type, from src/server/request_state.ts
+// RequestStateCodecOptions: type, from src/server/input/request_state.ts
 export interface RequestStateCodecOptions {
     key?: Uint8Array | ArrayBuffer | string;
     stateTtl?: number;
@@ -1026,7 +1026,7 @@ export interface RequestStateCodecOptions {
     maxPayloadBytes?: number;
 }
 
-// RequestStateErrorReason: type, from src/server/request_state_error.ts
+// RequestStateErrorReason: type, from src/server/input/request_state_error.ts
 export type RequestStateErrorReason =
 "malformed"
  | "oversize"
@@ -1118,7 +1118,7 @@ export interface SampleHandlerOptions {
 // ServeResult: type, from src/server/context_server.ts
 export type ServeResult = ConnectionCloseInfo;
 
-// ServerConnectionOptions: type, from src/server/context_server.ts
+// ServerConnectionOptions: type, from src/server/context_server_options.ts
 export type ServerConnectionOptions = Omit<JsonRpcConnectionOptions, "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider">;
 
 // ServerFeatures: type, from src/server/features/server_features.ts

@@ -147,9 +147,9 @@ export type { RelayedReply, ReplyRelay, SessionStore } from "./http/server/sessi
 
 // Asking the client (elicitation, sampling, roots) in both eras: the handler and option types. The
 // values (ClientInputs, InputRounds, RequestStateCodec, RequestStateError, …) are in onemodelcontext/protocol.
-export type { InputCallOptions, InputContext, InputRequiredOutcome } from "./server/input_rounds.ts";
-export type { RequestStateCodecOptions } from "./server/request_state.ts";
-export type { RequestStateErrorReason } from "./server/request_state_error.ts";
+export type { InputCallOptions, InputContext, InputRequiredOutcome } from "./server/input/input_rounds.ts";
+export type { RequestStateCodecOptions } from "./server/input/request_state.ts";
+export type { RequestStateErrorReason } from "./server/input/request_state_error.ts";
 export type {
   ClientInputContext,
   ClientInputsOptions,

@@ -66,19 +66,19 @@ export {
   InputRounds,
   type InputRoundsOptions,
   type SendClientRequest,
-} from "./server/input_rounds.ts";
+} from "./server/input/input_rounds.ts";
 export {
   acceptsInputRequests,
   INPUT_REQUIRED_METHODS,
   type InputMethod,
   missingCapabilities,
-} from "./server/input_capabilities.ts";
+} from "./server/input/input_capabilities.ts";
 export {
   type RequestStateBinding,
   RequestStateCodec,
   type RequestStateCodecOptions,
-} from "./server/request_state.ts";
-export { RequestStateError, type RequestStateErrorReason } from "./server/request_state_error.ts";
+} from "./server/input/request_state.ts";
+export { RequestStateError, type RequestStateErrorReason } from "./server/input/request_state_error.ts";
 export {
   type AttachableClient,
   type ClientInputContext,

@@ -4,7 +4,7 @@
  */
 import type { Duplex } from "../stream/duplex.ts";
 import { ClosedError, InvalidOptionError } from "../wire/errors.ts";
-import { buildDiscoverResult, type CacheScope, type DiscoverResult } from "../wire/discover_result.ts";
+import { buildDiscoverResult, type DiscoverResult } from "../wire/discover_result.ts";
 import type {
   KnownMethod,
   MethodMap,
@@ -16,18 +16,17 @@ import type {
   ResultOf,
   UntypedMethod,
 } from "../wire/method_map.ts";
-import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { NewlineChannel } from "../stream/newline_channel.ts";
-import { integerOption, numberOption } from "../stream/options.ts";
-import type { TimeProvider } from "../stream/time_provider.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
-import { ServerVersions } from "../wire/server_versions.ts";
+import type { ServerVersions } from "../wire/server_versions.ts";
 import { HandlerRegistry } from "../rpc/handler_registry.ts";
 import type {
   ConnectionCloseInfo,
   JsonRpcConnection,
   JsonRpcConnectionOptions,
 } from "../rpc/json_rpc_connection.ts";
+import { checkContextServerOptions, type ContextServerOptions } from "./context_server_options.ts";
+import { serverFeatureHost } from "./server_feature_host.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import type { FeatureHost } from "./features/feature_host.ts";
 import type {
@@ -61,12 +60,13 @@ import {
   type ServerRequestHandler,
 } from "./dispatch.ts";
 import { StreamDispatchContext } from "./stream_dispatch_context.ts";
-import { InputRounds } from "./input_rounds.ts";
-import { RequestStateCodec, type RequestStateCodecOptions } from "./request_state.ts";
-import { McpTelemetry, type TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import { InputRounds } from "./input/input_rounds.ts";
+import { RequestStateCodec } from "./input/request_state.ts";
+import { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 import type { Middleware } from "./middleware.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 
+export type { ContextServerOptions, ServerConnectionOptions } from "./context_server_options.ts";
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
 export type { Middleware, MiddlewareContext } from "./middleware.ts";
@@ -76,80 +76,8 @@ export type {
   ServerToClientRequestOptions,
 } from "./server_request_context.ts";
 
-/** The bounds of each served connection: every {@linkcode JsonRpcConnectionOptions} the server does not set itself. */
-export type ServerConnectionOptions = Omit<
-  JsonRpcConnectionOptions,
-  "onRequest" | "onNotification" | "isBarrier" | "onReport" | "timeProvider"
->;
-
-/** Options of {@linkcode ContextServer}. Server-level options are top level; each connection's bounds sit under `connection`. */
-export interface ContextServerOptions {
-  /** `serverInfo.name`. */
-  name: string;
-  /** `serverInfo.version`. */
-  version: string;
-  /** `serverInfo.title`, for display. */
-  title?: string;
-  /** Server capabilities, merged over those derived from registered tools, resources and prompts. Default `{}`. */
-  capabilities?: Capabilities;
-  /** Page size and list cache hints of tools, resources and prompts (see {@linkcode ServerFeaturesOptions}). */
-  features?: ServerFeaturesOptions;
-  /** Sent in `InitializeResult` and `DiscoverResult` when set. */
-  instructions?: string;
-  /** Versions this server speaks, of either era. Default: every legacy and modern version this library knows. */
-  supportedVersions?: readonly string[];
-  /** `ttlMs` of the `server/discover` result. Default 0 (immediately stale), as the MCP TypeScript SDK. */
-  discoverTtlMs?: number;
-  /** `cacheScope` of the `server/discover` result. Default `"private"`. */
-  cacheScope?: CacheScope;
-  /**
-   * A request that carries no modern `_meta` envelope and arrives before any `initialize` on its
-   * connection: `"reject"` (default) answers -32602, as the Python SDK does; `"legacy"` serves it in
-   * the legacy era at the newest legacy version, as the TypeScript SDK does. `ping` is always answered.
-   */
-  unenvelopedRequests?: "reject" | "legacy";
-  /** The clock of every deadline. Default: the system clock. */
-  timeProvider?: TimeProvider;
-  /**
-   * How modern `requestState` is sealed (see {@linkcode RequestStateCodec}): `key` (32+ bytes or 64
-   * hex characters; give every replica the same one; default a random per-process key), `stateTtl`
-   * (default 600 000 ms), size bounds. A ready codec may be passed instead.
-   */
-  requestState?: RequestStateCodecOptions | RequestStateCodec;
-  /** Legacy: how long `ctx.elicit`/`ctx.sample`/`ctx.listRoots` wait for the client's reply. Default 60 000 ms. */
-  clientRequestTimeout?: number;
-  /** Every bad thing that is nobody's exception: bad input, handler failures (in full, stack included), unknown reply ids. */
-  onReport?: (error: Error) => void;
-  /**
-   * A request handler's unexpected exception (not a `JsonRpcError`) is answered -32603 with the
-   * message "Internal error", and the exception goes to `onReport` only; `true` sends its message to
-   * the client too, for development. Default `false`.
-   */
-  exposeInternalErrors?: boolean;
-  /**
-   * OpenTelemetry spans and metrics (MCP semantic conventions) through `@opentelemetry/api`, when an
-   * SDK is registered: `enabled` (default `true`), `maxSpanEvents` (default 16). See docs/observability.md.
-   */
-  telemetry?: TelemetryOptions;
-  /** Bounds of each served connection (`endOfStreamTimeout`, `maxConcurrentRequests`, …; its stream's under `channel`). */
-  connection?: ServerConnectionOptions;
-}
-
 /** How one served connection ended (from its {@linkcode JsonRpcConnection}). */
 export type ServeResult = ConnectionCloseInfo;
-
-/** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
-const CONNECTION_KEYS = [
-  "endOfStreamTimeout",
-  "shutdownTimeout",
-  "maxConcurrentRequests",
-  "maxQueuedInputBytes",
-  "answerInvalidInput",
-  "maxQueuedOutputBytes",
-  "writeBlockBytes",
-  "maxMessageBytes",
-  "drainTimeout",
-];
 
 /**
  * Serves MCP to any number of connections, both eras on each. Legacy `initialize` is an admission
@@ -198,8 +126,6 @@ export class ContextServer<
       capabilities = {},
       features,
       instructions,
-      supportedVersions,
-      discoverTtlMs,
       cacheScope,
       unenvelopedRequests,
       timeProvider,
@@ -210,56 +136,12 @@ export class ContextServer<
       connection,
       telemetry,
     } = options ?? ({} as ContextServerOptions);
-    if (typeof name !== "string" || name.length === 0) {
-      throw new InvalidOptionError("Option name must be a non-empty string");
-    }
-    if (typeof version !== "string") {
-      throw new InvalidOptionError(`Option version must be a string, got ${typeof version}`);
-    }
-    if (!isPlainObject(capabilities)) {
-      throw new InvalidOptionError("Option capabilities must be an object (omit it for none)");
-    }
-    if (instructions !== undefined && typeof instructions !== "string") {
-      throw new InvalidOptionError("Option instructions must be a string");
-    }
-    if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") {
-      throw new InvalidOptionError(
-        `Option cacheScope must be "public" or "private", got ${JSON.stringify(cacheScope)}`,
-      );
-    }
-    if (
-      unenvelopedRequests !== undefined && unenvelopedRequests !== "reject" &&
-      unenvelopedRequests !== "legacy"
-    ) {
-      throw new InvalidOptionError(
-        `Option unenvelopedRequests must be "reject" or "legacy", got ${JSON.stringify(unenvelopedRequests)}`,
-      );
-    }
-    if (exposeInternalErrors !== undefined && typeof exposeInternalErrors !== "boolean") {
-      throw new InvalidOptionError(
-        `Option exposeInternalErrors must be a boolean, got ${typeof exposeInternalErrors}`,
-      );
-    }
-    if (connection !== undefined && !isPlainObject(connection)) {
-      throw new InvalidOptionError("Option connection must be an object");
-    }
-    for (const key of CONNECTION_KEYS) {
-      if (key in options) {
-        throw new InvalidOptionError(
-          `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
-        );
-      }
-    }
-    const ttlMs = Math.floor(numberOption("discoverTtlMs", discoverTtlMs, 0));
+    const { ttlMs, versions } = checkContextServerOptions(options);
     this.serverInfo = title === undefined ? { name, version } : { name, version, title };
     this.#capabilities = capabilities;
     this.#featuresOptions = features;
     this.instructions = instructions;
-    this.versions = new ServerVersions(supportedVersions);
-    // Fail on bad connection bounds now rather than on the first connection.
-    numberOption("endOfStreamTimeout", connection?.endOfStreamTimeout, 0);
-    numberOption("shutdownTimeout", connection?.shutdownTimeout, 0);
-    integerOption("maxConcurrentRequests", connection?.maxConcurrentRequests, 1, 1);
+    this.versions = versions;
     this.#connectionOptions = { ...connection, timeProvider, onReport };
     const report = (error: Error): void => {
       try {
@@ -379,24 +261,13 @@ export class ContextServer<
 
   /** The feature layer's view of this server: its handler registry, its live legacy sessions, its reporter. */
   #featureHost(): FeatureHost {
-    const sessions = this.#sessions;
-    return {
-      handle: (method, handler) => void this.#handlers.setRequest(method, handler as ServerRequestHandler),
-      *sessions() {
-        for (const session of sessions) {
-          if (session.legacy?.initialized && session.notify) {
-            yield session as ServerSession & { notify: NonNullable<ServerSession["notify"]> };
-          }
-        }
-      },
-      setLogLevel: (session, level) => {
-        const legacy = (session as ServerSession).legacy;
-        if (legacy) legacy.logLevel = level;
-      },
+    return serverFeatureHost({
+      handlers: this.#handlers,
+      sessions: this.#sessions,
       report: this.#report,
       capabilitiesChanged: () => void (this.#discover = undefined),
       timeProvider: this.#connectionOptions.timeProvider,
-    };
+    });
   }
 
   /** Registers the handler of request `method`, replacing an earlier one. `initialize`, `server/discover` and `ping` are built in. */

@@ -5,7 +5,7 @@
  * message). It knows no transport; it needs nothing from `JsonRpcConnection`.
  * @module
  */
-import { asError, ErrorCodes, isTransportError, JsonRpcError } from "../wire/errors.ts";
+import { asError, ErrorCodes, JsonRpcError } from "../wire/errors.ts";
 import type { DiscoverResult } from "../wire/discover_result.ts";
 import {
   classifyMessage,
@@ -14,22 +14,17 @@ import {
   type IncomingRequest,
   type RequestId,
 } from "../wire/json_rpc_message.ts";
-import {
-  decorateModernResult,
-  isImplementation,
-  isPlainObject,
-  readRequestEnvelope,
-} from "../wire/meta_envelope.ts";
+import { decorateModernResult, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
-import { TASKS_EXTENSION } from "../tasks/task_record.ts";
 import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
 import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_text.ts";
 import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
-import { acceptsInputRequests } from "./input_capabilities.ts";
-import { type InputRoundRequest, type InputRounds, runModernRound } from "./input_rounds.ts";
+import { acceptsInputRequests } from "./input/input_capabilities.ts";
+import type { InputRounds } from "./input/input_rounds.ts";
+import { runModernRound } from "./input/modern_round.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
 import type { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
 import { activeContext, type OtelGlobals } from "../telemetry/otel_globals.ts";
@@ -37,6 +32,9 @@ import type { RequestTrace } from "../telemetry/request_trace.ts";
 import { extractTraceContext } from "../telemetry/trace_context.ts";
 import { TracedDispatchContext } from "./traced_dispatch_context.ts";
 import { type Middleware, MiddlewareCall, runPipeline } from "./middleware.ts";
+import { internalError } from "./internal_error.ts";
+import { answerInitialize } from "./legacy_initialize.ts";
+import { RoundInput } from "./round_input.ts";
 
 /**
  * Answers one request. The value becomes the result; a thrown `JsonRpcError` becomes the error reply;
@@ -74,17 +72,6 @@ export interface ServerDispatchInit {
   /** The pipeline of `server.use()`, in order (read per request: `use()` may add to it later). */
   middleware?: readonly Middleware[];
 }
-
-/** The message of a -32603 reply to an unexpected handler exception, unless `exposeInternalErrors`. */
-export const INTERNAL_ERROR_MESSAGE = "Internal error";
-
-/**
- * Codes of the library's own errors that a handler may let through unchanged (a client that did not
- * answer `ctx.elicit` in time, a transport that cannot ask the client, a cancelled or closed request):
- * their messages are the library's, about the protocol, and tell the client what went wrong, so they
- * keep their message even without `exposeInternalErrors`. Every other exception is "Internal error".
- */
-const LIBRARY_OUTCOMES: ReadonlySet<string> = new Set(["timeout", "protocol", "cancelled", "closed"]);
 
 /** Methods dispatch answers itself; `ContextServer.handle()` refuses them. */
 export const BUILT_IN_METHODS: ReadonlySet<string> = new Set(["initialize", "server/discover", "ping"]);
@@ -262,12 +249,7 @@ export class ServerDispatch {
     if (error instanceof JsonRpcError) return error;
     const full = asError(error);
     if (!context.signal.aborted) this.#s.report(full);
-    const expose = this.#s.exposeInternalErrors ||
-      (isTransportError(error) && LIBRARY_OUTCOMES.has(error.code));
-    return new JsonRpcError(
-      ErrorCodes.InternalError,
-      expose ? full.message || INTERNAL_ERROR_MESSAGE : INTERNAL_ERROR_MESSAGE,
-    );
+    return internalError(full, error, this.#s.exposeInternalErrors);
   }
 
   #answer(request: IncomingRequest, context: DispatchContext, trace: RequestTrace | undefined): unknown {
@@ -276,7 +258,7 @@ export class ServerDispatch {
       if (trace !== undefined && isPlainObject(params) && typeof params.protocolVersion === "string") {
         trace.set("mcp.protocol.version", params.protocolVersion, true);
       }
-      return this.#initialize(context.session, params);
+      return answerInitialize(this.#s, context.session, params);
     }
     const reading = readRequestEnvelope(params);
     switch (reading.kind) {
@@ -351,33 +333,6 @@ export class ServerDispatch {
     return this.#s.handlers.notification(method)?.(params);
   }
 
-  #initialize(session: ServerSession | undefined, params: unknown): unknown {
-    if (!isPlainObject(params) || typeof params.protocolVersion !== "string") {
-      throw invalidParams("Invalid initialize params: protocolVersion must be a string");
-    }
-    if (session?.legacy !== undefined) {
-      throw new JsonRpcError(
-        ErrorCodes.InvalidRequest,
-        "Invalid request: initialize was already answered on this connection",
-      );
-    }
-    const protocolVersion = this.#s.versions.negotiateLegacy(params.protocolVersion);
-    if (session) {
-      session.legacy = {
-        protocolVersion,
-        clientInfo: isImplementation(params.clientInfo) ? params.clientInfo : undefined,
-        clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
-      };
-    }
-    const result: Record<string, unknown> = {
-      protocolVersion,
-      capabilities: legacyCapabilities(this.#s.capabilities),
-      serverInfo: this.#s.serverInfo,
-    };
-    if (this.#s.instructions !== undefined) result.instructions = this.#s.instructions;
-    return result;
-  }
-
   /**
    * `decorateModernResult`, or its JSON text for a driver that sends text as is ({@linkcode TEXT_RESULTS}):
    * the server's part spliced in as text made once, instead of two object copies per result.
@@ -412,52 +367,4 @@ export class ServerDispatch {
       (asker) => handler(request.params, new ServerContext(context, request, era, asker)),
     );
   }
-}
-
-/**
- * The {@linkcode InputRoundRequest} of one request: a class rather than an object literal with a
- * getter and a closure, since one is made per request. The signal is read only if something waits on
- * it; `sendRequest` is made only if a handler asks the client.
- */
-class RoundInput implements InputRoundRequest {
-  readonly era: RequestEra["era"];
-  readonly method: string;
-  readonly params: unknown;
-  readonly clientCapabilities: Capabilities;
-  readonly principal: string | undefined;
-  /** Not a `#private` field: `InputRounds.passive` derives from this object with `Object.create`, and the getters below must work on the derived one. */
-  private readonly context: DispatchContext;
-
-  constructor(request: IncomingRequest, context: DispatchContext, era: RequestEra) {
-    this.era = era.era;
-    this.method = request.method;
-    this.params = request.params;
-    this.clientCapabilities = era.clientCapabilities;
-    this.principal = context.principal;
-    this.context = context;
-  }
-
-  get signal(): AbortSignal {
-    return this.context.signal;
-  }
-
-  get sendRequest(): InputRoundRequest["sendRequest"] {
-    const context = this.context;
-    const send = context.request;
-    return send === undefined
-      ? undefined
-      : (method, params, options) => send.call(context, method, params, options);
-  }
-}
-
-/**
- * The capabilities a legacy `initialize` answers: the tasks extension (2026-07-28) left out, since a
- * legacy session runs every tool synchronously; other extensions (MCP Apps) stay.
- */
-function legacyCapabilities(capabilities: Capabilities): Capabilities {
-  const extensions = capabilities.extensions;
-  if (!isPlainObject(extensions) || !(TASKS_EXTENSION in extensions)) return capabilities;
-  const { [TASKS_EXTENSION]: _tasks, ...others } = extensions;
-  const { extensions: _all, ...rest } = capabilities;
-  return Object.keys(others).length === 0 ? rest : { ...rest, extensions: others };
 }

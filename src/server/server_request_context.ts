@@ -9,7 +9,7 @@ import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
-import type { InputCallOptions, InputContext } from "./input_rounds.ts";
+import type { InputCallOptions, InputContext } from "./input/input_rounds.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,

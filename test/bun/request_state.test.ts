@@ -4,9 +4,9 @@
  * @module
  */
 import { expect, test } from "bun:test";
-import { InputRounds } from "../../src/server/input_rounds.ts";
-import { RequestStateCodec } from "../../src/server/request_state.ts";
-import { RequestStateError } from "../../src/server/request_state_error.ts";
+import { InputRounds } from "../../src/server/input/input_rounds.ts";
+import { RequestStateCodec } from "../../src/server/input/request_state.ts";
+import { RequestStateError } from "../../src/server/input/request_state_error.ts";
 
 const KEY = "7c".repeat(32);
 

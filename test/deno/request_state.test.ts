@@ -3,9 +3,9 @@
  * input_required and the retry completes; tampering is refused.
  * @module
  */
-import { InputRounds } from "../../src/server/input_rounds.ts";
-import { RequestStateCodec } from "../../src/server/request_state.ts";
-import { RequestStateError } from "../../src/server/request_state_error.ts";
+import { InputRounds } from "../../src/server/input/input_rounds.ts";
+import { RequestStateCodec } from "../../src/server/input/request_state.ts";
+import { RequestStateError } from "../../src/server/input/request_state_error.ts";
 import { assert, assertEquals } from "./assert.ts";
 
 const KEY = "7c".repeat(32);

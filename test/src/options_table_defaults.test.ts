@@ -20,7 +20,7 @@ import {
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/http/server/read_json_body.ts";
 import { DEFAULT_KEEP_ALIVE_INTERVAL, DEFAULT_MAX_BUFFERED_BYTES } from "../../src/http/server/sse_stream.ts";
 import { DEFAULT_MAX_URI_LENGTH } from "../../src/server/features/resource_registry.ts";
-import { RequestStateCodec } from "../../src/server/request_state.ts";
+import { RequestStateCodec } from "../../src/server/input/request_state.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";
 import { createDuplexPair } from "../../testing/duplex_pair.ts";
 

@@ -7,7 +7,7 @@
 import type { LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
-import type { InputContext } from "../input_rounds.ts";
+import type { InputContext } from "../input/input_rounds.ts";
 import type { TimeProvider } from "../../stream/time_provider.ts";
 
 /**

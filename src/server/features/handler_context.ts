@@ -7,7 +7,7 @@ import { type LoggingLevel, metaOf } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import type { InputCallOptions, InputContext } from "../input_rounds.ts";
+import type { InputCallOptions, InputContext } from "../input/input_rounds.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,

@@ -19,8 +19,8 @@ import {
   invalidAnswer,
   missingCapabilities,
   missingCapabilityError,
-} from "../input_capabilities.ts";
-import type { InputCallOptions } from "../input_rounds.ts";
+} from "../input/input_capabilities.ts";
+import type { InputCallOptions } from "../input/input_rounds.ts";
 import { RequestHandlerContext } from "./handler_context.ts";
 
 const NEVER_ABORTED = new AbortController().signal;

@@ -10,7 +10,7 @@ import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { TaskEngine } from "../../tasks/task_engine.ts";
 import { detailedTaskOf } from "../../tasks/task_record.ts";
 import { missingTasksCapabilityError, unknownTaskError } from "../../tasks/task_errors.ts";
-import { type InputMethod, invalidAnswer } from "../input_capabilities.ts";
+import { type InputMethod, invalidAnswer } from "../input/input_capabilities.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import { declaresTasks } from "./task_tool_call.ts";
 

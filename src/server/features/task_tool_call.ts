@@ -10,7 +10,7 @@ import type { TaskEngine, TaskOutcome } from "../../tasks/task_engine.ts";
 import { createTaskResultOf, type TaskRecord, TASKS_EXTENSION } from "../../tasks/task_record.ts";
 import { missingTasksCapabilityError } from "../../tasks/task_errors.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { supportsElicitation } from "../input_capabilities.ts";
+import { supportsElicitation } from "../input/input_capabilities.ts";
 import type { TaskHandlerContext } from "./task_handler_context.ts";
 import type { TaskSupport, ToolConfig, ToolHandler, ToolResult } from "./tool_registry.ts";
 

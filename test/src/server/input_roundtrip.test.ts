@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ClientInputs } from "../../../src/client/client_inputs.ts";
 import { ContextClient } from "../../../src/client/context_client.ts";
 import { ContextServer } from "../../../src/server/context_server.ts";
-import type { InputContext } from "../../../src/server/input_rounds.ts";
+import type { InputContext } from "../../../src/server/input/input_rounds.ts";
 import { JsonRpcError } from "../../../src/wire/errors.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";

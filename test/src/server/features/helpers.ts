@@ -7,7 +7,7 @@ import type {
   ReachableSession,
 } from "../../../../src/server/features/feature_host.ts";
 import type { LoggingLevel } from "../../../../src/wire/meta_envelope.ts";
-import { InputRounds } from "../../../../src/server/input_rounds.ts";
+import { InputRounds } from "../../../../src/server/input/input_rounds.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;

@@ -5,12 +5,12 @@ import {
   InputRequiredSignal,
   type InputRoundRequest,
   InputRounds,
-  runModernRound,
-} from "../../../src/server/input_rounds.ts";
-import { RequestStateCodec } from "../../../src/server/request_state.ts";
-import { RequestStateError } from "../../../src/server/request_state_error.ts";
-import { JsonRpcError, ProtocolError, TimeoutError } from "../../../src/wire/errors.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
+} from "../../../../src/server/input/input_rounds.ts";
+import { runModernRound } from "../../../../src/server/input/modern_round.ts";
+import { RequestStateCodec } from "../../../../src/server/input/request_state.ts";
+import { RequestStateError } from "../../../../src/server/input/request_state_error.ts";
+import { JsonRpcError, ProtocolError, TimeoutError } from "../../../../src/wire/errors.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../../testing/fake_time_provider.ts";
 
 const KEY = "0f".repeat(32);
 const ALL = { elicitation: {}, sampling: {}, roots: {} };

@@ -5,10 +5,10 @@ import {
   canonicalJson,
   paramsDigest,
   RequestStateCodec,
-} from "../../../src/server/request_state.ts";
-import { RequestStateError } from "../../../src/server/request_state_error.ts";
-import { InvalidOptionError, JsonRpcError } from "../../../src/wire/errors.ts";
-import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
+} from "../../../../src/server/input/request_state.ts";
+import { RequestStateError } from "../../../../src/server/input/request_state_error.ts";
+import { InvalidOptionError, JsonRpcError } from "../../../../src/wire/errors.ts";
+import { FakeTimeProvider } from "../../../../testing/fake_time_provider.ts";
 
 const KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 const params = { name: "t", arguments: { a: 1, b: [1, 2] } };

@@ -3,7 +3,7 @@
  * JSON-RPC -32602 with a message that says why and `data.reason`.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
+import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 
 /** Why a `requestState` was refused. */
 export type RequestStateErrorReason =

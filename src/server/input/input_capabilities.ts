@@ -4,9 +4,9 @@
  * their results. Shared by the input-round engine of both eras.
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
-import { isPlainObject } from "../wire/meta_envelope.ts";
-import type { Capabilities } from "../wire/protocol_versions.ts";
+import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { Capabilities } from "../../wire/protocol_versions.ts";
 
 /** The three requests a server may put to a client. */
 export type InputMethod = "elicitation/create" | "sampling/createMessage" | "roots/list";

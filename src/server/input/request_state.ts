@@ -14,10 +14,10 @@
  * answers `tampered`).
  * @module
  */
-import { InvalidOptionError } from "../wire/errors.ts";
-import { isPlainObject } from "../wire/meta_envelope.ts";
-import { integerOption, numberOption } from "../stream/options.ts";
-import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
+import { InvalidOptionError } from "../../wire/errors.ts";
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import { integerOption, numberOption } from "../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../../stream/time_provider.ts";
 import { RequestStateError } from "./request_state_error.ts";
 
 /** Options of {@linkcode RequestStateCodec}. */

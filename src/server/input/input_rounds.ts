@@ -1,0 +1,213 @@
+/**
+ * `InputRounds`: one handler API for asking the client (`elicit`, `sample`, `listRoots`) that works
+ * in both eras, independent of the transport.
+ *
+ * **The handler model: re-entrant handlers.** A handler is ordinary async code that awaits
+ * `input.elicit(…)`, `input.sample(…)` or `input.listRoots()`.
+ * - **Legacy era**: each call sends the real JSON-RPC request to the client and awaits its reply,
+ *   bounded by `clientRequestTimeout` (default 60 s) and by the request's own signal. A connection that
+ *   cannot carry server-to-client requests (stateless) fails the call at once, never hangs.
+ * - **Modern era**: a call whose answer is in the retry's `inputResponses` (or was carried in the
+ *   signed `requestState`) resolves at once. A call without an answer ends the round: it rejects with
+ *   an {@linkcode InputRequiredSignal}, the handler is abandoned (its signal aborts), and the request
+ *   answers `{resultType: "input_required", inputRequests, requestState}` holding every call made
+ *   before the handler settled (so `Promise.all([elicit(a), sample(b)])` asks both in one round). The
+ *   retry re-runs the handler from the start; answered calls resolve immediately. A missing answer is
+ *   asked again, not failed.
+ *
+ * Why re-entrant and not "return an input-required value": the same code serves both eras unchanged,
+ * reads top to bottom, and needs no state machine; the price is that a handler runs again on each
+ * round, so code before an ask must be safe to repeat (use `once` for values that must not change
+ * between rounds, such as a generated id).
+ *
+ * Keys: `options.key` when given (the conformance suite needs `user_name`), else `<kind>-<n>` with
+ * `n` the call's position in the run (`elicit-0`, `sample-1`, `roots-2`). They are deterministic while
+ * the handler asks in the same order each run; give explicit keys when concurrent branches ask after
+ * other awaits.
+ * @module
+ */
+import { isPlainObject } from "../../wire/meta_envelope.ts";
+import type { Capabilities, Era } from "../../wire/protocol_versions.ts";
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  InputRequests,
+  ListRootsResult,
+} from "../../wire/protocol/v2026_07_28.ts";
+import { numberOption } from "../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider } from "../../stream/time_provider.ts";
+import { LegacyInput } from "./legacy_input.ts";
+import {
+  type CarriedState,
+  carriedStateOf,
+  endRound,
+  ModernRound,
+  type RoundOutcome,
+} from "./modern_round.ts";
+import { RequestStateCodec } from "./request_state.ts";
+import { RequestStateError } from "./request_state_error.ts";
+
+export { InputRequiredSignal } from "./input_required_signal.ts";
+
+/** Options of one ask. */
+export interface InputCallOptions {
+  /** The key of this input request in `inputRequests` (modern era). Default `<kind>-<n>`. At most 256 characters. */
+  key?: string;
+}
+
+/** What a handler uses to ask the client; the same in both eras. */
+export interface InputContext {
+  /** Asks the user (form or URL mode). Needs the client's `elicitation` capability (`elicitation.url` for URL mode), else -32021. */
+  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
+  /** Asks the client's LLM. Needs `sampling` (`sampling.tools` with tools, `sampling.context` with includeContext), else -32021. */
+  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
+  /** Asks for the client's roots. Needs `roots`, else -32021. */
+  listRoots(options?: InputCallOptions): Promise<ListRootsResult>;
+  /** True when this request's client declared elicitation in `mode` (default form). */
+  canElicit(mode?: "form" | "url"): boolean;
+  /** True when this request's client declared sampling. */
+  canSample(): boolean;
+  /** True when this request's client declared roots. */
+  canListRoots(): boolean;
+  /** 0 on the first call; n on the n-th retry (modern). Always 0 in the legacy era. */
+  readonly round: number;
+  /**
+   * JSON data kept across rounds (modern: carried in the signed, not encrypted, `requestState`; keep
+   * secrets out). Starts `undefined`; set it before asking. Legacy: lives for the one call.
+   */
+  state: unknown;
+  /** Runs `compute` on the first round only and replays its (JSON) value on later rounds. */
+  once<T>(name: string, compute: () => T | Promise<T>): Promise<T>;
+  /** Aborted when this round ends with `input_required` (the handler's remaining work is abandoned). */
+  readonly roundSignal: AbortSignal;
+}
+
+/** Sends one server-to-client request on a legacy connection and resolves with the client's result. */
+export type SendClientRequest = (
+  method: string,
+  params: unknown,
+  options: { signal: AbortSignal },
+) => Promise<unknown>;
+
+/** One incoming request, as the engine needs it. */
+export interface InputRoundRequest {
+  /** The request's era. */
+  era: Era;
+  /** The request's method (`tools/call`, `prompts/get`, `resources/read`; others may not ask). */
+  method: string;
+  /** The request's params (modern: with `inputResponses` and `requestState` on a retry). */
+  params: unknown;
+  /** The capabilities the client declared (modern: in this request's `_meta`; legacy: in `initialize`). */
+  clientCapabilities: Capabilities;
+  /** The authenticated principal, when there is one: state opens only for the same one. */
+  principal?: string;
+  /** The request's signal (cancellation, close). */
+  signal?: AbortSignal;
+  /** Legacy: how to send a request to the client. Absent on a connection that cannot (stateless). */
+  sendRequest?: SendClientRequest;
+}
+
+/** The result a modern round ends with when it needs input. */
+export interface InputRequiredOutcome {
+  resultType: "input_required";
+  inputRequests: InputRequests;
+  requestState: string;
+}
+
+/** Options of {@linkcode InputRounds}. */
+export interface InputRoundsOptions {
+  /** Seals and opens `requestState`. Default: a codec with a random per-process key (see {@linkcode RequestStateCodec}). */
+  codec?: RequestStateCodec;
+  /** Legacy: how long a server-to-client request may go unanswered. Default 60 000 ms. */
+  clientRequestTimeout?: number;
+  /** The clock of `clientRequestTimeout`. Default: the system clock. */
+  timeProvider?: TimeProvider;
+}
+
+/**
+ * Runs handlers that ask the client, in either era.
+ *
+ * @example
+ * ```ts
+ * const rounds = new InputRounds({ codec: new RequestStateCodec({ key: sharedHexKey }) });
+ * const result = await rounds.run(request, async (input) => {
+ *   const ok = await input.elicit({ message: "Delete?", requestedSchema: { type: "object", properties: {} } });
+ *   return { content: [{ type: "text", text: ok.action }] };
+ * }); // a modern request without the answer resolves with { resultType: "input_required", … }
+ * ```
+ */
+export class InputRounds {
+  readonly codec: RequestStateCodec;
+  readonly clientRequestTimeout: number;
+  readonly #time: TimeProvider;
+
+  constructor(options: InputRoundsOptions = {}) {
+    this.#time = options.timeProvider ?? systemTimeProvider;
+    this.codec = options.codec ?? new RequestStateCodec({ timeProvider: this.#time });
+    this.clientRequestTimeout = numberOption("clientRequestTimeout", options.clientRequestTimeout, 60_000);
+  }
+
+  /**
+   * Runs `body` for `request`. Modern: resolves with the body's value, or with an
+   * {@linkcode InputRequiredOutcome} when the round needs input; rejects with a
+   * {@linkcode RequestStateError} (-32602) for bad `requestState` or `inputResponses`. Legacy:
+   * resolves with the body's value.
+   */
+  async run<T>(
+    request: InputRoundRequest,
+    body: (input: InputContext) => T | Promise<T>,
+  ): Promise<T | InputRequiredOutcome> {
+    if (request.era === "legacy") {
+      return await body(new LegacyInput(request, this.clientRequestTimeout, this.#time));
+    }
+    return this.#runModern(request, body);
+  }
+
+  /**
+   * The input context of a request that may not ask (any method but `tools/call`, `prompts/get`
+   * and `resources/read`): the `can…` checks answer, and every ask rejects with a clear -32603.
+   */
+  passive(request: InputRoundRequest): InputContext {
+    // No spread: the request's signal may be a lazy getter, read only if something waits on it.
+    const cannotSend = Object.create(request, { sendRequest: { value: undefined } }) as InputRoundRequest;
+    return new LegacyInput(cannotSend, this.clientRequestTimeout, this.#time);
+  }
+
+  async #runModern<T>(
+    request: InputRoundRequest,
+    body: (input: InputContext) => T | Promise<T>,
+  ): Promise<T | InputRequiredOutcome> {
+    const params = isPlainObject(request.params) ? request.params : {};
+    const binding = { method: request.method, params, principal: request.principal };
+    let responses: Record<string, unknown> = {};
+    if (params.inputResponses !== undefined) {
+      if (!isPlainObject(params.inputResponses)) {
+        throw new RequestStateError(
+          "invalid_input",
+          `Invalid inputResponses: expected an object keyed by the server's input request keys, got ${
+            params.inputResponses === null
+              ? "null"
+              : Array.isArray(params.inputResponses)
+              ? "an array"
+              : typeof params.inputResponses
+          }`,
+        );
+      }
+      responses = params.inputResponses;
+    }
+    let carried: CarriedState = { r: 0, a: {}, o: {} };
+    if (params.requestState !== undefined) {
+      carried = carriedStateOf(await this.codec.open(params.requestState, binding));
+    }
+    const round = new ModernRound(request, carried, responses);
+    let outcome: RoundOutcome<T>;
+    try {
+      outcome = { ok: true, value: await body(round) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    return endRound(this.codec, round, outcome, binding);
+  }
+}
