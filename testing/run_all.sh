@@ -222,6 +222,21 @@ step_typecheck() {
   fi
   errors=$((errors + bun_errors))
   ((rc != 0 || bun_errors == 0)) || rc=1
+  # Every example .mjs, checked as JavaScript (checkJs, tsconfig.examples.json) whether or not it says
+  # `// @ts-check`; the examples import the package by its own name, which resolves to src/.
+  local examples_log=$WORK/typecheck-examples.log examples_errors rc3=0
+  run_with_timeout "$(limit_for typecheck)" "$examples_log" "$BIN/tsc" -p tsconfig.examples.json >/dev/null || rc3=$?
+  cat "$examples_log" >>"$log"
+  examples_errors=$(grep -cE '^[^ ].*\([0-9]+,[0-9]+\): error TS' "$examples_log" || true)
+  if ((examples_errors > 0)); then
+    echo "typecheck: $examples_errors errors in examples/ (tsconfig.examples.json):"
+    grep -E '^[^ ].*: error TS' "$examples_log"
+  elif ((rc3 != 0)); then
+    cat "$examples_log"
+    examples_errors=1
+  fi
+  errors=$((errors + examples_errors))
+  ((examples_errors == 0)) || rc=1
   # Every TypeScript block of README.md, as a Node, browser, Deno and Bun project would compile it
   # against the built declarations (strict, skipLibCheck false): scripts/check_readme_examples.mjs.
   local readme_log=$WORK/typecheck-readme.log

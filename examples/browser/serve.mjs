@@ -1,3 +1,4 @@
+// @ts-check
 // Serves the package on http://127.0.0.1:PORT (default 8123) for the browser example: in a clone (run
 // `npm run build` first) or where npm installed it (`node node_modules/onemodelcontext/examples/browser/serve.mjs`),
 // then open http://127.0.0.1:8123/examples/browser/
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const { name, exports } = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+/** @type {Record<string, string>} */
 const types = {
   ".html": "text/html",
   ".mjs": "text/javascript",
@@ -25,11 +27,18 @@ const types = {
 };
 const port = Number(process.env.PORT ?? 8123);
 
-/** The ESM file a package's `exports` (or `module`/`main`) names for `subpath`, from its package.json. */
+/** @typedef {string | { [conditionOrSubpath: string]: ExportsTarget } | null | undefined} ExportsTarget */
+/** @typedef {{ exports?: ExportsTarget, module?: string, main?: string }} PackageJson */
+
+/**
+ * The ESM file a package's `exports` (or `module`/`main`) names for `subpath`, from its package.json.
+ * @param {PackageJson} pkgJson
+ * @param {string} subpath
+ * @returns {string | undefined}
+ */
 function entryOf(pkgJson, subpath) {
-  let target = typeof pkgJson.exports === "string" && subpath === "."
-    ? pkgJson.exports
-    : pkgJson.exports?.[subpath];
+  const exported = pkgJson.exports;
+  let target = typeof exported === "string" ? (subpath === "." ? exported : undefined) : exported?.[subpath];
   while (target && typeof target === "object") target = target.import ?? target.browser ?? target.default;
   target ??= subpath === "." ? (pkgJson.module ?? pkgJson.main) : undefined;
   return typeof target === "string" ? target.replace(/^\.\//, "") : undefined;
@@ -39,6 +48,8 @@ function entryOf(pkgJson, subpath) {
  * `"onemodelcontext/message-port"` → `"/dist/adapters/message_port/mod.js"`, and a dependency such as
  * `"@cfworker/json-schema"` → `"/node_modules/@cfworker/json-schema/dist/esm/index.js"`, each from its
  * package.json; `undefined` for a specifier that is not a package this server can serve.
+ * @param {string} specifier
+ * @returns {Promise<string | undefined>}
  */
 async function resolveBare(specifier) {
   const parts = specifier.split("/");
@@ -59,7 +70,11 @@ async function resolveBare(specifier) {
   return target && `/@modules/${pkg}/${target}`;
 }
 
-/** The folder of the installed package `pkg`, searched as Node does: node_modules from `root` upwards. */
+/**
+ * The folder of the installed package `pkg`, searched as Node does: node_modules from `root` upwards.
+ * @param {string} pkg
+ * @returns {string | undefined}
+ */
 function packageDir(pkg) {
   for (let dir = root;; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", pkg);
@@ -68,7 +83,12 @@ function packageDir(pkg) {
   }
 }
 
-/** The file a request path names: under the package, or under a dependency's folder for /@modules/NAME/…; `undefined` outside them. */
+/**
+ * The file a request path names: under the package, or under a dependency's folder for /@modules/NAME/…;
+ * `undefined` outside them.
+ * @param {string} path
+ * @returns {string | undefined}
+ */
 function fileOf(path) {
   const modules = /^[/\\]@modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)(.*)$/.exec(path);
   const base = modules ? packageDir(modules[1].replaceAll("\\", "/")) : root;
@@ -77,31 +97,43 @@ function fileOf(path) {
   return file === base || file.startsWith(base.endsWith(sep) ? base : base + sep) ? file : undefined;
 }
 
+/**
+ * `source` with each bare specifier this server can serve rewritten to its path.
+ * @param {string} source
+ * @returns {Promise<string>}
+ */
 async function rewriteImports(source) {
   const pattern = /(from\s*|import\s*\(\s*)(["'])([^"'./][^"':]*)\2/g;
   const specifiers = new Set([...source.matchAll(pattern)].map((m) => m[3]));
   const resolved = new Map();
   for (const specifier of specifiers) resolved.set(specifier, await resolveBare(specifier));
-  return source.replace(pattern, (whole, before, quote, specifier) => {
+  /** @type {(whole: string, before: string, quote: string, specifier: string) => string} */
+  const rewrite = (whole, before, quote, specifier) => {
     const target = resolved.get(specifier);
     return target ? `${before}${quote}${target}${quote}` : whole;
-  });
+  };
+  return source.replace(pattern, rewrite);
 }
 
 createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(
+  const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(
     /^(\.\.[/\\])+/,
     "",
   );
   const file = fileOf(path.endsWith("/") || path.endsWith(sep) ? path + "index.html" : path);
-  if (file === undefined) return res.writeHead(403).end();
+  if (file === undefined) {
+    res.writeHead(403).end();
+    return;
+  }
+  /** @type {Buffer | string} */
   let body;
   try {
     body = await readFile(file);
   } catch (error) {
     // A missing file is a 404 for the browser to show; say which one on this terminal too.
-    console.error(`404 ${req.url}: ${error.message}`);
-    return res.writeHead(404).end("not found");
+    console.error(`404 ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
+    res.writeHead(404).end("not found");
+    return;
   }
   const type = types[extname(file)] ?? "application/octet-stream";
   if (type === "text/javascript") body = await rewriteImports(body.toString("utf8"));

@@ -1,3 +1,4 @@
+// @ts-check
 // A module Worker hosting a dual-era MCP server; the page hands it one end of a MessageChannel.
 import { ContextServer } from "onemodelcontext";
 import { fromMessagePort } from "onemodelcontext/message-port";
@@ -12,6 +13,7 @@ server.handle("tools/list", () => ({
 }));
 server.handle(
   "tools/call",
+  /** @param {{ arguments?: { text?: unknown } } | undefined} params */
   (params) => ({ content: [{ type: "text", text: String(params?.arguments?.text ?? "").toUpperCase() }] }),
 );
 

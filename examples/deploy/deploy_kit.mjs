@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The parts of examples/deploy/run.mjs, importable by tests: free loopback ports, the nginx
  * configuration, nginx in the foreground with its own prefix directory, and replica processes.

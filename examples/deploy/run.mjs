@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * N replicas of an MCP server behind nginx on loopback, the way a scaled-out deployment runs them.
  *

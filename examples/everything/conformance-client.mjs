@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // The MCP conformance suite's client: `node examples/everything/conformance-client.mjs <url>`, with the
 // scenario in MCP_CONFORMANCE_SCENARIO, the requirement set in MCP_CONFORMANCE_PROTOCOL_VERSION and the
 // scenario's data (if any) in MCP_CONFORMANCE_CONTEXT (JSON). Built only on the public API:
@@ -19,12 +20,21 @@ if (!url) {
   process.exit(2);
 }
 
-/** A value of the JSON Schema `schema`: its default, else the first enum value, else a placeholder of its type. */
+/** @typedef {import("onemodelcontext/protocol").ClientRequestMap} ClientRequestMap */
+/** @typedef {import("onemodelcontext/protocol").ServerNotificationMap} ServerNotificationMap */
+/** @typedef {import("onemodelcontext/protocol").ServerRequestMap} ServerRequestMap */
+
+/**
+ * A value of the JSON Schema `schema`: its default, else the first enum value, else a placeholder of its type.
+ * @param {unknown} schema
+ * @returns {unknown}
+ */
 function sample(schema) {
   if (schema === null || typeof schema !== "object") return "test";
   if ("default" in schema) return schema.default;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if ("enum" in schema && Array.isArray(schema.enum)) return schema.enum[0];
+  const declared = "type" in schema ? schema.type : undefined;
+  const type = Array.isArray(declared) ? declared.find((t) => t !== "null") : declared;
   if (type === "integer" || type === "number") return 1;
   if (type === "boolean") return true;
   if (type === "object") return {};
@@ -32,19 +42,41 @@ function sample(schema) {
   return "test";
 }
 
-/** Arguments for a tool: every property of its input schema, sampled. */
+/**
+ * The `properties` of an object schema; none for anything else.
+ * @param {unknown} schema
+ * @returns {Record<string, unknown>}
+ */
+function propertiesOf(schema) {
+  const properties = schema !== null && typeof schema === "object" && "properties" in schema
+    ? schema.properties
+    : undefined;
+  return properties !== null && typeof properties === "object" ? { ...properties } : {};
+}
+
+/**
+ * Arguments for a tool: every property of its input schema, sampled.
+ * @param {{ inputSchema?: unknown }} tool
+ */
 function argumentsFor(tool) {
-  const properties = tool.inputSchema?.properties ?? {};
+  const properties = propertiesOf(tool.inputSchema);
   return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)]));
 }
 
-/** Accepts an elicitation with every field of its requested schema filled (defaults first). */
+/**
+ * Accepts an elicitation with every field of its requested schema filled (defaults first).
+ * @param {object | undefined} params
+ * @returns {ServerRequestMap["elicitation/create"]["result"]}
+ */
 function acceptElicitation(params) {
-  const properties = params?.requestedSchema?.properties ?? {};
-  return {
-    action: "accept",
-    content: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)])),
-  };
+  const properties = propertiesOf(
+    params && "requestedSchema" in params ? params.requestedSchema : {},
+  );
+  // Sampled from the requested schema: its defaults, enum values, or placeholders of its field types.
+  const content = /** @type {Record<string, string | number | boolean | string[]>} */ (
+    Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, sample(schema)]))
+  );
+  return { action: "accept", content };
 }
 
 const legacySet = version.startsWith("2025") || version.startsWith("2024");
@@ -53,6 +85,7 @@ const auth = scenario.startsWith("auth/");
 const transportOptions = auth
   ? { fetch: await conformanceAuthFetch(scenario, context, { withOAuth, workloadTokenFile }) }
   : {};
+/** @type {ContextClient<ClientRequestMap, ServerNotificationMap, ServerRequestMap>} */
 const client = await ContextClient.connect(httpTransport(url, transportOptions), {
   era: legacySet ? "legacy" : "auto",
   eraCache: null,
@@ -72,9 +105,11 @@ client.handle(
 );
 client.handle("elicitation/create", (params) => acceptElicitation(params));
 
+/** @type {(name: string, args?: Record<string, unknown>) => Promise<unknown>} */
 const call = (name, args = {}) => client.request("tools/call", { name, arguments: args });
 const listTools = async () => (await client.request("tools/list", {})).tools ?? [];
 
+/** @type {Record<string, () => Promise<void>>} */
 const scenarios = {
   async initialize() {
     await listTools();
@@ -148,7 +183,7 @@ try {
   await client.close();
   process.exit(0);
 } catch (error) {
-  console.error(`conformance-client (${scenario}): ${error?.stack ?? error}`);
+  console.error(`conformance-client (${scenario}): ${error instanceof Error ? error.stack ?? error : error}`);
   await client.close().catch(() => {});
   process.exit(1);
 }

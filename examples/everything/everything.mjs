@@ -1,3 +1,4 @@
+// @ts-check
 // The everything server's tools, resources, templates and prompts (see ./server.mjs), kept apart from
 // the stdio runner so tests and other transports can serve the same server.
 import { ContextServer } from "onemodelcontext";
@@ -38,6 +39,11 @@ const JSON_SCHEMA_2020_12 = {
  * characters) signs the request state of input-required rounds, so replicas given the same key
  * accept each other's state (default: a random per-process key). `listenBus` (e.g. a
  * `RedisListenBus`) carries list changes to the listen streams held by other replicas.
+ * @param {{
+ *   stateKey?: string,
+ *   listenBus?: import("onemodelcontext").ServerFeaturesOptions["listenBus"],
+ *   tasks?: import("onemodelcontext").ServerFeaturesOptions["tasks"],
+ * }} [options]
  */
 export function createEverythingServer(options = {}) {
   const server = new ContextServer({
@@ -51,6 +57,7 @@ export function createEverythingServer(options = {}) {
       tasks: options.tasks,
     },
   });
+  /** @type {(value: string) => { type: "text", text: string }} */
   const text = (value) => ({ type: "text", text: value });
 
   // ----- tools -----

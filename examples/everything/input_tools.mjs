@@ -1,21 +1,31 @@
+// @ts-check
 // The everything server's tools and prompt that ask the client: elicitation, sampling and roots
 // (testing/conformance/SCENARIOS.md, issue 14). Each is written once with ctx.elicit / ctx.sample /
 // ctx.listRoots: a legacy session sends real server-to-client requests; a 2026-07-28 request answers
 // input_required and the client's retry completes it (the handler runs again from the start, and
 // answered asks resolve at once). Keys such as `user_name` are the ones the conformance suite expects.
 
+/** @type {(value: string) => { type: "text", text: string }} */
 const text = (value) => ({ type: "text", text: value });
+/** @type {{ type: "object", properties: { name: { type: "string", description: string } }, required: string[] }} */
 const NAME_SCHEMA = {
   type: "object",
   properties: { name: { type: "string", description: "Your name" } },
   required: ["name"],
 };
+/**
+ * The text of a sampling result (its text blocks, joined).
+ * @param {{ content: { type: string, text?: string } | Array<{ type: string, text?: string }> }} result
+ */
 const sampledText = (result) =>
   (Array.isArray(result.content) ? result.content : [result.content]).map((
     c,
   ) => (c?.type === "text" ? c.text : "")).join("");
 
-/** Registers the input tools and prompt on `server` (a ContextServer with the feature API). */
+/**
+ * Registers the input tools and prompt on `server` (a ContextServer with the feature API).
+ * @param {import("onemodelcontext").ContextServer} server
+ */
 export function addInputTools(server) {
   // ----- legacy-era scenarios (they run unchanged as input rounds in 2026) -----
   server.tool(
@@ -26,7 +36,7 @@ export function addInputTools(server) {
     },
     async ({ prompt }, ctx) => {
       const result = await ctx.sample({
-        messages: [{ role: "user", content: text(prompt) }],
+        messages: [{ role: "user", content: text(String(prompt)) }], // a string: the input schema was checked
         maxTokens: 100,
       });
       return `LLM response: ${sampledText(result)}`;
@@ -40,7 +50,7 @@ export function addInputTools(server) {
     },
     async ({ message }, ctx) => {
       const result = await ctx.elicit({
-        message,
+        message: String(message),
         requestedSchema: {
           type: "object",
           properties: {
@@ -177,7 +187,8 @@ export function addInputTools(server) {
       { key: "confirm" },
     );
     // In the modern era the marker came back inside the verified requestState.
-    return `${ctx.state?.marker ?? "state-ok"}: confirmed=${result.content?.ok === true}`;
+    const state = /** @type {{ marker?: string } | undefined} */ (ctx.state);
+    return `${state?.marker ?? "state-ok"}: confirmed=${result.content?.ok === true}`;
   });
   server.tool(
     "test_input_required_result_multiple_inputs",

@@ -1,3 +1,4 @@
+// @ts-check
 // The OpenTelemetry Node SDK for the everything server (a dev dependency of this repository, never
 // the library's): started when OTEL_EXPORTER_OTLP_ENDPOINT is set, configured by the standard OTEL_*
 // variables alone: traces and metrics over OTLP/HTTP with OTEL_EXPORTER_OTLP_PROTOCOL ("http/json"

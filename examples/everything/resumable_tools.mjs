@@ -1,8 +1,12 @@
+// @ts-check
 // The everything server's tools for resumable streams (see ./server.mjs): `progress_stream` sends
 // `count` progress notifications `intervalMs` apart, then answers `sent {count}`; over legacy HTTP with
 // resumability a client whose connection breaks resumes it with GET + Last-Event-ID and loses none.
 
-/** Adds `progress_stream` to `server` (a ContextServer). */
+/**
+ * Adds `progress_stream` to `server`.
+ * @param {import("onemodelcontext").ContextServer} server
+ */
 export function addResumableTools(server) {
   server.tool(
     "progress_stream",
@@ -19,7 +23,9 @@ export function addResumableTools(server) {
         additionalProperties: false,
       },
     },
-    async ({ count, intervalMs = 0 }, ctx) => {
+    async (args, ctx) => {
+      // Checked against the input schema above before the handler runs.
+      const { count, intervalMs = 0 } = /** @type {{ count: number, intervalMs?: number }} */ (args);
       for (let progress = 1; progress <= count; progress++) {
         await ctx.sendProgress(progress, count);
         if (intervalMs > 0 && progress < count) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // The "everything" MCP server: every tool, resource, resource template and prompt that the MCP
 // conformance suite's server scenarios call (@modelcontextprotocol/conformance; names and behaviours
 // from its examples/servers/typescript/everything-server.ts), built only on the public API, both
@@ -33,6 +34,15 @@ if (stateKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(stateKey)) {
   process.exit(2);
 }
 const redisFlag = process.argv.indexOf("--redis");
+/** @typedef {{ quit(): Promise<unknown> }} RedisConnection */
+/**
+ * @type {{
+ *   bus: import("onemodelcontext/redis").RedisListenBus,
+ *   publisher: RedisConnection & import("onemodelcontext/redis").RedisCommandClient & import("onemodelcontext/redis").RedisPublisher,
+ *   subscriber: RedisConnection & import("onemodelcontext/redis").RedisReplyRelayOptions["subscriber"],
+ *   taskStore: import("onemodelcontext/redis").RedisTaskStore,
+ * } | undefined}
+ */
 let redis;
 if (redisFlag !== -1) {
   const { createClient } = await import("redis");
@@ -107,7 +117,7 @@ const shared = redis && sessions !== false
     ...redis,
     onReport: (error) => console.error(`everything: ${error.message}`),
   })
-  : {};
+  : undefined;
 const http = await serve(
   createHttpHandler(server, { path: "/mcp", sessions, resumability: sessions !== false, ...shared }),
   { readinessGrace, port, hostname: "127.0.0.1" },
@@ -120,7 +130,7 @@ const stop = async () => {
   await http.close();
   await server.close();
   if (redis) {
-    await shared.replyRelay?.close();
+    await shared?.replyRelay.close();
     await redis.bus.close();
     await Promise.allSettled([redis.subscriber.quit(), redis.publisher.quit()]);
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The everything server's task tools (the io.modelcontextprotocol/tasks extension, 2026-07-28): the
 // conformance suite's task fixtures (greet, slow_compute, failing_job, protocol_error_job,
 // confirm_delete, multi_input, test_tool_with_task) and long_task. In the legacy era, and for a
@@ -5,10 +6,18 @@
 // synchronously.
 import { JsonRpcError } from "onemodelcontext";
 
-/** Waits `ms` (real timers: examples may use them), or rejects when `signal` aborts. */
+/**
+ * Waits `ms` (real timers: examples may use them), or rejects when `signal` aborts.
+ * @param {number} ms
+ * @param {AbortSignal} signal
+ * @returns {Promise<void>}
+ */
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
@@ -21,19 +30,24 @@ function sleep(ms, signal) {
   });
 }
 
+/** @type {{ type: "object", properties: { confirm: { type: "boolean" }, name: { type: "string" } } }} */
 const CONFIRM_SCHEMA = {
   type: "object",
   properties: { confirm: { type: "boolean" }, name: { type: "string" } },
 };
 
-/** Registers the task tools on `server`. */
+/**
+ * Registers the task tools on `server`.
+ * @param {import("onemodelcontext").ContextServer} server
+ */
 export function addTaskTools(server) {
+  /** @type {(value: string) => { type: "text", text: string }} */
   const text = (value) => ({ type: "text", text: value });
 
   server.tool("greet", {
     description: "Sync-only: returns Hello, {name}!",
     inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-  }, ({ name }) => `Hello, ${name}!`);
+  }, ({ name }) => `Hello, ${String(name)}!`);
 
   server.tool("slow_compute", {
     description: "Sleeps `seconds` seconds, then returns a result (task support optional)",
@@ -43,7 +57,8 @@ export function addTaskTools(server) {
     },
     taskSupport: "optional",
     safeToRepeat: true,
-  }, async ({ seconds = 1, label = "" }, ctx) => {
+  }, async (args, ctx) => {
+    const { seconds = 1, label = "" } = /** @type {{ seconds?: number, label?: string }} */ (args); // schema-checked
     await ctx.sendProgress(0, 1, `computing ${label}`.trim());
     await sleep(seconds * 1000, ctx.signal);
     return { content: [text(`Computed ${label} after ${seconds} s`.replace("  ", " "))] };
@@ -58,7 +73,8 @@ export function addTaskTools(server) {
     },
     taskSupport: "optional",
     safeToRepeat: true,
-  }, async ({ ms }, ctx) => {
+  }, async (args, ctx) => {
+    const { ms } = /** @type {{ ms: number }} */ (args); // schema-checked
     await sleep(ms, ctx.signal);
     return { content: [text(`done after ${ms} ms`)] };
   });
@@ -82,7 +98,8 @@ export function addTaskTools(server) {
     description: "Asks the user to confirm deleting `filename` (input_required on the task)",
     inputSchema: { type: "object", properties: { filename: { type: "string" } } },
     taskSupport: "optional",
-  }, async ({ filename = "file" }, ctx) => {
+  }, async (args, ctx) => {
+    const { filename = "file" } = /** @type {{ filename?: string }} */ (args); // schema-checked
     const answer = await ctx.elicit({ message: `Delete ${filename}?`, requestedSchema: CONFIRM_SCHEMA });
     const confirmed = answer.action === "accept" && answer.content?.confirm !== false;
     return { content: [text(confirmed ? `Deleted ${filename}` : `Kept ${filename}`)] };

@@ -18,6 +18,9 @@ import type { RegisteredTool } from "../server/features/tool_registry.ts";
 import { JsonRpcError } from "../wire/errors.ts";
 import { MetaKeys } from "../wire/protocol_versions.ts";
 import type { ConcurrencyLimit } from "./concurrency_limit.ts";
+import { ASKING_METHODS, forwardWithInputRounds } from "./upstream_input_rounds.ts";
+import { type UpstreamCompleter, upstreamCompleters } from "./upstream_completers.ts";
+import { allowed, listEveryPage, pick, templateVariables, type Wire } from "./upstream_lists.ts";
 
 /** Which upstream tools (and prompts) a mount shows: names as the upstream spells them. */
 export interface MountFilter {
@@ -40,25 +43,9 @@ export interface MountOptions {
 }
 
 type Kind = "tools" | "prompts" | "resources";
-type Wire = Record<string, unknown>;
 
 const PROGRESS_PREFIX = "compose-progress-";
-/** The requests that may answer `input_required` (2026-07-28). */
-const ASKING_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
-/** Upstream input rounds within one downstream round, at most. */
-const MAX_UPSTREAM_ROUNDS = 10;
 let progressCounter = 0;
-
-function allowed(filter: MountFilter | undefined, name: string): boolean {
-  if (filter?.include && !filter.include.includes(name)) return false;
-  return !filter?.exclude?.includes(name);
-}
-
-function pick(from: Wire, keys: readonly string[]): Wire {
-  const out: Wire = {};
-  for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
-  return out;
-}
 
 /** One mounted upstream and what it registered on the composing server. */
 export class MountedServer {
@@ -154,22 +141,15 @@ export class MountedServer {
   /** Every item of one upstream list (all pages, at most `maxListPages`), through the concurrency limit. */
   async #list(method: string, key: string): Promise<Wire[]> {
     const maxPages = this.#options.maxListPages ?? 100;
-    const items: Wire[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < maxPages; page++) {
-      const result = await this.#limit.run(() =>
-        this.client.request(method as never, (cursor === undefined ? {} : { cursor }) as never)
-      ) as Wire;
-      const list = result?.[key];
-      if (Array.isArray(list)) {
-        items.push(...list.filter((item): item is Wire => typeof item === "object" && item));
-      }
-      cursor = typeof result?.nextCursor === "string" ? result.nextCursor : undefined;
-      if (cursor === undefined) return items;
-    }
-    this.#report(
-      new Error(`Mount ${this.name}: ${method} still had pages after ${maxPages}; the rest is not shown`),
+    const { items, truncated } = await listEveryPage(
+      { client: this.client, limit: this.#limit, maxPages },
+      { method, key },
     );
+    if (truncated) {
+      this.#report(
+        new Error(`Mount ${this.name}: ${method} still had pages after ${maxPages}; the rest is not shown`),
+      );
+    }
     return items;
   }
 
@@ -290,8 +270,7 @@ export class MountedServer {
       if (typeof item.uriTemplate !== "string") {
         return this.#server.resource(shown, pick(item, info) as never, read);
       }
-      const variables = [...item.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)]
-        .flatMap((m) => m[1]!.split(",").map((v) => v.replace(/\*$|:\d+$/, "")));
+      const variables = templateVariables(item.uriTemplate);
       const ref = { type: "ref/resource", uri: item.uriTemplate };
       return this.#server.resourceTemplate(shown.slice("template:".length), {
         ...pick(item, info),
@@ -300,36 +279,8 @@ export class MountedServer {
     });
   }
 
-  #completers(
-    ref: Wire,
-    names: readonly string[],
-  ): Record<
-    string,
-    (
-      value: string,
-      c: { arguments: Readonly<Record<string, string>>; handler: HandlerContext },
-    ) => Promise<string[]>
-  > {
-    const out: Record<
-      string,
-      (
-        value: string,
-        c: { arguments: Readonly<Record<string, string>>; handler: HandlerContext },
-      ) => Promise<string[]>
-    > = {};
-    for (const name of names) {
-      out[name] = async (value, c) => {
-        const others = Object.fromEntries(Object.entries(c.arguments).filter(([k]) => k !== name));
-        const result = await this.forward("completion/complete", {
-          ref,
-          argument: { name, value },
-          ...(Object.keys(others).length > 0 ? { context: { arguments: others } } : {}),
-        }, c.handler) as { completion?: { values?: unknown } };
-        const values = result?.completion?.values;
-        return Array.isArray(values) ? values.filter((v): v is string => typeof v === "string") : [];
-      };
-    }
-    return out;
+  #completers(ref: Wire, names: readonly string[]): Record<string, UpstreamCompleter> {
+    return upstreamCompleters(ref, names, (method, params, context) => this.forward(method, params, context));
   }
 
   /**
@@ -360,63 +311,9 @@ export class MountedServer {
       if (context.era !== "modern" || this.client.era !== "modern" || !ASKING_METHODS.has(method)) {
         return await this.client.request(method as never, sent as never, options);
       }
-      return await this.#rounds(method, sent, options, context);
+      return await forwardWithInputRounds(this, { method, sent, options, context });
     } finally {
       this.#inFlight.delete(context);
-    }
-  }
-
-  /**
-   * A modern request to a modern upstream: the downstream client's capabilities go up, and each
-   * `input_required` of the upstream is asked of the downstream client under the same keys (through
-   * the composer's own rounds: the downstream retries, and the upstream is asked again with the answers).
-   */
-  async #rounds(method: string, sent: Wire, options: object, context: HandlerContext): Promise<unknown> {
-    let extra: Wire = {};
-    for (let round = 0; round <= MAX_UPSTREAM_ROUNDS; round++) {
-      const result = await this.client.request(method as never, { ...sent, ...extra } as never, {
-        ...options,
-        inputRequired: "manual",
-        clientCapabilities: context.clientCapabilities,
-      }) as Wire;
-      if (result?.resultType !== "input_required") return result;
-      const requests = (typeof result.inputRequests === "object" && result.inputRequests !== null
-        ? result.inputRequests
-        : {}) as Record<string, { method?: string; params?: unknown }>;
-      const keys = Object.keys(requests);
-      const answers = await Promise.all(keys.map((key) =>
-        this.#ask(requests[key]!, key, context)
-      ));
-      extra = {
-        ...(keys.length > 0
-          ? { inputResponses: Object.fromEntries(keys.map((k, i) => [k, answers[i]])) }
-          : {}),
-        ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {}),
-      };
-    }
-    throw new JsonRpcError(
-      -32603,
-      `Mount ${this.name}: ${method} asked for input more than ${MAX_UPSTREAM_ROUNDS} times`,
-    );
-  }
-
-  #ask(
-    request: { method?: string; params?: unknown },
-    key: string,
-    context: HandlerContext,
-  ): Promise<unknown> {
-    switch (request?.method) {
-      case "elicitation/create":
-        return context.elicit(request.params as never, { key });
-      case "sampling/createMessage":
-        return context.sample(request.params as never, { key });
-      case "roots/list":
-        return context.listRoots({ key });
-      default:
-        throw new JsonRpcError(
-          -32603,
-          `Mount ${this.name}: unknown input request ${JSON.stringify(request?.method)}`,
-        );
     }
   }
 

@@ -4,7 +4,7 @@
  * needs against hostile schemas and values, and `$ref` resolution that never leaves the process.
  * @module
  */
-import { dereference, type OutputUnit, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
+import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import {
   boundText,
   DEFAULT_MAX_DEPTH,
@@ -16,13 +16,15 @@ import {
 } from "./bounds.ts";
 import { SchemaError } from "./schema_error.ts";
 import { riskyPattern } from "./risky_pattern.ts";
+import { checkPattern, checkRefs, describe, dialectOf, isAbsoluteUri, refuseRisky } from "./schema_checks.ts";
+import { walkSchemas } from "./schema_walk.ts";
+import { issuesFrom } from "./validation_issues.ts";
 import { InvalidOptionError } from "../wire/errors.ts";
 import type {
   CompiledSchema,
   JsonSchema,
   JsonSchemaObject,
   SchemaCheck,
-  SchemaIssue,
   SchemaValidator,
 } from "./schema_validator.ts";
 
@@ -56,62 +58,6 @@ export interface JsonSchemaValidatorOptions {
    */
   readonly riskyPatterns?: "allow" | "skip" | "refuse";
 }
-
-const DIALECTS: Record<string, SchemaDraft> = {
-  "json-schema.org/draft/2020-12/schema": "2020-12",
-  "json-schema.org/draft/2019-09/schema": "2019-09",
-  "json-schema.org/draft-07/schema": "7",
-  "json-schema.org/draft-04/schema": "4",
-};
-
-/** Keywords whose value is one subschema. */
-const SCHEMA_KEYWORDS = new Set([
-  "items",
-  "additionalItems",
-  "unevaluatedItems",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-]);
-/** Keywords whose value is an array of subschemas. */
-const SCHEMA_ARRAY_KEYWORDS = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
-/** Keywords whose value maps names to subschemas. */
-const SCHEMA_MAP_KEYWORDS = new Set([
-  "$defs",
-  "definitions",
-  "properties",
-  "patternProperties",
-  "dependentSchemas",
-  "dependencies",
-]);
-
-/** Errors that only say "a subschema failed"; the detail follows them in cfworker's output. */
-const WRAPPER_KEYWORDS = new Set([
-  "properties",
-  "patternProperties",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "$ref",
-  "$recursiveRef",
-  "allOf",
-  "dependentSchemas",
-  "then",
-  "else",
-]);
-/** Errors after which cfworker adds a bare "False boolean schema." for the same failure. */
-const FALSE_FOLLOWERS = new Set([
-  "additionalProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "additionalItems",
-  "items",
-]);
 
 class RefBudgetExceeded extends Error {}
 
@@ -317,139 +263,4 @@ const REJECT_ALL: CompiledSchema = Object.freeze({
 
 function failure(message: string): SchemaCheck {
   return { valid: false, errors: [{ path: "", message }] };
-}
-
-/** The draft named by `$schema`, 2020-12 when absent. */
-function dialectOf(schema: JsonSchemaObject): SchemaDraft {
-  const uri = schema.$schema;
-  if (uri === undefined) return "2020-12";
-  if (typeof uri === "string") {
-    const key = uri.replace(/^https?:\/\//, "").replace(/#$/, "");
-    const draft = DIALECTS[key];
-    if (draft) return draft;
-  }
-  throw new SchemaError(
-    "unsupported_dialect",
-    `Schema $schema ${
-      boundText(JSON.stringify(uri) ?? String(uri))
-    } is not supported: use JSON Schema 2020-12 (the default), 2019-09, draft-07 or draft-04`,
-  );
-}
-
-/** Every `$ref` (and `$recursiveRef`) in the indexed schemas must name an indexed schema. */
-function checkRefs(lookup: Record<string, Schema | boolean>): void {
-  for (const node of Object.values(lookup)) {
-    if (typeof node !== "object") continue;
-    for (
-      const [ref, absolute] of [[node.$ref, node.__absolute_ref__], [
-        node.$recursiveRef,
-        node.__absolute_recursive_ref__,
-      ]]
-    ) {
-      if (ref === undefined) continue;
-      if (typeof ref !== "string") {
-        throw new SchemaError("invalid_schema", `Schema $ref must be a string, got ${describe(ref)}`);
-      }
-      if (lookup[absolute ?? ref] === undefined) {
-        throw new SchemaError(
-          "unresolved_ref",
-          `Schema $ref ${
-            boundText(JSON.stringify(ref))
-          } does not resolve: only refs inside the schema (#/$defs/…) and schemas registered with JsonSchemaValidator({ schemas }) resolve; refs are never fetched`,
-          { ref },
-        );
-      }
-    }
-  }
-}
-
-/** Calls `visit` on every subschema object of `schema` (in schema positions only), itself included. */
-function walkSchemas(schema: unknown, visit: (node: Schema) => void): void {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return;
-  const node = schema as Schema;
-  visit(node);
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) {
-      for (const item of value) walkSchemas(item, visit);
-    } else if (SCHEMA_MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null) {
-      for (const sub of Object.values(value)) walkSchemas(sub, visit);
-    } else if (SCHEMA_KEYWORDS.has(key)) {
-      walkSchemas(value, visit);
-    }
-  }
-}
-
-/** cfworker's output units as our issues: wrappers dropped, paths as JSON Pointers, text bounded, count capped. */
-function issuesFrom(units: readonly OutputUnit[], maxErrors: number): SchemaIssue[] {
-  const issues: SchemaIssue[] = [];
-  let previous: OutputUnit | undefined;
-  for (const unit of units) {
-    if (issues.length >= maxErrors) break;
-    const afterFalseFollower = unit.keyword === "false" && previous !== undefined &&
-      FALSE_FOLLOWERS.has(previous.keyword);
-    if (!WRAPPER_KEYWORDS.has(unit.keyword) && !afterFalseFollower) {
-      issues.push({ path: pointerOf(unit.instanceLocation), message: boundText(unit.error) });
-    }
-    previous = unit;
-  }
-  if (issues.length === 0 && units.length > 0) {
-    const unit = units[units.length - 1]!;
-    issues.push({ path: pointerOf(unit.instanceLocation), message: boundText(unit.error) });
-  }
-  return issues;
-}
-
-/** `#/a%20b/0` → `/a b/0`. */
-function pointerOf(location: string): string {
-  const fragment = location.startsWith("#") ? location.slice(1) : location;
-  let decoded = fragment;
-  try {
-    decoded = decodeURIComponent(fragment);
-  } catch {
-    // Not percent-encoded as cfworker writes it: keep the text as it is.
-  }
-  return boundText(decoded);
-}
-
-/** Throws {@linkcode SchemaError} `unsafe_pattern` when `pattern` can backtrack catastrophically. */
-function refuseRisky(pattern: string): void {
-  const reason = riskyPattern(pattern);
-  if (reason === undefined) return;
-  throw new SchemaError(
-    "unsafe_pattern",
-    `Schema pattern ${boundText(JSON.stringify(pattern))} can take exponential time to match: ${reason}`,
-  );
-}
-
-/** cfworker builds `new RegExp(pattern, "u")` while validating: refuse a bad pattern now instead. */
-function checkPattern(pattern: unknown): void {
-  try {
-    new RegExp(pattern as string, "u");
-    if (typeof pattern === "string") return;
-  } catch (cause) {
-    throw new SchemaError(
-      "invalid_schema",
-      `Schema pattern ${
-        boundText(JSON.stringify(pattern) ?? String(pattern))
-      } is not a valid regular expression`,
-      { cause },
-    );
-  }
-  throw new SchemaError("invalid_schema", `Schema pattern must be a string, got ${describe(pattern)}`);
-}
-
-function isAbsoluteUri(text: string): boolean {
-  try {
-    new URL(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
 }

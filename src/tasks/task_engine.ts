@@ -4,13 +4,29 @@
  * cancellation, lost workers, and change events for `notifications/tasks`.
  * @module
  */
-import { CancelledError, ClosedError, ErrorCodes, InvalidOptionError } from "../wire/errors.ts";
+import { CancelledError, ClosedError, InvalidOptionError } from "../wire/errors.ts";
 import { integerOption } from "../stream/options.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../stream/time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { isTerminal, type TaskError, type TaskRecord, type TaskRerun } from "./task_record.ts";
 import type { TaskStore } from "./task_store.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import { wallClockOf } from "./wall_clock.ts";
+import { LocalTaskRun } from "./local_task_run.ts";
+import { localEvents } from "./local_task_events.ts";
+import {
+  answered,
+  awaitingInput,
+  failedAfterLoss,
+  failureOf,
+  finished,
+  leaseRanOut,
+  restartedAfterLoss,
+  runBy,
+  withoutResponses,
+  withStatusMessage,
+} from "./task_transitions.ts";
+
+export { WORKER_LOST_CODE } from "./task_transitions.ts";
 
 /** "Task X changed: re-read it", carried between the replicas sharing a store. */
 export interface TaskEvents {
@@ -71,15 +87,6 @@ export interface TaskEngineOptions {
   onReport?: (error: Error) => void;
 }
 
-/** The error of a task whose replica stopped renewing its lease. */
-export const WORKER_LOST_CODE = ErrorCodes.InternalError;
-
-interface LocalRun {
-  readonly controller: AbortController;
-  readonly waiters: Map<string, { resolve(value: unknown): void; reject(error: unknown): void }>;
-  timer: TimerHandle | undefined;
-}
-
 /** Resumes a safe-to-repeat task on this replica after its worker was lost. */
 export type TaskResumer = (record: TaskRecord) => TaskWork | undefined;
 
@@ -106,8 +113,8 @@ export class TaskEngine {
   readonly #events: TaskEvents;
   readonly #time: TimeProvider;
   readonly #wall: () => number;
-  readonly #report: (error: Error) => void;
-  readonly #running = new Map<string, LocalRun>();
+  readonly #report: (error: unknown) => void;
+  readonly #running = new Map<string, LocalTaskRun>();
   readonly #listeners = new Map<(record: TaskRecord) => void, ((taskId: string) => boolean) | undefined>();
   readonly #unsubscribe: () => void;
   #resumer: TaskResumer | undefined;
@@ -128,7 +135,7 @@ export class TaskEngine {
     this.replicaId = options.replicaId ?? crypto.randomUUID();
     this.#report = (error) => {
       try {
-        options.onReport?.(error);
+        options.onReport?.(error instanceof Error ? error : new Error(String(error)));
       } catch {
         // Nowhere further to report to.
       }
@@ -190,29 +197,8 @@ export class TaskEngine {
     const now = this.#wall();
     let changed = false;
     const record = await this.store.update(taskId, (current) => {
-      changed = false;
-      if (isTerminal(current.status) || current.inputRequests === undefined) return undefined;
-      const requests = { ...current.inputRequests };
-      const answers = { ...current.inputResponses };
-      const settled = new Set(current.settledKeys);
-      for (const [key, value] of Object.entries(responses)) {
-        if (!Object.hasOwn(requests, key)) continue;
-        delete requests[key];
-        answers[key] = value;
-        settled.add(key);
-        changed = true;
-      }
-      if (!changed) return undefined;
-      const next: TaskRecord = {
-        ...current,
-        inputResponses: answers,
-        settledKeys: [...settled],
-        lastUpdatedAt: now,
-      };
-      if (Object.keys(requests).length === 0) {
-        delete next.inputRequests;
-        if (next.status === "input_required") next.status = "working";
-      } else next.inputRequests = requests;
+      const next = answered(current, responses, now);
+      changed = next !== undefined;
       return next;
     });
     if (record !== undefined && changed) this.#publish(taskId);
@@ -259,25 +245,18 @@ export class TaskEngine {
   }
 
   #launch(record: TaskRecord, work: TaskWork): void {
-    const local: LocalRun = { controller: new AbortController(), waiters: new Map(), timer: undefined };
+    const local = new LocalTaskRun();
     const taskId = record.taskId;
     this.#running.set(taskId, local);
     this.#scheduleRenewal(taskId, local);
-    const usedKeys = new Set<string>();
     const run: TaskRun = {
       taskId,
       attempt: record.attempt,
       signal: local.controller.signal,
-      requestInput: (key, request) => this.#requestInput(taskId, local, usedKeys, key, request),
+      requestInput: (key, request) => this.#requestInput(taskId, local, key, request),
       setStatusMessage: async (message) => {
         const now = this.#wall();
-        const next = await this.store.update(
-          taskId,
-          (current) =>
-            isTerminal(current.status) || current.statusMessage === message
-              ? undefined
-              : { ...current, statusMessage: message, lastUpdatedAt: now },
-        );
+        const next = await this.store.update(taskId, (current) => withStatusMessage(current, message, now));
         if (next !== undefined) this.#publish(taskId);
       },
     };
@@ -290,14 +269,7 @@ export class TaskEngine {
     }
     outcome.then(
       (value) => this.#finish(taskId, value),
-      (error: unknown) =>
-        this.#finish(taskId, {
-          status: "failed",
-          error: {
-            code: ErrorCodes.InternalError,
-            message: error instanceof Error ? error.message : String(error),
-          },
-        }),
+      (error: unknown) => this.#finish(taskId, failureOf(error)),
     );
   }
 
@@ -309,45 +281,30 @@ export class TaskEngine {
     try {
       const changed = await this.store.update(
         taskId,
-        (current) =>
-          isTerminal(current.status) || current.owner !== this.replicaId
-            ? undefined
-            : finished(current, outcome, now),
+        (current) => runBy(current, this.replicaId) ? finished(current, outcome, now) : undefined,
       );
       if (changed !== undefined) this.#publish(taskId);
     } catch (error) {
-      this.#report(error instanceof Error ? error : new Error(String(error)));
+      this.#report(error);
     }
   }
 
   async #requestInput(
     taskId: string,
-    local: LocalRun,
-    usedKeys: Set<string>,
+    local: LocalTaskRun,
     key: string,
     request: Record<string, unknown>,
   ): Promise<unknown> {
-    if (usedKeys.has(key) || local.waiters.has(key)) {
-      throw new TypeError(`Input key ${JSON.stringify(key)} is used twice in one task`);
-    }
-    if (local.controller.signal.aborted) throw local.controller.signal.reason;
-    usedKeys.add(key);
-    const answer = new Promise<unknown>((resolve, reject) => local.waiters.set(key, { resolve, reject }));
-    answer.catch(() => {});
+    const answer = local.awaitAnswer(key);
     const now = this.#wall();
     let reused = false;
     const record = await this.store.update(taskId, (current) => {
       reused = current.settledKeys?.includes(key) ?? false;
       if (isTerminal(current.status) || reused) return undefined;
-      return {
-        ...current,
-        status: "input_required",
-        inputRequests: { ...current.inputRequests, [key]: request },
-        lastUpdatedAt: now,
-      };
+      return awaitingInput(current, key, request, now);
     });
     if (reused) {
-      local.waiters.delete(key);
+      local.dropWait(key);
       throw new TypeError(`Input key ${JSON.stringify(key)} was answered before in this task`);
     }
     if (record !== undefined && !isTerminal(record.status)) this.#publish(taskId);
@@ -358,7 +315,7 @@ export class TaskEngine {
   #changed(taskId: string): void {
     const local = this.#running.get(taskId);
     const listeners = [...this.#listeners].filter(([, wants]) => wants === undefined || wants(taskId));
-    const wanted = (local !== undefined && local.waiters.size > 0) || listeners.length > 0;
+    const wanted = (local !== undefined && local.waiting) || listeners.length > 0;
     if (!wanted) return;
     this.store.get(taskId).then((record) => {
       if (record === undefined) return;
@@ -367,50 +324,35 @@ export class TaskEngine {
         try {
           listener(record);
         } catch (error) {
-          this.#report(error instanceof Error ? error : new Error(String(error)));
+          this.#report(error);
         }
       }
-    }, (error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+    }, (error: unknown) => this.#report(error));
   }
 
-  #deliver(taskId: string, local: LocalRun, record: TaskRecord): void {
-    const answers = record.inputResponses ?? {};
-    const taken: string[] = [];
-    for (const [key, waiter] of local.waiters) {
-      if (!Object.hasOwn(answers, key)) continue;
-      local.waiters.delete(key);
-      taken.push(key);
-      waiter.resolve(answers[key]);
-    }
+  #deliver(taskId: string, local: LocalTaskRun, record: TaskRecord): void {
+    const taken = local.deliver(record.inputResponses ?? {});
     if (taken.length === 0) return;
-    this.store.update(taskId, (current) => {
-      if (current.inputResponses === undefined) return undefined;
-      const rest = { ...current.inputResponses };
-      for (const key of taken) delete rest[key];
-      const next: TaskRecord = { ...current, inputResponses: rest };
-      if (Object.keys(rest).length === 0) delete next.inputResponses;
-      return next;
-    }).catch((error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))));
+    this.store.update(taskId, (current) => withoutResponses(current, taken)).catch((error: unknown) =>
+      this.#report(error)
+    );
   }
 
-  #scheduleRenewal(taskId: string, local: LocalRun): void {
+  #scheduleRenewal(taskId: string, local: LocalTaskRun): void {
     local.timer = this.#time.setTimer(() => {
       if (this.#running.get(taskId) !== local) return;
       const until = this.#wall() + this.leaseMs;
       this.store.update(
         taskId,
-        (current) =>
-          isTerminal(current.status) || current.owner !== this.replicaId
-            ? undefined
-            : { ...current, leaseExpiresAt: until },
+        (current) => runBy(current, this.replicaId) ? { ...current, leaseExpiresAt: until } : undefined,
       ).then(
         (record) => {
           // Another replica took the task over, or it ended elsewhere: stop working on it.
-          if (record === undefined || isTerminal(record.status) || record.owner !== this.replicaId) {
+          if (record === undefined || !runBy(record, this.replicaId)) {
             this.#stopLocal(taskId, new CancelledError(`Task ${taskId} is no longer run by this replica`));
           }
         },
-        (error: unknown) => this.#report(error instanceof Error ? error : new Error(String(error))),
+        (error: unknown) => this.#report(error),
       );
       if (this.#running.get(taskId) === local) this.#scheduleRenewal(taskId, local);
     }, Math.max(1, Math.floor(this.leaseMs / 3)));
@@ -420,12 +362,10 @@ export class TaskEngine {
     const local = this.#running.get(taskId);
     if (local === undefined) return;
     this.#forget(taskId, local);
-    local.controller.abort(reason);
-    for (const waiter of local.waiters.values()) waiter.reject(reason);
-    local.waiters.clear();
+    local.stop(reason);
   }
 
-  #forget(taskId: string, local: LocalRun): void {
+  #forget(taskId: string, local: LocalTaskRun): void {
     local.timer?.cancel();
     local.timer = undefined;
     if (this.#running.get(taskId) === local) this.#running.delete(taskId);
@@ -441,37 +381,9 @@ export class TaskEngine {
     let claimed = false;
     const next = await this.store.update(record.taskId, (current) => {
       claimed = false;
-      if (
-        isTerminal(current.status) || current.owner !== lostOwner ||
-        current.leaseExpiresAt === undefined || now <= current.leaseExpiresAt
-      ) return undefined;
-      if (work !== undefined) {
-        claimed = true;
-        const restarted: TaskRecord = {
-          ...current,
-          status: "working",
-          statusMessage: `Restarted on another replica after its worker was lost (attempt ${
-            current.attempt + 1
-          })`,
-          owner: this.replicaId,
-          leaseExpiresAt: now + this.leaseMs,
-          attempt: current.attempt + 1,
-          lastUpdatedAt: now,
-        };
-        delete restarted.inputRequests;
-        delete restarted.inputResponses;
-        return restarted;
-      }
-      return finished(current, {
-        status: "failed",
-        error: {
-          code: WORKER_LOST_CODE,
-          message: `Task worker lost: replica ${
-            current.owner ?? "(unknown)"
-          } stopped renewing its lease (${this.leaseMs} ms) before the task finished`,
-          data: { reason: "worker_lost", replica: current.owner, attempts: current.attempt },
-        },
-      }, now);
+      if (!leaseRanOut(current, lostOwner, now)) return undefined;
+      claimed = work !== undefined;
+      return claimed ? restartedAfterLoss(current, this, now) : failedAfterLoss(current, this.leaseMs, now);
     });
     if (next !== undefined && next.owner !== lostOwner) this.#publish(record.taskId);
     if (claimed && next !== undefined && work !== undefined) this.#launch(next, work);
@@ -479,40 +391,6 @@ export class TaskEngine {
   }
 
   #publish(taskId: string): void {
-    this.#events.publish(taskId).catch((error: unknown) =>
-      this.#report(error instanceof Error ? error : new Error(String(error)))
-    );
+    this.#events.publish(taskId).catch((error: unknown) => this.#report(error));
   }
-}
-
-/** The terminal record of `current` with `outcome`. */
-function finished(
-  current: TaskRecord,
-  outcome: TaskOutcome | { status: "cancelled"; statusMessage: string },
-  now: number,
-): TaskRecord {
-  const next: TaskRecord = { ...current, status: outcome.status, lastUpdatedAt: now };
-  delete next.owner;
-  delete next.leaseExpiresAt;
-  delete next.inputRequests;
-  delete next.inputResponses;
-  if (outcome.status === "completed") next.result = outcome.result;
-  else if (outcome.status === "failed") next.error = outcome.error;
-  else next.statusMessage = outcome.statusMessage;
-  return next;
-}
-
-/** Change events within one engine: handlers are called synchronously. */
-function localEvents(): TaskEvents {
-  const handlers = new Set<(taskId: string) => void>();
-  return {
-    publish(taskId) {
-      for (const handler of handlers) handler(taskId);
-      return Promise.resolve();
-    },
-    subscribe(handler) {
-      handlers.add(handler);
-      return () => void handlers.delete(handler);
-    },
-  };
 }
