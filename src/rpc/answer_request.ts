@@ -76,7 +76,7 @@ async function sendReply(
   reply: Record<string, unknown> | JsonText,
 ): Promise<void> {
   const { entry, host, collect } = options;
-  entry.done = true;
+  entry.answered();
   if (entry.cancelledByPeer) return;
   if (collect) {
     if (reply instanceof JsonText) return void collect(reply.text);

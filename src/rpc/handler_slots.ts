@@ -4,7 +4,7 @@
  * @module
  */
 import { wakeUp } from "../stream/deferred.ts";
-import { InflightRequest } from "./inflight_request.ts";
+import { InflightRequest, type OwedReplies } from "./inflight_request.ts";
 import { asError, CancelledError, ErrorCodes, ProtocolError } from "../wire/errors.ts";
 import {
   cancelledKey,
@@ -40,6 +40,7 @@ export class HandlerSlots {
   readonly #inflight = new Map<string, InflightRequest>();
   #active = 0;
   #openBatches = 0;
+  readonly #owed: OwedReplies = { count: 0 };
 
   constructor(max: number, host: SlotHost, fallbacks: SlotFallbacks) {
     this.max = max;
@@ -55,6 +56,11 @@ export class HandlerSlots {
   /** Handlers running plus batches whose reply is not yet queued: the connection is quiet at 0. */
   get busy(): number {
     return this.#active + this.#openBatches;
+  }
+
+  /** Request handlers started whose result is not yet produced: each owes a reply the output must take. */
+  get owedReplies(): number {
+    return this.#owed.count;
   }
 
   /** True when a request must wait for a slot. */
@@ -212,7 +218,7 @@ export class HandlerSlots {
   /** Runs the handler of `request` in a slot; resolves once its reply is queued (or dropped). */
   #run(request: IncomingRequest, key: string, bytes: number, collect?: Collect): Promise<void> {
     const host = this.#host;
-    const entry = new InflightRequest();
+    const entry = new InflightRequest(this.#owed);
     this.#inflight.set(key, entry);
     this.#active++;
     const context = requestContext(request, { entry, host });

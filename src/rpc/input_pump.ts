@@ -5,11 +5,13 @@
  * @module
  */
 import type { NewlineChannel } from "../stream/newline_channel.ts";
+import { outputRoomOf } from "../stream/output_room.ts";
 import { asError, ClosedError } from "../wire/errors.ts";
 import type { ConnectionLifecycle } from "./connection_state.ts";
 import type { HandlerSlots } from "./handler_slots.ts";
 import type { InputBacklog } from "./input_backlog.ts";
 import type { OversizeReply } from "./oversize_reply.ts";
+import { outputOrHandlersChanged, owedRepliesFillOutput } from "./owed_reply_room.ts";
 import type { Reply } from "./pending_calls.ts";
 
 /** What the loops need from the connection. */
@@ -66,12 +68,13 @@ export async function readInput(host: PumpHost): Promise<void> {
 }
 
 /**
- * Dispatches the backlog in input order: each entry waits while the output queue is full, and a
- * request or a notification also waits for a free slot (`maxConcurrentRequests`); nothing is
- * rejected for either.
+ * Dispatches the backlog in input order: each entry waits while the output queue is full, a request
+ * also while the replies its running handlers owe would fill it, and a request or a notification
+ * also waits for a free slot (`maxConcurrentRequests`); nothing is rejected for any of these.
  */
 export async function dispatchInput(host: PumpHost): Promise<void> {
   const { lifecycle: life, backlog, channel, slots } = host;
+  const room = outputRoomOf(channel);
   for (;;) {
     if (!life.dispatching) return;
     const entry = backlog.head;
@@ -85,6 +88,12 @@ export async function dispatchInput(host: PumpHost): Promise<void> {
     host.sendFailed();
     if (backlog.head !== entry) continue; // cancelled or dropped meanwhile
     if (!life.dispatching) return;
+    // Replies owed by handlers already running count against the room too, so a chunk of requests
+    // dispatched at once starts no more handlers than the output can take the replies of.
+    if ((entry.request || entry.batch) && owedRepliesFillOutput(channel, room, slots.owedReplies)) {
+      await outputOrHandlersChanged(room, slots.freed.wait());
+      continue;
+    }
     if ((entry.request || entry.notification) && slots.full) {
       await slots.freed.wait(); // fired when a handler ends and when the backlog loses entries
       continue;

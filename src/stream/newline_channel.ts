@@ -14,7 +14,14 @@ import type {
 import { ClosedError, TimeoutError, WriteFailedError } from "../wire/errors.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type InputLine, LineReader } from "./line_splitter.ts";
 import { integerOption, numberOption } from "./options.ts";
-import { type BlockSink, encodeLine, OutputBlockQueue, type QueuedLine } from "./output_block_queue.ts";
+import {
+  type BlockSink,
+  encodeLine,
+  lineBytes,
+  OutputBlockQueue,
+  type QueuedLine,
+} from "./output_block_queue.ts";
+import { OutputRoom, registerOutputRoom } from "./output_room.ts";
 import { systemTimeProvider, type TimeProvider } from "./time_provider.ts";
 import { blockWatcherOf } from "./block_write_watch.ts";
 
@@ -69,8 +76,8 @@ export class NewlineChannel implements AsyncDisposable {
   #sendersWaiting = 0;
   /** Fired at every completed block write and at teardown. */
   readonly #progress = wakeUp();
-  /** Fired with `#progress` and whenever a sender leaves: what room waiters wait for. */
-  readonly #roomChanged = wakeUp();
+  /** Fired with `#progress` and whenever a sender leaves (what room waiters wait for), and the average line size. */
+  readonly #room = new OutputRoom();
   /** Restarts the no-progress deadline of the drain under way. */
   #onProgress: (() => void) | undefined;
   #failure: WriteFailedError | undefined;
@@ -99,6 +106,7 @@ export class NewlineChannel implements AsyncDisposable {
     this.#onReport = options.onReport;
     this.#duplex = duplex;
     this.#out = duplex.writable.getWriter();
+    registerOutputRoom(this, this.#room);
     this.#input = new LineReader(duplex.readable, { maxMessageBytes: this.maxMessageBytes });
     this.#out.closed.catch((cause) => this.#fail(cause));
     this.#sink = {
@@ -187,7 +195,7 @@ export class NewlineChannel implements AsyncDisposable {
       this.#sendersWaiting--;
       mine.resolve();
       // A sender leaving can end `outputFull` without any block being written: wake room waiters.
-      this.#roomChanged.fire();
+      this.#room.changed.fire();
     }
   }
 
@@ -195,7 +203,7 @@ export class NewlineChannel implements AsyncDisposable {
   async waitForOutputRoom(signal?: AbortSignal): Promise<void> {
     while (this.outputFull && !this.outputClosed) {
       signal?.throwIfAborted();
-      await abortable(this.#roomChanged.wait(), signal);
+      await abortable(this.#room.changed.wait(), signal);
     }
   }
 
@@ -312,6 +320,7 @@ export class NewlineChannel implements AsyncDisposable {
   #enqueue(bytes: QueuedLine): void {
     this.#assertOpen(true);
     this.#queue.push(bytes);
+    this.#room.queued(lineBytes(bytes));
     void this.#queue.pump(this.#sink);
   }
 
@@ -327,7 +336,7 @@ export class NewlineChannel implements AsyncDisposable {
   #signalProgress(): void {
     this.#onProgress?.();
     this.#progress.fire();
-    this.#roomChanged.fire();
+    this.#room.changed.fire();
   }
 
   #assertOpen(allowClosing = false): void {

@@ -346,3 +346,52 @@ describe("JsonRpcConnection output bound against a peer that never reads", () =>
     120_000,
   );
 });
+
+describe("JsonRpcConnection counts replies owed against output room", () => {
+  it("starts no more handlers than the output room can answer when a chunk of requests arrives at once", async () => {
+    const { server, peer } = setup();
+    const payload = "x".repeat(25 * 1024);
+    const g = gate();
+    const started: number[] = [];
+    server.handle("fast", () => ({ payload })).handle("slow", async (p) => {
+      const id = (p as { id: number }).id;
+      started.push(id);
+      await g.wait(id);
+      return { id, payload };
+    }).start();
+    // Eight replies of 25 KiB are queued (the peer does not read): about 200 KiB of 1 MiB.
+    for (let id = 1; id <= 8; id++) await peer.send({ jsonrpc: "2.0", id, method: "fast" });
+    await settle(50);
+    expect(server.channel.queuedOutputBytes).toBeGreaterThan(4 * 25 * 1024); // the rest sits in the pipe
+    // Then 200 requests in one chunk, whose handlers each owe a 25 KiB reply: only the room's worth run.
+    let chunk = "";
+    for (let id = 100; id < 300; id++) {
+      chunk += JSON.stringify({ jsonrpc: "2.0", id, method: "slow", params: { id } }) + "\n";
+    }
+    await peer.write(chunk);
+    await settle(100);
+    const room = MiB - server.channel.queuedOutputBytes;
+    const roomFor = Math.ceil(room / (25 * 1024));
+    expect(server.channel.outputFull).toBe(false);
+    expect(started.length).toBeLessThanOrEqual(roomFor); // holds
+    expect(started.length).toBeGreaterThanOrEqual(roomFor - 2); // not hit early
+    // Each answered handler makes room for the next; once the peer reads, everything is delivered.
+    for (const id of started.slice(0, 5)) g.release(id);
+    await settle(50);
+    expect(started.length).toBeLessThanOrEqual(roomFor + 1);
+    let maxQueued = 0;
+    const reading = peer.startReading((line) => {
+      maxQueued = Math.max(maxQueued, server.channel.queuedOutputBytes);
+      peer.lines.push(line);
+    });
+    for (let turn = 0; started.length < 200 || g.waiting.size > 0; turn++) {
+      for (const id of [...g.waiting.keys()]) g.release(id);
+      await flushMicrotasks();
+      expect(turn).toBeLessThan(20_000);
+    }
+    await until(() => peer.lines.length === 208);
+    expect(maxQueued).toBeLessThanOrEqual(MiB + 26 * 1024);
+    await server.close();
+    await reading;
+  });
+});
