@@ -13,7 +13,7 @@
  * runs the servers under another Node (the load stays in this process).
  *
  *   npm run build && node bench/otel.mjs [--reps=5] [--duration=2000] [--inflight=64]
- *     [--modes=none,api,sdk] [--node=PATH]
+ *     [--modes=none,api,sdk] [--node=PATH] [--warmup=1000 (ms per server)]
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
@@ -31,6 +31,7 @@ const durationMs = Number(option("duration", 2000));
 const inFlight = Number(option("inflight", 64));
 const MODES = option("modes", "none,api,sdk").split(",");
 const nodePath = option("node", process.execPath);
+const warmupMs = Number(option("warmup", 1000));
 const log = (...parts) => process.stderr.write(`${parts.join(" ")}\n`);
 
 let exported = 0;
@@ -78,7 +79,7 @@ for (const mode of MODES) {
 const loads = Object.fromEntries(
   MODES.map((m) => [m, openLoad(servers[m].url, { connections: inFlight, era: "modern" })]),
 );
-for (const mode of MODES) served[mode] += (await loads[mode].run(300)).completed; // warm up
+for (const mode of MODES) served[mode] += (await loads[mode].run(warmupMs)).completed; // warm up
 
 const samples = Object.fromEntries(MODES.map((m) => [m, []]));
 for (let rep = 0; rep < reps; rep++) {
@@ -122,5 +123,5 @@ for (const body of traceBodies) {
 }
 const tracing = MODES.filter((m) => m === "sdk").map((m) => served[m]).reduce((a, b) => a + b, 0);
 console.log(
-  `\nOTLP bytes received by the sink: ${exported}; spans: ${spans} of the sdk server's ${tracing} calls`,
+  `\nOTLP bytes received by the sink: ${exported}; spans: ${spans} in ${traceBodies.length} exports, of the sdk server's ${tracing} calls`,
 );
