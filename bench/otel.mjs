@@ -6,15 +6,21 @@
  *   none: no OpenTelemetry at all;  api: @opentelemetry/api loaded, no SDK registered;
  *   sdk: the stock Node SDK exporting every span (batch processor) and the metrics (every 1 s) over
  *        OTLP/HTTP JSON to a sink in this process that answers 200 and drops the bodies.
- * Prints a Markdown table: µs of server CPU per call (median of --reps), and each ratio of throughput
- * per CPU against "none" (1.0 = free).
+ * Prints a Markdown table: µs of server CPU per call (median of --reps, and the range), and each
+ * ratio of throughput per CPU against "none" (1.0 = free); then the spans the sink received against
+ * the sdk server's calls (every span is exported: a shortfall is a span the SDK dropped).
+ * `--modes` adds the explanatory modes of bench/http/otel_server.mjs (ctx, sdk-notrace); `--node`
+ * runs the servers under another Node (the load stays in this process).
  *
  *   npm run build && node bench/otel.mjs [--reps=5] [--duration=2000] [--inflight=64]
+ *     [--modes=none,api,sdk] [--node=PATH] [--warmup=1000 (ms per server)]
  */
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { readCpuAndIo } from "./lib/proc_memory.mjs";
 import { median } from "./lib/stats.mjs";
-import { startServer } from "./http/impls.mjs";
 import { openLoad } from "./http/load.mjs";
 
 const argv = process.argv.slice(2);
@@ -23,35 +29,57 @@ const option = (name, fallback) =>
 const reps = Number(option("reps", 5));
 const durationMs = Number(option("duration", 2000));
 const inFlight = Number(option("inflight", 64));
+const MODES = option("modes", "none,api,sdk").split(",");
+const nodePath = option("node", process.execPath);
+const warmupMs = Number(option("warmup", 1000));
 const log = (...parts) => process.stderr.write(`${parts.join(" ")}\n`);
 
 let exported = 0;
+const traceBodies = [];
 const sink = createServer((req, res) => {
-  req.on("data", (chunk) => (exported += chunk.length)).on("end", () => {
+  const chunks = [];
+  req.on("data", (chunk) => {
+    exported += chunk.length;
+    if (req.url === "/v1/traces") chunks.push(chunk);
+  }).on("end", () => {
+    if (chunks.length > 0) traceBodies.push(Buffer.concat(chunks)); // counted after the run
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
 });
 await new Promise((resolve) => sink.listen(0, "127.0.0.1", resolve));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
-const MODES = ["none", "api", "sdk"];
+/** bench/http/otel_server.mjs in `mode` under `nodePath`; resolves with `{ child, url, stop }`. */
+async function startServer(env) {
+  const path = fileURLToPath(new URL("./http/otel_server.mjs", import.meta.url));
+  const child = spawn(nodePath, [path], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  const url = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`otel_server.mjs exited (${code})`)));
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return { child, url, stop: () => (child.kill("SIGTERM"), exited) };
+}
+
 const servers = {};
+const served = Object.fromEntries(MODES.map((m) => [m, 0]));
 for (const mode of MODES) {
-  servers[mode] = await startServer("otel_server.mjs", {
-    env: {
-      BENCH_OTEL: mode,
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_METRIC_EXPORT_INTERVAL: "1000",
-      OTEL_LOGS_EXPORTER: "none",
-      OTEL_SERVICE_NAME: `bench-${mode}`,
-    },
+  servers[mode] = await startServer({
+    BENCH_OTEL: mode,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_METRIC_EXPORT_INTERVAL: "1000",
+    OTEL_LOGS_EXPORTER: "none",
+    OTEL_SERVICE_NAME: `bench-${mode}`,
   });
 }
 const loads = Object.fromEntries(
   MODES.map((m) => [m, openLoad(servers[m].url, { connections: inFlight, era: "modern" })]),
 );
-for (const mode of MODES) await loads[mode].run(300); // warm up
+for (const mode of MODES) served[mode] += (await loads[mode].run(warmupMs)).completed; // warm up
 
 const samples = Object.fromEntries(MODES.map((m) => [m, []]));
 for (let rep = 0; rep < reps; rep++) {
@@ -59,6 +87,7 @@ for (let rep = 0; rep < reps; rep++) {
     const pid = servers[mode].child.pid;
     const before = readCpuAndIo(pid).cpuMs;
     const { completed } = await loads[mode].run(durationMs);
+    served[mode] += completed;
     const after = readCpuAndIo(pid).cpuMs;
     samples[mode].push(((after - before) * 1000) / completed);
     log(`rep ${rep + 1} ${mode}: ${completed} calls, ${samples[mode].at(-1).toFixed(1)} µs CPU per call`);
@@ -71,12 +100,28 @@ for (const mode of MODES) {
 sink.close();
 
 const base = median(samples.none);
+const nodeVersion = await new Promise((resolve) => {
+  const child = spawn(nodePath, ["--version"], { stdio: ["ignore", "pipe", "inherit"] });
+  let text = "";
+  child.stdout.on("data", (c) => (text += c)).on("end", () => resolve(text.trim().slice(1)));
+});
 console.log(
-  `| server (HTTP, modern tools/call, ${inFlight} in flight) | µs CPU per call | calls per CPU vs none |`,
+  `| server (HTTP, modern tools/call, ${inFlight} in flight, Node ${nodeVersion}) | µs CPU per call (range) | calls per CPU vs none |`,
 );
 console.log("|---|---:|---:|");
 for (const mode of MODES) {
   const us = median(samples[mode]);
-  console.log(`| ${mode} | ${us.toFixed(1)} | ${(base / us).toFixed(2)}× |`);
+  const range = `${Math.min(...samples[mode]).toFixed(1)}–${Math.max(...samples[mode]).toFixed(1)}`;
+  console.log(`| ${mode} | ${us.toFixed(1)} (${range}) | ${(base / us).toFixed(2)}× |`);
 }
-console.log(`\nOTLP bytes received by the sink: ${exported}`);
+// Spans in the OTLP JSON bodies: resourceSpans[].scopeSpans[].spans[].
+let spans = 0;
+for (const body of traceBodies) {
+  for (const r of JSON.parse(body).resourceSpans ?? []) {
+    for (const s of r.scopeSpans ?? []) spans += s.spans.length;
+  }
+}
+const tracing = MODES.filter((m) => m === "sdk").map((m) => served[m]).reduce((a, b) => a + b, 0);
+console.log(
+  `\nOTLP bytes received by the sink: ${exported}; spans: ${spans} in ${traceBodies.length} exports, of the sdk server's ${tracing} calls`,
+);

@@ -2,6 +2,13 @@
 // BENCH_OTEL=none: nothing loaded. api: @opentelemetry/api imported, no SDK registered. sdk: the
 // stock Node SDK (@opentelemetry/sdk-node) exporting every span and the metrics over OTLP/HTTP JSON
 // to OTEL_EXPORTER_OTLP_ENDPOINT (the bench's sink). Prints its URL as the first line of stdout.
+// Modes that only explain where the sdk's cost goes (not the issue's figures):
+//   ctx: the stock context manager (AsyncLocalStorage) registered and entered once, nothing else:
+//        the library takes its untraced path, so this is the context manager's tax on the process
+//        (on Node 20 AsyncLocalStorage installs async_hooks, paid by every promise and resource).
+//   sdk-notrace: the sdk with OTEL_TRACES_EXPORTER=none (spans still made, not exported).
+// BENCH_OTEL_COUNT=1 counts async resources by type (async_hooks init) and prints them per request
+// on stderr at SIGTERM.
 import { ContextServer, createHttpHandler } from "onemodelcontext";
 import { serve } from "onemodelcontext/node";
 import { callTool, TOOLS } from "../peers/tools.mjs";
@@ -9,14 +16,33 @@ import { callTool, TOOLS } from "../peers/tools.mjs";
 const mode = process.env.BENCH_OTEL ?? "none";
 let sdk;
 if (mode === "api") await import("@opentelemetry/api");
-if (mode === "sdk") {
+if (mode === "ctx") {
+  const { context } = await import("@opentelemetry/api");
+  const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.with(context.active(), () => {}); // as the SDK's first export does: AsyncLocalStorage is on
+}
+if (mode === "sdk" || mode === "sdk-notrace") {
+  if (mode === "sdk-notrace") process.env.OTEL_TRACES_EXPORTER = "none";
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
   sdk = new NodeSDK({ instrumentations: [] });
   sdk.start();
 }
+const counts = new Map();
+if (process.env.BENCH_OTEL_COUNT === "1") {
+  const { createHook } = await import("node:async_hooks");
+  createHook({ init: (_id, type) => counts.set(type, (counts.get(type) ?? 0) + 1) }).enable();
+}
 const server = new ContextServer({ name: "bench-otel-http", version: "1.0.0", capabilities: { tools: {} } });
 server.handle("tools/list", () => ({ tools: TOOLS }));
-server.handle("tools/call", (params) => callTool(params));
+let calls = 0;
+server.handle("tools/call", (params) => (calls++, callTool(params)));
 const http = await serve(createHttpHandler(server, { path: "/mcp" }), { port: 0, hostname: "127.0.0.1" });
 process.stdout.write(`${new URL("/mcp", http.url).href}\n`);
-process.once("SIGTERM", () => void http.close().then(() => sdk?.shutdown()).then(() => process.exit(0)));
+process.once("SIGTERM", () => {
+  if (counts.size > 0) {
+    const rows = [...counts].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${(n / calls).toFixed(2)}`);
+    process.stderr.write(`async resources per call (${mode}, ${calls} calls): ${rows.join(", ")}\n`);
+  }
+  void http.close().then(() => sdk?.shutdown()).then(() => process.exit(0));
+});
