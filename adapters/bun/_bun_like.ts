@@ -23,10 +23,26 @@ export interface BunSubprocessLike {
   kill(signal?: string | number): void;
 }
 
+/** The members of the value `Bun.serve` returns that `serve` uses. */
+export interface BunHttpServerLike {
+  readonly port: number;
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+
 /** The members of the `Bun` global this adapter uses. */
 export interface BunLike {
   spawn(command: string[], options: Record<string, unknown>): BunSubprocessLike;
   spawnSync?(command: string[], options?: Record<string, unknown>): unknown;
   stdin: { stream(): ReadableStream<Uint8Array> };
   stdout: { writer(): FileSinkLike };
+  /** `Bun.serve`, for `serve()`. */
+  serve?(options: {
+    port: number;
+    hostname: string;
+    idleTimeout?: number;
+    fetch: (request: Request) => Response | Promise<Response>;
+  }): BunHttpServerLike;
 }
+
+/** The global `Bun`: every function of this adapter takes another as its `bun` option. */
+export const globalBun = (): BunLike => (globalThis as unknown as { Bun: BunLike }).Bun;

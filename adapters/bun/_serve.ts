@@ -1,37 +1,37 @@
 /**
- * `serve` on `Bun.serve`: a fetch handler behind Bun's HTTP server, with a bounded graceful close.
- * Bun streams request bodies, aborts `request.signal` when the client goes away and pulls response
- * bodies as the client reads. Its idle timeout is turned off: long SSE streams send their own
- * keep-alive comments.
+ * `serve` on `Bun.serve`: a fetch handler behind Bun's HTTP server, with a bounded graceful close
+ * ({@linkcode defineServeAdapter}'s). Bun streams request bodies, aborts `request.signal` when the
+ * client goes away and pulls response bodies as the client reads. Its idle timeout is turned off:
+ * long SSE streams send their own keep-alive comments.
  * @module
  */
-import { ClosedError } from "../../src/wire/errors.ts";
-import { InFlightRequests } from "../_http/in_flight_requests.ts";
-import {
-  type FetchHandler,
-  type HttpServer,
-  type ServeOptions,
-  serveOptions,
-  serverUrl,
-  sleep,
-} from "../_http/serve_options.ts";
-import { HealthChecks } from "../_http/health_checks.ts";
+import { defineServeAdapter, type ServeRuntime } from "../_http/define_serve_adapter.ts";
+import type { FetchHandler, HttpServer, ServeOptions as CommonServeOptions } from "../_http/serve_options.ts";
+import { type BunLike, globalBun } from "./_bun_like.ts";
 
-export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_options.ts";
+export type { FetchHandler, HttpServer } from "../_http/serve_options.ts";
 
-/** The few members of the value `Bun.serve` returns that this adapter uses. */
-interface BunHttpServerLike {
-  readonly port: number;
-  stop(closeActiveConnections?: boolean): Promise<void> | void;
+/** Options of {@linkcode serve}. */
+export interface ServeOptions extends CommonServeOptions {
+  /** The `Bun` global to use, as `spawnProcess` and `stdio` take it. Default: the global one. */
+  bun?: BunLike;
 }
 
-interface BunServeLike {
-  serve(options: {
-    port: number;
-    hostname: string;
-    idleTimeout?: number;
-    fetch: (request: Request) => Response | Promise<Response>;
-  }): BunHttpServerLike;
+/** `Bun.serve` mapped onto a {@linkcode ServeRuntime}. */
+function bunServeRuntime(b: BunLike): ServeRuntime {
+  return {
+    listen({ port, hostname }, fetch) {
+      if (typeof b?.serve !== "function") {
+        throw new TypeError("No Bun.serve: run on Bun or pass the bun option");
+      }
+      const server = b.serve({ port, hostname, idleTimeout: 0, fetch });
+      return {
+        port: server.port,
+        stopAccepting: () => server.stop(false), // in-flight requests go on
+        closeConnections: () => server.stop(true),
+      };
+    },
+  };
 }
 
 /**
@@ -44,36 +44,6 @@ interface BunServeLike {
  * process.once("SIGTERM", () => void server.close());
  * ```
  */
-export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, livenessPath, readinessPath, readinessGrace, signal } =
-    serveOptions(
-      options,
-    );
-  const health = new HealthChecks(livenessPath, readinessPath);
-  signal?.throwIfAborted();
-  const bun = (globalThis as unknown as { Bun: BunServeLike }).Bun;
-  const inFlight = new InFlightRequests();
-  const server = bun.serve({ port, hostname, idleTimeout: 0, fetch: health.wrap(inFlight.wrap(handler)) });
-  const url = serverUrl(hostname, server.port);
-  let closing: Promise<void> | undefined;
-  let markClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (markClosed = resolve));
-  const close = (): Promise<void> => {
-    health.ready = false; // readiness turns 503 now, before anything else changes
-    closing ??= (async () => {
-      if (readinessGrace > 0) await sleep(readinessGrace).promise;
-      const stopped = server.stop(false); // stops accepting; in-flight requests go on
-      handler.drain?.(); // listen streams end with their result; other requests are still answered
-      await inFlight.drain(
-        shutdownTimeout,
-        new ClosedError("The server is shutting down: the response was ended"),
-      );
-      await server.stop(true);
-      await stopped;
-      await handler.close?.();
-    })().then(() => markClosed());
-    return closing;
-  };
-  signal?.addEventListener("abort", () => void close(), { once: true });
-  return { url, close, closed, [Symbol.asyncDispose]: close };
+export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
+  return defineServeAdapter(bunServeRuntime(options.bun ?? globalBun())).serve(handler, options);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { BunLike } from "./_bun_like.ts";
+import { type BunLike, globalBun } from "./_bun_like.ts";
 import { fileSinkWriter } from "./_file_sink.ts";
 import {
   defineProcessAdapter,
@@ -20,7 +20,6 @@ export interface SpawnProcessOptions extends SpawnOptions {
   bun?: BunLike;
 }
 
-const global = (): BunLike => (globalThis as unknown as { Bun: BunLike }).Bun;
 const windows = process.platform === "win32";
 
 function bunRuntime(b: BunLike): ProcessRuntime {
@@ -79,7 +78,7 @@ export function spawnProcess(
   args: readonly string[] = [],
   options: SpawnProcessOptions = {},
 ): ProcessTransport {
-  const b = options.bun ?? global();
+  const b = options.bun ?? globalBun();
   if (!adapters.has(b)) adapters.set(b, defineProcessAdapter(bunRuntime(b)));
   return adapters.get(b)!.spawnProcess(command, args, options);
 }

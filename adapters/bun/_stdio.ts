@@ -3,12 +3,10 @@
  * @module
  */
 import type { TransportConnection } from "../../src/rpc/transport.ts";
-import type { BunLike } from "./_bun_like.ts";
+import { type BunLike, globalBun } from "./_bun_like.ts";
 import { fileSinkWritable } from "./_file_sink.ts";
 import { endOnSignals, type SignalRuntime } from "../_stdio/end_on_signals.ts";
 import { stdioConnection } from "../_stdio/stdio_connection.ts";
-
-const global = (): BunLike => (globalThis as unknown as { Bun: BunLike }).Bun;
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {
@@ -44,7 +42,7 @@ const bunSignals: SignalRuntime = {
  * ```
  */
 export function stdio(options: StdioOptions = {}): TransportConnection {
-  const b = options.bun ?? global();
+  const b = options.bun ?? globalBun();
   const sink = b.stdout.writer();
   const connection = stdioConnection(
     b.stdin.stream().getReader(),

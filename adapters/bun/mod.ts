@@ -19,8 +19,8 @@ export type { ProcessConnection, StderrMode } from "../_process/process_connecti
 export type { ExitStatus } from "../_process/shutdown_process.ts";
 export { stdio, type StdioOptions } from "./_stdio.ts";
 export { fileSinkWritable } from "./_file_sink.ts";
-// The runtime handle both take (option `bun`), typed structurally.
-export type { BunLike, BunSubprocessLike, FileSinkLike } from "./_bun_like.ts";
+// The runtime handle spawnProcess, stdio and serve take (option `bun`), typed structurally.
+export type { BunHttpServerLike, BunLike, BunSubprocessLike, FileSinkLike } from "./_bun_like.ts";
 
 // A fetch handler on Bun.serve.
 export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./_serve.ts";

@@ -13,6 +13,12 @@ export interface DenoChildProcessLike {
   kill(signal?: string): void;
 }
 
+/** The few members of the value `Deno.serve` returns that `serve` uses. */
+export interface DenoHttpServerLike {
+  readonly addr: { hostname: string; port: number };
+  shutdown(): Promise<void>;
+}
+
 /** The few members of the `Deno` namespace this adapter uses (structural, so tests may pass fakes). */
 export interface DenoLike {
   Command: new (command: string, options: Record<string, unknown>) => { spawn(): DenoChildProcessLike };
@@ -30,4 +36,16 @@ export interface DenoLike {
   pid?: number;
   addSignalListener?(signal: string, handler: () => void): void;
   removeSignalListener?(signal: string, handler: () => void): void;
+  /** `Deno.serve`, for `serve()`. */
+  serve?(
+    options: {
+      port: number;
+      hostname: string;
+      onListen?: (addr: { hostname: string; port: number }) => void;
+    },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): DenoHttpServerLike;
 }
+
+/** The global `Deno` namespace: every function of this adapter takes another as its `deno` option. */
+export const globalDeno = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;

@@ -1,41 +1,39 @@
 /**
- * `serve` on `Deno.serve`: a fetch handler behind Deno's HTTP server, with a bounded graceful close.
- * Deno already streams request bodies, aborts `request.signal` when the client goes away and pulls
- * response bodies as the client reads. (Deno 2.9 also aborts `request.signal` after a response was
- * fully sent and prints a notice about it; that abort comes after the reply and changes nothing
- * here. `--unstable-no-legacy-abort` turns it off.)
+ * `serve` on `Deno.serve`: a fetch handler behind Deno's HTTP server, with a bounded graceful close
+ * ({@linkcode defineServeAdapter}'s). Deno already streams request bodies, aborts `request.signal` when
+ * the client goes away and pulls response bodies as the client reads. (Deno 2.9 also aborts
+ * `request.signal` after a response was fully sent and prints a notice about it; that abort comes
+ * after the reply and changes nothing here. `--unstable-no-legacy-abort` turns it off.)
  * @module
  */
-import { ClosedError } from "../../src/wire/errors.ts";
-import { InFlightRequests } from "../_http/in_flight_requests.ts";
-import {
-  type FetchHandler,
-  type HttpServer,
-  type ServeOptions,
-  serveOptions,
-  serverUrl,
-  sleep,
-} from "../_http/serve_options.ts";
-import { HealthChecks } from "../_http/health_checks.ts";
+import { defineServeAdapter, type ServeRuntime } from "../_http/define_serve_adapter.ts";
+import type { FetchHandler, HttpServer, ServeOptions as CommonServeOptions } from "../_http/serve_options.ts";
+import { type DenoLike, globalDeno } from "./_deno_like.ts";
 
-export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_options.ts";
+export type { FetchHandler, HttpServer } from "../_http/serve_options.ts";
 
-/** The few members of the value `Deno.serve` returns that this adapter uses. */
-interface DenoHttpServerLike {
-  readonly addr: { hostname: string; port: number };
-  readonly finished: Promise<void>;
-  shutdown(): Promise<void>;
+/** Options of {@linkcode serve}. */
+export interface ServeOptions extends CommonServeOptions {
+  /** The `Deno` namespace to use, as `spawnProcess` and `stdio` take it. Default: the global one. */
+  deno?: DenoLike;
 }
 
-interface DenoServeLike {
-  serve(
-    options: {
-      port: number;
-      hostname: string;
-      onListen?: (addr: { hostname: string; port: number }) => void;
+/** `Deno.serve` mapped onto a {@linkcode ServeRuntime}. */
+function denoServeRuntime(d: DenoLike): ServeRuntime {
+  return {
+    listen({ port, hostname }, fetch) {
+      if (typeof d?.serve !== "function") {
+        throw new TypeError("No Deno.serve: run on Deno or pass the deno option");
+      }
+      const server = d.serve({ port, hostname, onListen: () => {} }, fetch);
+      return {
+        port: server.addr.port,
+        // Stops accepting; resolves once every response ended. Deno closes idle keep-alive connections
+        // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
+        stopAccepting: () => server.shutdown(),
+      };
     },
-    handler: (request: Request) => Response | Promise<Response>,
-  ): DenoHttpServerLike;
+  };
 }
 
 /**
@@ -48,35 +46,6 @@ interface DenoServeLike {
  * Deno.addSignalListener("SIGTERM", () => void server.close());
  * ```
  */
-export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
-  const { port, hostname, shutdownTimeout, livenessPath, readinessPath, readinessGrace, signal } =
-    serveOptions(
-      options,
-    );
-  const health = new HealthChecks(livenessPath, readinessPath);
-  signal?.throwIfAborted();
-  const deno = (globalThis as unknown as { Deno: DenoServeLike }).Deno;
-  const inFlight = new InFlightRequests();
-  const server = deno.serve({ port, hostname, onListen: () => {} }, health.wrap(inFlight.wrap(handler)));
-  const url = serverUrl(hostname, server.addr.port);
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    health.ready = false; // readiness turns 503 now, before anything else changes
-    closing ??= (async () => {
-      if (readinessGrace > 0) await sleep(readinessGrace).promise;
-      // Stops accepting; resolves once every response ended. Deno closes idle keep-alive connections
-      // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
-      const stopped = server.shutdown();
-      handler.drain?.(); // listen streams end with their result; other requests are still answered
-      await inFlight.drain(
-        shutdownTimeout,
-        new ClosedError("The server is shutting down: the response was ended"),
-      );
-      await stopped;
-      await handler.close?.();
-    })();
-    return closing;
-  };
-  signal?.addEventListener("abort", () => void close(), { once: true });
-  return { url, close, closed: server.finished, [Symbol.asyncDispose]: close };
+export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<HttpServer> {
+  return defineServeAdapter(denoServeRuntime(options.deno ?? globalDeno())).serve(handler, options);
 }

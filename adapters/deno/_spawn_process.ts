@@ -10,7 +10,7 @@ import {
   type ProcessTransport,
   type SpawnOptions,
 } from "../_process/define_process_adapter.ts";
-import type { DenoLike } from "./_deno_like.ts";
+import { type DenoLike, globalDeno } from "./_deno_like.ts";
 import { attempt } from "../_process/process_group.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
@@ -19,7 +19,6 @@ export interface SpawnProcessOptions extends SpawnOptions {
   deno?: DenoLike;
 }
 
-const global = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;
 /** True when reading `path` is granted already: never trigger a permission prompt. */
 const mayRead = (d: DenoLike, path: string): boolean =>
   d.permissions?.querySync?.({ name: "read", path }).state === "granted";
@@ -102,7 +101,7 @@ export function spawnProcess(
   args: readonly string[] = [],
   options: SpawnProcessOptions = {},
 ): ProcessTransport {
-  const d = options.deno ?? global();
+  const d = options.deno ?? globalDeno();
   if (!adapters.has(d)) adapters.set(d, defineProcessAdapter(denoRuntime(d)));
   return adapters.get(d)!.spawnProcess(command, args, options);
 }

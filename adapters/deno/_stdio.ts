@@ -3,11 +3,9 @@
  * @module
  */
 import type { TransportConnection } from "../../src/rpc/transport.ts";
-import type { DenoLike } from "./_deno_like.ts";
+import { type DenoLike, globalDeno } from "./_deno_like.ts";
 import { endOnSignals, type SignalRuntime } from "../_stdio/end_on_signals.ts";
 import { stdioConnection } from "../_stdio/stdio_connection.ts";
-
-const global = (): DenoLike => (globalThis as unknown as { Deno: DenoLike }).Deno;
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {
@@ -49,7 +47,7 @@ function denoSignals(d: DenoLike): SignalRuntime {
  * ```
  */
 export function stdio(options: StdioOptions = {}): TransportConnection {
-  const d = options.deno ?? global();
+  const d = options.deno ?? globalDeno();
   const output = d.stdout.writable.getWriter();
   const writable = new WritableStream<Uint8Array>(
     {

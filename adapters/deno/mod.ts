@@ -15,8 +15,8 @@ export type { ProcessTransport } from "../_process/define_process_adapter.ts";
 export type { ProcessConnection, StderrMode } from "../_process/process_connection.ts";
 export type { ExitStatus } from "../_process/shutdown_process.ts";
 export { stdio, type StdioOptions } from "./_stdio.ts";
-// The runtime handle both take (option `deno`), typed structurally.
-export type { DenoChildProcessLike, DenoLike } from "./_deno_like.ts";
+// The runtime handle spawnProcess, stdio and serve take (option `deno`), typed structurally.
+export type { DenoChildProcessLike, DenoHttpServerLike, DenoLike } from "./_deno_like.ts";
 
 // A fetch handler on Deno.serve.
 export { type FetchHandler, type HttpServer, serve, type ServeOptions } from "./_serve.ts";

@@ -46,7 +46,7 @@ const { createDuplexPair } = await import(
 );
 // The project's own Node glue (pull-based stdout, write-until-'drain' stdin), as spawnProcess uses it.
 const { nodeReadable, nodeWritable } = await import(
-  pathToFileURL(join(here, "build", "adapters", "node.js")).href
+  pathToFileURL(join(here, "build", "adapters", "node", "mod.js")).href
 );
 
 const encoder = new TextEncoder();

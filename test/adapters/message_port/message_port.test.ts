@@ -15,17 +15,17 @@ import {
   fromMessagePort,
   type MessagePortConnection,
   type MessagePortLike,
-} from "../../adapters/message_port/mod.ts";
+} from "../../../adapters/message_port/mod.ts";
 import {
   messagePortWorkerSuite,
   readAll,
   type WorkerHandle,
-} from "../conformance/message_port_worker_suite.ts";
-import { ClosedError, isTransportError } from "../../src/wire/errors.ts";
-import { NewlineChannel } from "../../src/stream/newline_channel.ts";
+} from "../../conformance/message_port_worker_suite.ts";
+import { ClosedError, isTransportError } from "../../../src/wire/errors.ts";
+import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
 
 const MiB = 1024 * 1024;
-const repo = fileURLToPath(new URL("../../", import.meta.url));
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** A port that reports every data message it posts, for an independent count of bytes in transit. */
 function spyPort(port: MessagePort, onData: (bytes: number) => void): MessagePortLike {

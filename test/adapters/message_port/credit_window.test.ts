@@ -3,9 +3,9 @@
  * window bound, the quarter-window hand-back, and a writer that waits for credit.
  */
 import { describe, expect, it } from "vitest";
-import { ReceiveCredit, SendCredit } from "../../adapters/message_port/_credit_window.ts";
-import { ClosedError } from "../../src/wire/errors.ts";
-import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
+import { ReceiveCredit, SendCredit } from "../../../adapters/message_port/_credit_window.ts";
+import { ClosedError } from "../../../src/wire/errors.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 describe("SendCredit", () => {
   it("takes the first grant as the peer's window and never lets bytes in transit exceed it", () => {

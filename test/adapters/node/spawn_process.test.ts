@@ -3,12 +3,12 @@
  * Every behaviour lives in test/conformance/; this file holds only what is Node's.
  */
 import { beforeAll, test } from "vitest";
-import { spawnProcess } from "../../adapters/node/mod.ts";
-import { contextMatrixSuite } from "../conformance/context_matrix_suite.ts";
-import { processAdapterSuite } from "../conformance/process_suite.ts";
-import type { TestApi } from "../conformance/test_api.ts";
-import { processAdapterOn } from "../conformance/runtimes.ts";
-import { ensureDist } from "../fixtures/ours/build_dist.ts";
+import { spawnProcess } from "../../../adapters/node/mod.ts";
+import { contextMatrixSuite } from "../../conformance/context_matrix_suite.ts";
+import { processAdapterSuite } from "../../conformance/process_suite.ts";
+import type { TestApi } from "../../conformance/test_api.ts";
+import { processAdapterOn } from "../../conformance/runtimes.ts";
+import { ensureDist } from "../../fixtures/ours/build_dist.ts";
 
 beforeAll(() => ensureDist(), 120_000);
 

@@ -1,6 +1,6 @@
 /** StderrTail: the bounded ring of a process's last stderr lines. */
 import { describe, expect, test } from "vitest";
-import { StderrTail } from "../../adapters/_process/stderr_tail.ts";
+import { StderrTail } from "../../../adapters/_process/stderr_tail.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,11 +1,11 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { chunkReaderOf, type ChunkReadResult, chunkWriterOf } from "../../adapters/_stdio/chunk_io.ts";
-import { nodeChunkReader, nodeChunkWriter } from "../../adapters/node/_node_streams.ts";
-import { createProcessConnection } from "../../adapters/_process/process_connection.ts";
-import type { ExitStatus } from "../../adapters/_process/shutdown_process.ts";
-import { ClosedError, ReadFailedError, WriteFailedError } from "../../src/wire/errors.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
+import { chunkReaderOf, type ChunkReadResult, chunkWriterOf } from "../../../adapters/_stdio/chunk_io.ts";
+import { nodeChunkReader, nodeChunkWriter } from "../../../adapters/node/_node_streams.ts";
+import { createProcessConnection } from "../../../adapters/_process/process_connection.ts";
+import type { ExitStatus } from "../../../adapters/_process/shutdown_process.ts";
+import { ClosedError, ReadFailedError, WriteFailedError } from "../../../src/wire/errors.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();
 const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type LoopbackRedirect, startLoopbackRedirect } from "../../adapters/node/_oauth_loopback.ts";
-import { AuthError, withOAuth } from "../../src/auth/mod.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/mod.ts";
-import { AuthServerFixture, type Handler, ResourceFixture } from "../src/auth/oauth_fixtures.ts";
-import { serveHandler } from "../src/auth/serve_handler.ts";
+import { type LoopbackRedirect, startLoopbackRedirect } from "../../../adapters/node/_oauth_loopback.ts";
+import { AuthError, withOAuth } from "../../../src/auth/mod.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/mod.ts";
+import { AuthServerFixture, type Handler, ResourceFixture } from "../../src/auth/oauth_fixtures.ts";
+import { serveHandler } from "../../src/auth/serve_handler.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

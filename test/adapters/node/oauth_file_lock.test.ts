@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileOAuthLock } from "../../adapters/node/_oauth_file_lock.ts";
-import { AuthError } from "../../src/auth/mod.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/mod.ts";
+import { FileOAuthLock } from "../../../adapters/node/_oauth_file_lock.ts";
+import { AuthError } from "../../../src/auth/mod.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/mod.ts";
 
 let dir: string;
 beforeEach(() => {

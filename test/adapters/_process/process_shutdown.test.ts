@@ -3,15 +3,18 @@
  * bound holds, none is hit early, and a process that exits by itself leaves no timer behind.
  */
 import { describe, expect, test } from "vitest";
-import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../src/wire/errors.ts";
-import { createProcessConnection, type ProcessHandles } from "../../adapters/_process/process_connection.ts";
-import { GroupsAtExit, procGroupHasLiveMembers } from "../../adapters/_process/process_group.ts";
+import { ClosedError, InvalidOptionError, ProcessExitedError } from "../../../src/wire/errors.ts";
+import {
+  createProcessConnection,
+  type ProcessHandles,
+} from "../../../adapters/_process/process_connection.ts";
+import { GroupsAtExit, procGroupHasLiveMembers } from "../../../adapters/_process/process_group.ts";
 import {
   type ExitStatus,
   type GroupSignal,
   shutdownProcess,
-} from "../../adapters/_process/shutdown_process.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../testing/fake_time_provider.ts";
+} from "../../../adapters/_process/shutdown_process.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const encoder = new TextEncoder();
 

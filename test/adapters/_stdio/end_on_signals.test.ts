@@ -1,9 +1,9 @@
 /** endOnSignals with a fake signal runtime: which signal ends input, and when it is raised again. */
 import { describe, expect, it } from "vitest";
-import { endOnSignals, type SignalRuntime } from "../../adapters/_stdio/end_on_signals.ts";
-import type { TransportConnection } from "../../src/rpc/transport.ts";
-import { createPipe } from "../../testing/duplex_pair.ts";
-import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
+import { endOnSignals, type SignalRuntime } from "../../../adapters/_stdio/end_on_signals.ts";
+import type { TransportConnection } from "../../../src/rpc/transport.ts";
+import { createPipe } from "../../../testing/duplex_pair.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 function fakeRuntime(unsupported: string[] = []) {
   const listeners = new Map<string, Set<() => void>>();

@@ -4,13 +4,13 @@
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { stdio as bunStdio } from "../../adapters/bun/mod.ts";
-import type { BunLike } from "../../adapters/bun/_bun_like.ts";
-import { stdio as denoStdio } from "../../adapters/deno/mod.ts";
-import type { DenoLike } from "../../adapters/deno/_deno_like.ts";
-import { stdio as nodeStdio } from "../../adapters/node/mod.ts";
-import type { TransportConnection } from "../../src/rpc/transport.ts";
-import { ReadFailedError } from "../../src/wire/errors.ts";
+import { stdio as bunStdio } from "../../../adapters/bun/mod.ts";
+import type { BunLike } from "../../../adapters/bun/_bun_like.ts";
+import { stdio as denoStdio } from "../../../adapters/deno/mod.ts";
+import type { DenoLike } from "../../../adapters/deno/_deno_like.ts";
+import { stdio as nodeStdio } from "../../../adapters/node/mod.ts";
+import type { TransportConnection } from "../../../src/rpc/transport.ts";
+import { ReadFailedError } from "../../../src/wire/errors.ts";
 
 /** stdin as a web stream that the test ends or fails. */
 function webStdin() {

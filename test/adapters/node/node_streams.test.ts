@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { nodeWritable } from "../../adapters/node/_node_streams.ts";
-import { ClosedError, WriteFailedError } from "../../src/wire/errors.ts";
-import { flushMicrotasks } from "../../testing/fake_time_provider.ts";
+import { nodeWritable } from "../../../adapters/node/_node_streams.ts";
+import { ClosedError, WriteFailedError } from "../../../src/wire/errors.ts";
+import { flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
 const settledSoon = async (promise: Promise<unknown>): Promise<boolean> => {
   let settled = false;

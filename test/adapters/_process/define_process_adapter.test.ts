@@ -8,10 +8,10 @@ import {
   defineProcessAdapter,
   type ProcessRuntime,
   type SpawnedProcess,
-} from "../../adapters/_process/define_process_adapter.ts";
-import type { ExitStatus, GroupSignal } from "../../adapters/_process/shutdown_process.ts";
-import { ProcessExitedError, ReadFailedError } from "../../src/wire/errors.ts";
-import { FakeTimeProvider } from "../../testing/fake_time_provider.ts";
+} from "../../../adapters/_process/define_process_adapter.ts";
+import type { ExitStatus, GroupSignal } from "../../../adapters/_process/shutdown_process.ts";
+import { ProcessExitedError, ReadFailedError } from "../../../src/wire/errors.ts";
+import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 interface FakeChildOptions {
   dieOnEof?: boolean;
