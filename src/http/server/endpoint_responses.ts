@@ -54,7 +54,7 @@ export function sessionNotFound(id: RequestId | undefined): Response {
 }
 
 /** 429: `max` long streams are open. */
-export function tooManyStreams(id: RequestId | undefined, max: number): Response {
+export function tooManyStreams(id: unknown, max: number): Response {
   return httpError("tooManyStreams", id, {
     message: `Too many open streams: this server keeps at most ${max}; close one and retry`,
     headers: { "Retry-After": "5" },
