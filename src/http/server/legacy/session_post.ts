@@ -7,6 +7,7 @@
  */
 import { asError, ClosedError, ErrorCodes, JsonRpcError } from "../../../wire/errors.ts";
 import type { RequestId } from "../../../wire/json_rpc_message.ts";
+import type { JsonText } from "../../../wire/json_text.ts";
 import { isPlainObject } from "../../../wire/meta_envelope.ts";
 import { exactId } from "../../exact_id_text.ts";
 import { invalidRequest } from "../../http_errors.ts";
@@ -166,10 +167,10 @@ export class SessionPost {
   }
 }
 
-/** The id of a message, when it has a readable one. */
-export function idOf(classified: PostedMessage): RequestId | undefined {
+/** The id a refusal of a message carries, when it has a readable one (a request's as written). */
+export function idOf(classified: PostedMessage): RequestId | JsonText | undefined {
   return classified.kind === "request"
-    ? classified.request.id
+    ? exactId(classified.request)
     : classified.kind === "notification"
     ? undefined
     : classified.id;

@@ -142,4 +142,17 @@ describe("createHttpHandler, request ids JSON.parse rounds", () => {
     expect(response.status).toBe(404);
     expect(await response.text()).toContain(`"id":${B},`);
   });
+
+  it("refuses a legacy POST with the exact id: unknown session (404), no session id (400), a version it does not speak (400)", async () => {
+    const { handler } = setup({ sessions: true });
+    const unknown = await handler(legacyPost(call(A), { "Mcp-Session-Id": "nope" }));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain(`"id":${A},`);
+    const missing = await handler(legacyPost(call(B)));
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain(`"id":${B},`);
+    const version = await handler(legacyPost(call(A), { "MCP-Protocol-Version": "2024-01-01" }));
+    expect(version.status).toBe(400);
+    expect(await version.text()).toContain(`"id":${A},`);
+  });
 });
