@@ -12,7 +12,9 @@ import { ErrorCodes, type JsonRpcError } from "../wire/errors.ts";
  */
 export type HeaderFields = Headers | Record<string, string> | Array<[string, string]>;
 import { errorResponse, isRequestId, type RequestId } from "../wire/json_rpc_message.ts";
+import { JsonText } from "../wire/json_text.ts";
 import { quotePeerText } from "../wire/quote_peer_text.ts";
+import { messageText } from "./exact_id_text.ts";
 import { HEADER_MISMATCH } from "./mcp_request_headers.ts";
 
 /** One row of {@linkcode HTTP_ERRORS}. */
@@ -84,7 +86,8 @@ export interface HttpErrorOptions {
 
 /**
  * The `Response` for one row of the table: its status, `Content-Type: application/json`, and a
- * JSON-RPC error response whose `id` is `id` when it is a string or a number (omitted otherwise).
+ * JSON-RPC error response whose `id` is `id` when it is a string or a number, its text when it is a
+ * `JsonText` (the exact text of an id JSON.parse rounded), omitted otherwise.
  *
  * @example
  * ```ts
@@ -97,7 +100,9 @@ export function httpError(kind: HttpErrorKind, id: unknown, options: HttpErrorOp
   const body = errorResponse(readableId, row.code, options.message ?? row.message, options.data);
   const headers = new Headers(options.headers);
   headers.set("Content-Type", "application/json");
-  return new Response(JSON.stringify(body), { status: row.status, headers });
+  // A JsonText id is the exact text of an id JSON.parse rounded: written back as the client wrote it.
+  const text = id instanceof JsonText ? messageText(body, id.text) : JSON.stringify(body);
+  return new Response(text, { status: row.status, headers });
 }
 
 /** The `Response` for a JSON-RPC error raised before the request was handled: its code picks the row (400 when unknown). */

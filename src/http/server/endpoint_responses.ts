@@ -4,7 +4,7 @@
  * that cannot be resumed, 404 for an unknown session, 429 past a stream or session bound.
  * @module
  */
-import { errorResponse, type RequestId } from "../../wire/json_rpc_message.ts";
+import { errorResponse } from "../../wire/json_rpc_message.ts";
 import { httpError } from "../http_errors.ts";
 import type { RequestParts } from "./request_parts.ts";
 
@@ -47,14 +47,14 @@ export function notResumable(message: string): Response {
 }
 
 /** 404 for a session that ended, never existed, or is another principal's. */
-export function sessionNotFound(id: RequestId | undefined): Response {
+export function sessionNotFound(id: unknown): Response {
   return httpError("sessionNotFound", id, {
     message: "Session not found: it ended or never existed; send initialize to start a new one",
   });
 }
 
 /** 429: `max` long streams are open. */
-export function tooManyStreams(id: RequestId | undefined, max: number): Response {
+export function tooManyStreams(id: unknown, max: number): Response {
   return httpError("tooManyStreams", id, {
     message: `Too many open streams: this server keeps at most ${max}; close one and retry`,
     headers: { "Retry-After": "5" },
@@ -62,7 +62,7 @@ export function tooManyStreams(id: RequestId | undefined, max: number): Response
 }
 
 /** 429: `max` sessions are live. */
-export function tooManySessions(id: RequestId | undefined, max: number): Response {
+export function tooManySessions(id: unknown, max: number): Response {
   return httpError("tooManyStreams", id, {
     message: `Too many sessions: this server keeps at most ${max}; end one (DELETE) and retry`,
     headers: { "Retry-After": "5" },

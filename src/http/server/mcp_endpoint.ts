@@ -6,7 +6,7 @@
  */
 import { delay, type TimeProvider } from "../../stream/time_provider.ts";
 import { asError, ClosedError, InvalidUtf8Error, ParseError } from "../../wire/errors.ts";
-import { classifyMessage } from "../../wire/json_rpc_message.ts";
+import { type ClassifiedMessage, classifyMessage } from "../../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim } from "../../wire/meta_envelope.ts";
 import { LEGACY_VERSIONS } from "../../wire/protocol_versions.ts";
 import { BodyTooLargeError } from "../errors.ts";
@@ -30,7 +30,7 @@ import type { StatelessLegacyPost } from "./legacy/stateless_legacy_post.ts";
 import type { LongStreams } from "./long_streams.ts";
 import type { ModernPost } from "./modern_post.ts";
 import type { OriginGuard } from "./origin_guard.ts";
-import { readJsonBody } from "./read_json_body.ts";
+import { type JsonBody, readJsonBody } from "./read_json_body.ts";
 import { RecentValues } from "./recent_values.ts";
 import { acceptsAny, type PostedMessage, type RequestParts, type TextReply } from "./request_parts.ts";
 
@@ -155,8 +155,9 @@ export class McpEndpoint {
       return httpError("notAcceptable", undefined);
     }
     let message: unknown;
+    let body: JsonBody;
     try {
-      const body = await readJsonBody(request, { maxBodyBytes });
+      body = await readJsonBody(request, { maxBodyBytes });
       if (body.batch) {
         return invalidRequest(
           undefined,
@@ -176,10 +177,15 @@ export class McpEndpoint {
         `Invalid request: the body could not be read: ${asError(error).message}`,
       );
     }
-    const classified = classifyMessage(message);
+    const classified: ClassifiedMessage & { cancelledIdLiteral?: string } = classifyMessage(message);
     if (classified.kind === "invalid") {
       return invalidRequest(classified.id, `Invalid request: ${classified.reason}`);
     }
+    // Ids JSON.parse rounded are kept as written: in-flight keys and replies use that text.
+    if (body.idLiteral !== undefined && classified.kind === "request") {
+      classified.request.idLiteral = body.idLiteral;
+    }
+    if (body.cancelledIdLiteral !== undefined) classified.cancelledIdLiteral = body.cancelledIdLiteral;
     // While closing, only replies to server-to-client requests get in: the requests waiting for them may finish.
     if (this.#closing && classified.kind !== "result" && classified.kind !== "error") return unavailable();
     const headerVersion = request.headers.get(McpHeaders.protocolVersion)?.trim() ?? null;

@@ -14,6 +14,7 @@ import {
   methodNotFound,
   unsupportedProtocolVersion,
 } from "../http_errors.ts";
+import { exactId } from "../exact_id_text.ts";
 import { type ParamHeader, readMcpHeaderAnnotations } from "../mcp_header_annotations.ts";
 import {
   HEADER_MISMATCH,
@@ -89,13 +90,14 @@ export class ModernPost {
       return accepted();
     }
     const { id, method, params } = classified.request;
-    if (REMOVED_IN_MODERN.has(method)) return methodNotFound(id, `${method} (removed in 2026-07-28)`);
+    const replyId = exactId(classified.request); // the id as written, for the refusals below
+    if (REMOVED_IN_MODERN.has(method)) return methodNotFound(replyId, `${method} (removed in 2026-07-28)`);
     const reading = readRequestEnvelope(params);
     if (reading.kind !== "envelope") {
       const reason = reading.kind === "malformed"
         ? reading.message
         : `Invalid params: params._meta must carry "${MetaKeys.protocolVersion}" and "${MetaKeys.clientCapabilities}"`;
-      return invalidParams(id, reason);
+      return invalidParams(replyId, reason);
     }
     const toolName = method === "tools/call" && isPlainObject(params) && typeof params.name === "string"
       ? params.name
@@ -103,22 +105,23 @@ export class ModernPost {
     const paramHeaders = toolName === undefined ? undefined : this.#parts.paramHeaders?.(toolName);
     const mismatch = validateRequestHeaders(request.headers, message, { paramHeaders });
     if (mismatch && (mismatch.data as HeaderMismatchData).header === McpHeaders.protocolVersion) {
-      return headerMismatch(id, mismatch);
+      return headerMismatch(replyId, mismatch);
     }
     const version = reading.envelope.protocolVersion;
     if (!server.versions.supportsModern(version)) {
-      return unsupportedProtocolVersion(id, version, server.versions.advertised);
+      return unsupportedProtocolVersion(replyId, version, server.versions.advertised);
     }
-    if (mismatch) return headerMismatch(id, mismatch);
+    if (mismatch) return headerMismatch(replyId, mismatch);
 
     const listen = method === "subscriptions/listen";
-    if (listen && streams.full) return tooManyStreams(id, streams.max);
+    if (listen && streams.full) return tooManyStreams(replyId, streams.max);
     const controller = new RequestCancel(request, DISCONNECTED);
     const channel = new ResponseChannel({
       sse: this.#parts.sse,
       statusOf: modernStatus,
       onCancel: stoppedReading(controller),
       textReply: takesTextReply(request),
+      idLiteral: classified.request.idLiteral,
     });
     if (listen) streams.count(channel.openStream());
     const context = new ChannelDispatchContext(controller, channel, undefined, principalOf(request));

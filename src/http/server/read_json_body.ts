@@ -5,6 +5,7 @@
 import { integerOption } from "../../stream/options.ts";
 import { InvalidUtf8Error, ParseError } from "../../wire/errors.ts";
 import { BodyTooLargeError } from "../errors.ts";
+import { cancelledIdLiteral, requestIdLiteral } from "../exact_id_text.ts";
 import { READ_BODY, type ReadBody, type RequestParts } from "./request_parts.ts";
 import { concatBytes } from "../../stream/concat_bytes.ts";
 
@@ -26,6 +27,10 @@ export interface JsonBody {
   batch: boolean;
   /** The body's size in bytes. */
   bytes: number;
+  /** The text of the message's `id` when it is a number JSON.parse rounded (beyond 2^53). */
+  idLiteral?: string;
+  /** The text of a `notifications/cancelled`'s `params.requestId` when it is a number JSON.parse rounded. */
+  cancelledIdLiteral?: string;
 }
 
 /**
@@ -94,7 +99,12 @@ export async function readJsonBody(
   } catch (cause) {
     throw new ParseError(text, { cause });
   }
-  return { value, batch: Array.isArray(value), bytes: total };
+  const body: JsonBody = { value, batch: Array.isArray(value), bytes: total };
+  const idLiteral = requestIdLiteral(value, text);
+  if (idLiteral !== undefined) body.idLiteral = idLiteral;
+  const cancelled = cancelledIdLiteral(value, text);
+  if (cancelled !== undefined) body.cancelledIdLiteral = cancelled;
+  return body;
 }
 
 /** A `Content-Length` value as a number, or `undefined` when absent or not a plain decimal. */

@@ -93,4 +93,7 @@ export function acceptsAny(accept: string, types: readonly string[]): boolean {
 }
 
 /** A POSTed message as sorted, when it is a valid one: a request, a notification, a result or an error. */
-export type PostedMessage = Exclude<ClassifiedMessage, { kind: "invalid" }>;
+export type PostedMessage = Exclude<ClassifiedMessage, { kind: "invalid" }> & {
+  /** A `notifications/cancelled`'s `params.requestId` as written, when JSON.parse rounded it. */
+  cancelledIdLiteral?: string;
+};

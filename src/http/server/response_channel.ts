@@ -6,6 +6,7 @@
  */
 import { CancelledError } from "../../wire/errors.ts";
 import { JsonText } from "../../wire/json_text.ts";
+import { messageText } from "../exact_id_text.ts";
 import type { HeaderFields } from "../http_errors.ts";
 import { TextReply } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
@@ -26,12 +27,18 @@ export interface ResponseChannelOptions {
    * that stores its events). Default: an `SseStream` with `sse`.
    */
   stream?: () => ResponseStream;
+  /**
+   * The request's id as written, when JSON.parse rounded it (beyond 2^53): the reply carries this
+   * text as its `id`. Default none: the reply's own `id`.
+   */
+  idLiteral?: string;
   /** Called once when the channel is cancelled (the client stopped the SSE stream, or {@linkcode ResponseChannel.abort}), with the reason. */
   onCancel?: (reason: unknown) => void;
 }
 
 /** The SSE body of a channel: an `SseStream`, or a stream that outlives its connection. */
 export interface ResponseStream {
+  /** Sends `message` as one JSON event (a `JsonText` as its text). */
   write(message: unknown): Promise<void>;
   close(): Promise<void>;
   abort(reason?: unknown): void;
@@ -146,20 +153,23 @@ export class ResponseChannel {
         ? new TextReply(
           this.#options.statusOf?.(message) ?? 200,
           jsonHeaders(this.#options.headers),
-          replyText(message),
+          messageText(message, this.#options.idLiteral),
         )
         : new TextReply(
           429,
           { ...jsonHeaders(this.#options.headers), "retry-after": String(retryAfter) },
-          replyText(message),
+          messageText(message, this.#options.idLiteral),
         );
       this.#settle(this.#options.textReply ? reply : reply.toResponse());
       return;
     }
     const sse = this.#sse;
     try {
+      const idLiteral = this.#options.idLiteral;
       await sse.write(
-        message.result instanceof JsonText
+        idLiteral !== undefined
+          ? new JsonText(messageText(message, idLiteral))
+          : message.result instanceof JsonText
           ? { ...message, result: JSON.parse(message.result.text) }
           : message,
       );
@@ -204,18 +214,6 @@ export class ResponseChannel {
     this.#settled = true;
     this.#resolve(response);
   }
-}
-
-/**
- * The JSON text of a reply: a result already serialised by the server (`JsonText`, a modern result
- * with its envelope spliced in) is spliced in as it is, the same bytes `JSON.stringify` gives.
- */
-function replyText(message: Record<string, unknown>): string {
-  const result = message.result;
-  if (!(result instanceof JsonText)) return JSON.stringify(message);
-  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${
-    JSON.stringify(message.id)
-  },"result":${result.text}}`;
 }
 
 /** The headers of a JSON reply without extra fields: one frozen record for all. */

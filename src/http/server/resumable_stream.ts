@@ -7,6 +7,7 @@
  */
 import { type Deferred, deferred } from "../../stream/deferred.ts";
 import { CancelledError, ClosedError } from "../../wire/errors.ts";
+import { JsonText } from "../../wire/json_text.ts";
 import {
   type EventReadResult,
   type EventStore,
@@ -105,7 +106,7 @@ export class ResumableStream {
   }
 
   /**
-   * Stores `message` as the next event and sends it on the connection, if one is attached (waiting
+   * Stores `message` (JSON; a `JsonText` as its text) as the next event and sends it on the connection, if one is attached (waiting
    * while it is full). Rejects with `ClosedError` after `close()`, with the reason after `abort()`.
    */
   write(message: unknown): Promise<void> {
@@ -113,7 +114,7 @@ export class ResumableStream {
     if (this.#closing) {
       return Promise.reject(new ClosedError("The SSE stream is closed: nothing more can be written"));
     }
-    const data = JSON.stringify(message);
+    const data = message instanceof JsonText ? message.text : JSON.stringify(message);
     if (data === undefined) {
       return Promise.reject(
         new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`),

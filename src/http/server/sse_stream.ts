@@ -7,6 +7,7 @@ import { type Deferred, deferred } from "../../stream/deferred.ts";
 import { integerOption, numberOption } from "../../stream/options.ts";
 import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../stream/time_provider.ts";
 import { CancelledError, ClosedError } from "../../wire/errors.ts";
+import { JsonText } from "../../wire/json_text.ts";
 import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
 
 /** The response headers of every SSE stream. */
@@ -138,14 +139,15 @@ export class SseStream implements AsyncDisposable {
   }
 
   /**
-   * Sends `message` as one JSON `data:` event. Same waiting and rejections as
+   * Sends `message` as one JSON `data:` event (a `JsonText` as its text). Same waiting and rejections as
    * {@linkcode SseStream.writeEvent}, plus a `TypeError` when JSON has no text for `message`.
    */
   async write(
     message: unknown,
     options: { id?: string; event?: string; signal?: AbortSignal } = {},
   ): Promise<void> {
-    const data = JSON.stringify(message); // a BigInt or a cycle rejects this call with JSON's TypeError
+    // A BigInt or a cycle rejects this call with JSON's TypeError; a JsonText is its text already.
+    const data = message instanceof JsonText ? message.text : JSON.stringify(message);
     if (data === undefined) {
       throw new TypeError(`Cannot send ${typeof message} as an SSE event: JSON has no text for it`);
     }

@@ -6,7 +6,7 @@
  */
 import type { TimeProvider, TimerHandle } from "../../../stream/time_provider.ts";
 import { CancelledError, ClosedError, type JsonRpcError } from "../../../wire/errors.ts";
-import { idKey, type RequestId } from "../../../wire/json_rpc_message.ts";
+import { cancelledKey, idKey, type RequestId } from "../../../wire/json_rpc_message.ts";
 import type { LegacySession, ServerSession } from "../http_dispatcher.ts";
 import type { ResponseChannel } from "../response_channel.ts";
 
@@ -107,10 +107,11 @@ export class LegacyHttpSession implements ServerSession {
   /**
    * Registers client request `id` as in flight and returns its controller, aborted by a
    * `notifications/cancelled` naming it and when the session ends. `undefined` when a request with
-   * that id is already in flight (the client reused an id).
+   * that id is already in flight (the client reused an id). `idLiteral` is the id as written when
+   * JSON.parse rounded it: ids are told apart by that text.
    */
-  track(id: RequestId): AbortController | undefined {
-    const key = idKey(id);
+  track(id: RequestId, idLiteral?: string): AbortController | undefined {
+    const key = inFlightKey(id, idLiteral);
     if (this.#inFlight.has(key)) return undefined;
     const controller = new AbortController();
     if (this.ended) controller.abort(this.#ended.signal.reason);
@@ -118,17 +119,17 @@ export class LegacyHttpSession implements ServerSession {
     return controller;
   }
 
-  untrack(id: RequestId): void {
-    this.#inFlight.delete(idKey(id));
+  untrack(id: RequestId, idLiteral?: string): void {
+    this.#inFlight.delete(inFlightKey(id, idLiteral));
   }
 
-  /** `notifications/cancelled` for `id`: cancels that request if it is in flight. */
-  cancel(id: unknown, reason: unknown): void {
+  /** `notifications/cancelled` for `id` (`idLiteral`: as written, when rounded): cancels that request if it is in flight. */
+  cancel(id: unknown, reason: unknown, idLiteral?: string): void {
     if (typeof id !== "string" && typeof id !== "number") return;
-    const controller = this.#inFlight.get(idKey(id));
+    const controller = this.#inFlight.get(inFlightKey(id, idLiteral));
     controller?.abort(
       new CancelledError(
-        `The client cancelled request ${JSON.stringify(id)}${
+        `The client cancelled request ${idLiteral ?? JSON.stringify(id)}${
           typeof reason === "string" ? `: ${reason}` : ""
         }`,
       ),
@@ -259,4 +260,9 @@ export class LegacyHttpSession implements ServerSession {
       }
     }, idleTimeout);
   }
+}
+
+/** The in-flight key of client request id `id`: its text as written when JSON.parse rounded it. */
+function inFlightKey(id: RequestId, idLiteral: string | undefined): string {
+  return cancelledKey(id, idLiteral);
 }

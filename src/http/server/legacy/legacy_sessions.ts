@@ -8,6 +8,8 @@
 import type { TimeProvider } from "../../../stream/time_provider.ts";
 import { asError, ClosedError } from "../../../wire/errors.ts";
 import { errorResponse, type RequestId } from "../../../wire/json_rpc_message.ts";
+import { JsonText } from "../../../wire/json_text.ts";
+import { messageText } from "../../exact_id_text.ts";
 import { httpError } from "../../http_errors.ts";
 import { McpHeaders } from "../../mcp_request_headers.ts";
 import { sessionNotFound, tooManySessions } from "../endpoint_responses.ts";
@@ -109,7 +111,7 @@ export class LegacySessions {
   /** The session `request` names (`Mcp-Session-Id`); else 400 without the header, 404 for an unknown one. */
   find(
     request: RequestParts,
-    id: RequestId | undefined,
+    id: RequestId | JsonText | undefined,
   ): LegacyHttpSession | Response | Promise<LegacyHttpSession | Response> {
     const table = this.table;
     const sessionId = request.headers.get(McpHeaders.sessionId);
@@ -126,7 +128,7 @@ export class LegacySessions {
     store: SessionStore,
     table: LegacySessionTable,
     sessionId: string,
-    id: RequestId | undefined,
+    id: RequestId | JsonText | undefined,
     principal: string | undefined,
   ): Promise<LegacyHttpSession | Response> {
     let state: Awaited<ReturnType<SessionStore["load"]>>;
@@ -134,14 +136,13 @@ export class LegacySessions {
       state = await store.load(sessionId);
     } catch (error) {
       this.report(asError(error));
+      const body = errorResponse(
+        id instanceof JsonText ? undefined : id,
+        -32000,
+        `Service unavailable: the session store failed: ${asError(error).message}`,
+      );
       return new Response(
-        JSON.stringify(
-          errorResponse(
-            id,
-            -32000,
-            `Service unavailable: the session store failed: ${asError(error).message}`,
-          ),
-        ),
+        id instanceof JsonText ? messageText(body, id.text) : JSON.stringify(body),
         { status: 503, headers: { "Content-Type": "application/json", "Retry-After": "1" } },
       );
     }

@@ -7,7 +7,9 @@
  */
 import { asError, ClosedError, ErrorCodes, JsonRpcError } from "../../../wire/errors.ts";
 import type { RequestId } from "../../../wire/json_rpc_message.ts";
+import type { JsonText } from "../../../wire/json_text.ts";
 import { isPlainObject } from "../../../wire/meta_envelope.ts";
+import { exactId } from "../../exact_id_text.ts";
 import { invalidRequest } from "../../http_errors.ts";
 import { McpHeaders } from "../../mcp_request_headers.ts";
 import { notificationOf } from "../channel_dispatch_context.ts";
@@ -118,18 +120,18 @@ export class SessionPost {
     }
     if (classified.kind === "notification") {
       if (classified.method === "notifications/cancelled" && isPlainObject(classified.params)) {
-        session.cancel(classified.params.requestId, classified.params.reason);
+        session.cancel(classified.params.requestId, classified.params.reason, classified.cancelledIdLiteral);
       }
       const notified = session;
       requests.notifyInBackground(message, session, session.signal, () => sessions.persist(notified));
       return accepted();
     }
-    const { id } = classified.request;
-    const controller = session.track(id);
+    const { id, idLiteral } = classified.request;
+    const controller = session.track(id, idLiteral);
     if (!controller) {
       return invalidRequest(
-        id,
-        `Invalid request: request id ${JSON.stringify(id)} is already in flight on this session`,
+        exactId(classified.request),
+        `Invalid request: request id ${idLiteral ?? JSON.stringify(id)} is already in flight on this session`,
       );
     }
     const done = session.begin();
@@ -139,6 +141,7 @@ export class SessionPost {
       headers: isInitialize ? { [McpHeaders.sessionId]: session.id } : undefined,
       textReply: takesTextReply(request),
       stream: resumable ? () => resumable.open(live) : undefined,
+      idLiteral,
     });
     const context: DispatchContext = {
       session,
@@ -156,7 +159,7 @@ export class SessionPost {
       }
     });
     void entry.done.then(() => {
-      live.untrack(id);
+      live.untrack(id, idLiteral);
       done();
       sessions.persist(live);
     });
@@ -164,10 +167,10 @@ export class SessionPost {
   }
 }
 
-/** The id of a message, when it has a readable one. */
-export function idOf(classified: PostedMessage): RequestId | undefined {
+/** The id a refusal of a message carries, when it has a readable one (a request's as written). */
+export function idOf(classified: PostedMessage): RequestId | JsonText | undefined {
   return classified.kind === "request"
-    ? classified.request.id
+    ? exactId(classified.request)
     : classified.kind === "notification"
     ? undefined
     : classified.id;

@@ -72,6 +72,7 @@ export class StatelessLegacyPost {
       sse: this.#sse,
       onCancel: stoppedReading(controller),
       textReply: takesTextReply(request),
+      idLiteral: classified.request.idLiteral,
     });
     const context = new ChannelDispatchContext(
       controller,
