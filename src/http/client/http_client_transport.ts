@@ -16,15 +16,11 @@ import {
 } from "../../wire/errors.ts";
 import { classifyMessage } from "../../wire/json_rpc_message.ts";
 import { withRequestEnvelope } from "../../wire/meta_envelope.ts";
-import {
-  type Era,
-  eraOf,
-  LATEST_LEGACY_VERSION,
-  LATEST_MODERN_VERSION,
-} from "../../wire/protocol_versions.ts";
+import { eraOf, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../../wire/protocol_versions.ts";
 import { integerOption, numberOption } from "../../stream/options.ts";
 import { timeoutSignal } from "../../stream/time_kit.ts";
-import { type EraCacheEntry, forgetEra, readEra, storeEra } from "../../client/era_cache.ts";
+import type { EraCacheEntry } from "../../client/era_cache.ts";
+import { NegotiationRecord } from "../../client/negotiation_record.ts";
 import type { NegotiationInfo } from "../../client/era_negotiation.ts";
 import type {
   ExchangeConnectSettings,
@@ -209,16 +205,14 @@ class HttpEraProbe {
   readonly #endpoint: HttpEndpoint;
   readonly #s: ExchangeConnectSettings;
   readonly #p: ProbeSettings;
-  readonly #started: number;
-  #probes = 0;
-  #forgotten = false;
+  readonly #record: NegotiationRecord;
   #signal!: AbortSignal;
 
   constructor(endpoint: HttpEndpoint, settings: ExchangeConnectSettings, probe: ProbeSettings) {
     this.#endpoint = endpoint;
     this.#s = settings;
     this.#p = probe;
-    this.#started = settings.time.now();
+    this.#record = new NegotiationRecord(settings);
   }
 
   async run(): Promise<ExchangeSession> {
@@ -243,9 +237,7 @@ class HttpEraProbe {
   async #negotiate(): Promise<ExchangeSession> {
     const s = this.#s;
     if (s.era === "legacy") return this.#legacy("requested_legacy", LATEST_LEGACY_VERSION, {});
-    const cached = s.era === "auto" && s.cache && s.cacheKey !== undefined
-      ? await readEra(s.cache, s.cacheKey, s.report)
-      : undefined;
+    const cached = s.era === "auto" ? await this.#record.cached() : undefined;
     if (cached?.era === "legacy") {
       try {
         const version = cached.protocolVersion !== undefined && eraOf(cached.protocolVersion) === "legacy"
@@ -262,7 +254,7 @@ class HttpEraProbe {
             { cause: error },
           ),
         );
-        await this.#forget();
+        await this.#record.forget();
       }
     }
     const cachedModern = cached?.era === "modern";
@@ -275,7 +267,7 @@ class HttpEraProbe {
       try {
         verdict = await this.#probe(version, !reprobed);
       } catch (error) {
-        if (cachedModern) await this.#forget();
+        if (cachedModern) await this.#record.forget();
         throw error;
       }
       if (verdict.kind === "reprobe") {
@@ -290,7 +282,7 @@ class HttpEraProbe {
         const agreed = verdict.kind === "modern" ? verdict.version : version;
         const fromCache = cachedModern && agreed === cached!.protocolVersion;
         if (!fromCache) {
-          await this.#learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
+          await this.#record.learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
         }
         const outcome: NegotiationOutcome = fromCache
           ? "cached_modern"
@@ -303,11 +295,11 @@ class HttpEraProbe {
           detail: verdict.kind === "modern-refusal" ? verdict.detail : undefined,
         });
       }
-      if (cachedModern) await this.#forget();
+      if (cachedModern) await this.#record.forget();
       if (verdict.learn) {
         const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
         if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#learn(entry);
+        await this.#record.learn(entry);
       }
       if (s.era === "modern") {
         throw new NegotiationFailedError(
@@ -324,10 +316,9 @@ class HttpEraProbe {
   /** POSTs `server/discover` with the modern headers and classifies the answer. Throws when the answer says nothing about the era. */
   async #probe(version: string, mayReprobe: boolean): Promise<HttpVerdict> {
     const s = this.#s;
-    this.#probes++;
     const message = {
       jsonrpc: "2.0",
-      id: `discover-probe-${this.#probes}`,
+      id: `discover-probe-${this.#record.countProbe()}`,
       method: "server/discover",
       params: withRequestEnvelope(undefined, {
         protocolVersion: version,
@@ -434,7 +425,7 @@ class HttpEraProbe {
       era: "modern",
       protocolVersion: version,
       serverCapabilities: discover.capabilities,
-      info: this.#info(outcome, extra),
+      info: this.#record.info(outcome, extra),
       closed: exchange.closed,
     };
     if (discover.serverInfo) session.serverInfo = discover.serverInfo;
@@ -494,34 +485,8 @@ class HttpEraProbe {
       exchange: session,
       era: "legacy",
       ...parsed,
-      info: this.#info(outcome, extra),
+      info: this.#record.info(outcome, extra),
       closed: session.closed,
     };
-  }
-
-  #info(outcome: NegotiationOutcome, extra: Partial<NegotiationInfo>): NegotiationInfo {
-    const info: NegotiationInfo = {
-      outcome,
-      elapsedMs: this.#s.time.now() - this.#started,
-      probes: this.#probes,
-      respawned: false,
-      fromCache: extra.fromCache ?? false,
-      forgotten: this.#forgotten,
-    };
-    if (extra.learned !== undefined) info.learned = extra.learned as Era;
-    if (extra.detail !== undefined) info.detail = extra.detail;
-    return info;
-  }
-
-  async #learn(entry: EraCacheEntry): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (cache && cacheKey !== undefined) await storeEra(cache, cacheKey, entry, report);
-  }
-
-  async #forget(): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (!cache || cacheKey === undefined || this.#forgotten) return;
-    this.#forgotten = true;
-    await forgetEra(cache, cacheKey, report);
   }
 }
