@@ -3,9 +3,8 @@
  * streams) on top of any {@linkcode FeatureHost}. `ContextClient` exposes every method of it.
  * @module
  */
-import { asError, InvalidOptionError } from "../../wire/errors.ts";
-import { isPlainObject, LOGGING_LEVELS, type LoggingLevel } from "../../wire/meta_envelope.ts";
-import { MetaKeys } from "../../wire/protocol_versions.ts";
+import { asError } from "../../wire/errors.ts";
+import { isPlainObject, type LoggingLevel } from "../../wire/meta_envelope.ts";
 import type { ClientRequestParams } from "../../wire/protocol/mod.ts";
 import { integerOption, numberOption } from "../../stream/options.ts";
 import { JsonSchemaValidator } from "../../schema/json_schema_validator.ts";
@@ -45,6 +44,7 @@ import { type IterateOptions, type ListOptions, ListReader } from "./list_reader
 import { ProgressRouter } from "./progress_router.ts";
 import { type ClientTask, followTask, type FollowTaskOptions, readTask } from "./task_follower.ts";
 import { ResourceSubscriptions } from "./resource_subscriptions.ts";
+import { ServerLog } from "./server_log.ts";
 
 /** Client-wide options of the feature API (part of `ContextClientOptions`). */
 export interface ClientFeatureOptions {
@@ -101,7 +101,7 @@ export class ClientFeatures {
   readonly #subscriptions: ResourceSubscriptions;
   readonly #context: FeatureRequestContext;
   readonly #lists: ListReader;
-  #logLevel: LoggingLevel | undefined;
+  readonly #log: ServerLog;
   #listens = 0;
   readonly #listenReconnect: ListenReconnectPolicy | undefined;
   readonly #signals: ListenSignals;
@@ -130,11 +130,14 @@ export class ClientFeatures {
       maxRequestTimeout: numberOption("maxRequestTimeout", options.maxRequestTimeout, 600_000),
       maxInputRounds: integerOption("maxInputRounds", options.maxInputRounds, 10, 0),
       related: (method, params) => void this.#fanout.dispatch(method, params),
-      meta: (level) => {
-        const chosen = level ?? this.#logLevel;
-        return chosen !== undefined && host.era() === "modern" ? { [MetaKeys.logLevel]: chosen } : undefined;
-      },
+      meta: (level) => this.#log.meta(level),
     };
+    this.#log = new ServerLog({
+      host,
+      fanout: this.#fanout,
+      sendSetLevel: (level, options) =>
+        sendFeatureRequest(this.#context, "logging/setLevel", { level }, options),
+    });
     this.#lists = new ListReader(
       this.#context,
       options.listCache === false ? undefined : this.#cache,
@@ -349,7 +352,7 @@ export class ClientFeatures {
 
   /** The log level set with {@linkcode setLogLevel}, if any. */
   get logLevel(): LoggingLevel | undefined {
-    return this.#logLevel;
+    return this.#log.level;
   }
 
   /**
@@ -357,37 +360,13 @@ export class ClientFeatures {
    * feature request carries `_meta["io.modelcontextprotocol/logLevel"]` (servers send messages only
    * to requests that ask).
    */
-  async setLogLevel(level: LoggingLevel, options: FeatureRequestOptions = {}): Promise<void> {
-    if (!(LOGGING_LEVELS as readonly string[]).includes(level)) {
-      throw new InvalidOptionError(
-        `Log level must be one of ${LOGGING_LEVELS.join(", ")}, got ${JSON.stringify(level)}`,
-      );
-    }
-    if (this.#host.era() === "legacy") {
-      await sendFeatureRequest(this.#context, "logging/setLevel", { level }, options);
-    }
-    this.#logLevel = level;
+  setLogLevel(level: LoggingLevel, options: FeatureRequestOptions = {}): Promise<void> {
+    return this.#log.setLevel(level, options);
   }
 
   /** Calls `handler` with every `notifications/message`; returns the function that stops it. */
   onLog(handler: (entry: LogEntry) => void): () => void {
-    return this.#fanout.on("notifications/message", (params) => {
-      if (!isPlainObject(params) || typeof params.level !== "string") {
-        this.#host.report(
-          new ClientFeatureError(
-            "invalid_result",
-            `Log notification without a level: ${JSON.stringify(params)?.slice(0, 200)}`,
-          ),
-        );
-        return;
-      }
-      const entry: { level: string; logger?: string; data: unknown } = {
-        level: params.level,
-        data: params.data,
-      };
-      if (typeof params.logger === "string") entry.logger = params.logger;
-      handler(entry);
-    });
+    return this.#log.onLog(handler);
   }
 
   // ---- internals ----

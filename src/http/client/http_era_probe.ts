@@ -6,14 +6,10 @@
  * @module
  */
 import { asError, JsonRpcError, NegotiationFailedError, TimeoutError } from "../../wire/errors.ts";
-import {
-  type Era,
-  eraOf,
-  LATEST_LEGACY_VERSION,
-  LATEST_MODERN_VERSION,
-} from "../../wire/protocol_versions.ts";
+import { eraOf, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../../wire/protocol_versions.ts";
 import { timeoutSignal } from "../../stream/time_kit.ts";
-import { type EraCacheEntry, forgetEra, readEra, storeEra } from "../../client/era_cache.ts";
+import type { EraCacheEntry } from "../../client/era_cache.ts";
+import { NegotiationRecord } from "../../client/negotiation_record.ts";
 import type { NegotiationInfo } from "../../client/era_negotiation.ts";
 import type { ExchangeConnectSettings, ExchangeSession } from "../../client/exchange_transport.ts";
 import {
@@ -40,16 +36,14 @@ export class HttpEraProbe {
   readonly #endpoint: HttpEndpoint;
   readonly #s: ExchangeConnectSettings;
   readonly #p: ProbeSettings;
-  readonly #started: number;
-  #probes = 0;
-  #forgotten = false;
+  readonly #record: NegotiationRecord;
   #signal!: AbortSignal;
 
   constructor(endpoint: HttpEndpoint, settings: ExchangeConnectSettings, probe: ProbeSettings) {
     this.#endpoint = endpoint;
     this.#s = settings;
     this.#p = probe;
-    this.#started = settings.time.now();
+    this.#record = new NegotiationRecord(settings);
   }
 
   async run(): Promise<ExchangeSession> {
@@ -75,7 +69,7 @@ export class HttpEraProbe {
     const s = this.#s;
     if (s.era === "legacy") return this.#legacy("requested_legacy", LATEST_LEGACY_VERSION, {});
     const cached = s.era === "auto" && s.cache && s.cacheKey !== undefined
-      ? await readEra(s.cache, s.cacheKey, s.report)
+      ? await this.#record.cached()
       : undefined;
     if (cached?.era === "legacy") {
       try {
@@ -93,7 +87,7 @@ export class HttpEraProbe {
             { cause: error },
           ),
         );
-        await this.#forget();
+        await this.#record.forget();
       }
     }
     const cachedModern = cached?.era === "modern";
@@ -105,13 +99,13 @@ export class HttpEraProbe {
       let verdict: HttpVerdict;
       try {
         verdict = await sendDiscoverProbe(this.#endpoint, this.#signal, {
-          id: `discover-probe-${++this.#probes}`,
+          id: `discover-probe-${this.#record.countProbe()}`,
           version,
           settings: s,
           mayReprobe: !reprobed,
         });
       } catch (error) {
-        if (cachedModern) await this.#forget();
+        if (cachedModern) await this.#record.forget();
         throw error;
       }
       if (verdict.kind === "reprobe") {
@@ -126,7 +120,7 @@ export class HttpEraProbe {
         const agreed = verdict.kind === "modern" ? verdict.version : version;
         const fromCache = cachedModern && agreed === cached!.protocolVersion;
         if (!fromCache) {
-          await this.#learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
+          await this.#record.learn({ era: "modern", protocolVersion: agreed, learnedAt: s.time.now() });
         }
         const outcome: NegotiationOutcome = fromCache
           ? "cached_modern"
@@ -139,11 +133,11 @@ export class HttpEraProbe {
           detail: verdict.kind === "modern-refusal" ? verdict.detail : undefined,
         });
       }
-      if (cachedModern) await this.#forget();
+      if (cachedModern) await this.#record.forget();
       if (verdict.learn) {
         const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
         if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#learn(entry);
+        await this.#record.learn(entry);
       }
       if (s.era === "modern") {
         throw new NegotiationFailedError(
@@ -177,7 +171,7 @@ export class HttpEraProbe {
       era: "modern",
       protocolVersion: version,
       serverCapabilities: discover.capabilities,
-      info: this.#info(outcome, extra),
+      info: this.#record.info(outcome, extra),
       closed: exchange.closed,
     };
     if (discover.serverInfo) session.serverInfo = discover.serverInfo;
@@ -237,34 +231,8 @@ export class HttpEraProbe {
       exchange: session,
       era: "legacy",
       ...parsed,
-      info: this.#info(outcome, extra),
+      info: this.#record.info(outcome, extra),
       closed: session.closed,
     };
-  }
-
-  #info(outcome: NegotiationOutcome, extra: Partial<NegotiationInfo>): NegotiationInfo {
-    const info: NegotiationInfo = {
-      outcome,
-      elapsedMs: this.#s.time.now() - this.#started,
-      probes: this.#probes,
-      respawned: false,
-      fromCache: extra.fromCache ?? false,
-      forgotten: this.#forgotten,
-    };
-    if (extra.learned !== undefined) info.learned = extra.learned as Era;
-    if (extra.detail !== undefined) info.detail = extra.detail;
-    return info;
-  }
-
-  async #learn(entry: EraCacheEntry): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (cache && cacheKey !== undefined) await storeEra(cache, cacheKey, entry, report);
-  }
-
-  async #forget(): Promise<void> {
-    const { cache, cacheKey, report } = this.#s;
-    if (!cache || cacheKey === undefined || this.#forgotten) return;
-    this.#forgotten = true;
-    await forgetEra(cache, cacheKey, report);
   }
 }

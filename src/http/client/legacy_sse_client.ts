@@ -13,6 +13,7 @@ import { timeoutSignal } from "../../stream/time_kit.ts";
 import { StreamClientExchange } from "../../client/stream_client_exchange.ts";
 import type { ExchangeConnectSettings, ExchangeSession } from "../../client/exchange_transport.ts";
 import { parseInitializeResult } from "../../client/probe_classifier.ts";
+import { NegotiationRecord } from "../../client/negotiation_record.ts";
 import type { Duplex } from "../../stream/duplex.ts";
 import { HttpEndpoint, type HttpEndpointOptions, type HttpReply } from "./http_endpoint.ts";
 import { HttpStatusError } from "./http_client_errors.ts";
@@ -151,7 +152,7 @@ export async function connectLegacySse(
   options: HttpEndpointOptions,
   s: ExchangeConnectSettings,
 ): Promise<ExchangeSession> {
-  const started = s.time.now();
+  const record = new NegotiationRecord(s);
   const deadline = timeoutSignal(s.time, s.connectTimeout, {
     reason: () =>
       new TimeoutError(
@@ -180,15 +181,9 @@ export async function connectLegacySse(
       exchange,
       era: "legacy",
       ...parsed,
-      info: {
-        outcome: "requested_legacy",
-        elapsedMs: s.time.now() - started,
-        probes: 0,
-        respawned: false,
-        fromCache: false,
-        forgotten: false,
+      info: record.info("requested_legacy", {
         detail: `legacy HTTP+SSE transport (2024-11-05): messages POSTed to ${duplex.postUrl}`,
-      },
+      }),
       closed: exchange.connection.closed,
     };
   } catch (error) {
