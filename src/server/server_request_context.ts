@@ -9,14 +9,8 @@ import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
-import type { InputCallOptions, InputContext } from "./input/input_rounds.ts";
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  ListRootsResult,
-} from "../wire/protocol/v2026_07_28.ts";
+import type { InputContext } from "./input/input_rounds.ts";
+import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -68,7 +62,7 @@ export interface ServerRequestContext extends RequestEra, InputContext {
 }
 
 /** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
-export class ServerContext implements ServerRequestContext {
+export class ServerContext extends ForwardingInputContext implements ServerRequestContext {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly clientInfo: Implementation | undefined;
@@ -78,7 +72,6 @@ export class ServerContext implements ServerRequestContext {
   readonly method: string;
   readonly #transport: DispatchContext;
   readonly #params: unknown;
-  readonly #input: InputContext;
 
   constructor(
     transport: DispatchContext,
@@ -86,6 +79,7 @@ export class ServerContext implements ServerRequestContext {
     era: RequestEra,
     input: InputContext,
   ) {
+    super(input, true);
     this.era = era.era;
     this.protocolVersion = era.protocolVersion;
     this.clientInfo = era.clientInfo;
@@ -95,51 +89,6 @@ export class ServerContext implements ServerRequestContext {
     this.method = request.method;
     this.#transport = transport;
     this.#params = request.params;
-    this.#input = input;
-  }
-
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
-    return this.#input.elicit(params, options);
-  }
-
-  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult> {
-    return this.#input.sample(params, options);
-  }
-
-  listRoots(options?: InputCallOptions): Promise<ListRootsResult> {
-    return this.#input.listRoots(options);
-  }
-
-  canElicit(mode?: "form" | "url"): boolean {
-    return this.#input.canElicit(mode);
-  }
-
-  canSample(): boolean {
-    return this.#input.canSample();
-  }
-
-  canListRoots(): boolean {
-    return this.#input.canListRoots();
-  }
-
-  get round(): number {
-    return this.#input.round;
-  }
-
-  get state(): unknown {
-    return this.#input.state;
-  }
-
-  set state(value: unknown) {
-    this.#input.state = value;
-  }
-
-  once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
-    return this.#input.once(name, compute);
-  }
-
-  get roundSignal(): AbortSignal {
-    return this.#input.roundSignal;
   }
 
   get signal(): AbortSignal {
