@@ -17,6 +17,7 @@ export {
   type JsonRpcReply,
   type LegacySession,
   type RequestEra,
+  type SendProgressOptions,
   type ServerConnectionOptions,
   type ServeResult,
   type ServerNotificationHandler,

@@ -21,7 +21,7 @@ export function addResumableTools(server) {
     },
     async ({ count, intervalMs = 0 }, ctx) => {
       for (let progress = 1; progress <= count; progress++) {
-        await ctx.sendProgress(progress, count);
+        await ctx.sendProgress(progress, { total: count });
         if (intervalMs > 0 && progress < count) {
           await new Promise((resolve) => setTimeout(resolve, intervalMs));
         }

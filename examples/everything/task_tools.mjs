@@ -44,7 +44,7 @@ export function addTaskTools(server) {
     taskSupport: "optional",
     safeToRepeat: true,
   }, async ({ seconds = 1, label = "" }, ctx) => {
-    await ctx.sendProgress(0, 1, `computing ${label}`.trim());
+    await ctx.sendProgress(0, { total: 1, message: `computing ${label}`.trim() });
     await sleep(seconds * 1000, ctx.signal);
     return { content: [text(`Computed ${label} after ${seconds} s`.replace("  ", " "))] };
   });

@@ -11,6 +11,7 @@ import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
 import type { InputContext } from "./input/input_rounds.ts";
 import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
+import { type SendProgressOptions, sendProgressOptionsOf } from "./send_progress_options.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -43,8 +44,11 @@ export interface ServerRequestContext extends RequestEra, InputContext {
   readonly session: ServerSession | undefined;
   /** Aborted when the client cancels this request, when its transport ends, and on close. */
   readonly signal: AbortSignal;
-  /** Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one. */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one.
+   * Rejects with `InvalidOptionError` when `options` is not a {@linkcode SendProgressOptions}.
+   */
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
   /** Sends a notification tied to this request; a no-op once it is answered or cancelled. Waits while output is full. */
   notify(method: string, params?: unknown): Promise<void>;
   /**
@@ -113,7 +117,13 @@ export class ServerContext extends ForwardingInputContext implements ServerReque
     return this.#transport.closeStream?.() ?? false;
   }
 
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {
+    let total: number | undefined, message: string | undefined;
+    try {
+      ({ total, message } = sendProgressOptionsOf(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const progressToken = progressTokenOf(this.#params);
     if (progressToken === undefined) return Promise.resolve();
     const body: Record<string, unknown> = { progressToken, progress };

@@ -9,6 +9,7 @@ import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import type { InputContext } from "../input/input_rounds.ts";
 import { ForwardingInputContext } from "../input/forwarding_input_context.ts";
+import type { SendProgressOptions } from "../send_progress_options.ts";
 import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
 
 /**
@@ -34,9 +35,15 @@ export interface HandlerContext extends InputContext {
   readonly signal: AbortSignal;
   /**
    * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
-   * else a no-op). `progress` must increase from call to call.
+   * else a no-op). `progress` must increase from call to call. Rejects with `InvalidOptionError`
+   * when `options` is not a {@linkcode SendProgressOptions}.
+   *
+   * @example
+   * ```ts ignore
+   * await ctx.sendProgress(1, { total: 2, message: "fetching" });
+   * ```
    */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
   /**
    * Sends `notifications/message` when the client asked for messages at `level` or above: a modern
    * request through its `_meta` log level (nothing is sent without one), a legacy session through
@@ -126,8 +133,8 @@ export class RequestHandlerContext extends ForwardingInputContext implements Han
    * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
    * else a no-op). `progress` must increase from call to call.
    */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.#request.sendProgress(progress, total, message);
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {
+    return this.#request.sendProgress(progress, options);
   }
 
   closeSseStream(): boolean {
