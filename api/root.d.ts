@@ -687,7 +687,7 @@ export type ListedResourceTemplate = ClientRequestResult<"resources/templates/li
 // ListedTool: type, from src/client/features/feature_types.ts
 export type ListedTool = ClientRequestResult<"tools/list">["tools"][number];
 
-// ListenBus: type, from src/server/features/listen_bus.ts
+// ListenBus: type, from src/server/features/listen/listen_bus.ts
 export interface ListenBus {
     readonly replicaId: string;
     publish(event: ListenEvent): Promise<void>;
@@ -695,7 +695,7 @@ export interface ListenBus {
     close(): Promise<void>;
 }
 
-// ListenBusEvent: type, from src/server/features/listen_bus.ts
+// ListenBusEvent: type, from src/server/features/listen/listen_bus.ts
 export type ListenBusEvent = (ListenEvent & {
     readonly origin: string;
 }) | {
@@ -703,7 +703,7 @@ export type ListenBusEvent = (ListenEvent & {
     readonly origin: string;
 };
 
-// ListenEvent: type, from src/server/features/listen_bus.ts
+// ListenEvent: type, from src/server/features/listen/listen_bus.ts
 export type ListenEvent =
 {
     readonly type: "list_changed";
@@ -718,10 +718,10 @@ export type ListenEvent =
     readonly taskId: string;
 };
 
-// ListenEventHandler: type, from src/server/features/listen_bus.ts
+// ListenEventHandler: type, from src/server/features/listen/listen_bus.ts
 export type ListenEventHandler = (event: ListenBusEvent) => void;
 
-// ListenList: type, from src/server/features/listen_bus.ts
+// ListenList: type, from src/server/features/listen/listen_bus.ts
 export type ListenList = "tools" | "prompts" | "resources";
 
 // ListenOptions: type, from src/client/features/open_listen.ts
