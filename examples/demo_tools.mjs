@@ -68,7 +68,7 @@ export function createDemoServer(options = {}) {
     const interval = intervalMs === undefined ? 100 : Number(intervalMs);
     for (let i = 1; i <= steps; i++) {
       await sleep(interval, ctx.signal);
-      await ctx.sendProgress(i, steps, `counted ${i} of ${steps}`);
+      await ctx.sendProgress(i, { total: steps, message: `counted ${i} of ${steps}` });
     }
     return `counted to ${steps}`;
   });

@@ -18,6 +18,7 @@ export {
   type JsonRpcReply,
   type LegacySession,
   type RequestEra,
+  type SendProgressOptions,
   type ServerConnectionOptions,
   type ServeResult,
   type ServerNotificationHandler,
@@ -190,7 +191,7 @@ export type {
   ListenEvent,
   ListenEventHandler,
   ListenList,
-} from "./server/features/listen_bus.ts";
+} from "./server/features/listen/listen_bus.ts";
 
 // The clock every timeout goes through.
 export { systemTimeProvider, type TimeProvider, type TimerHandle } from "./stream/time_provider.ts";

@@ -10,7 +10,7 @@ const server = new ContextServer({ name: "bench-ours-features", version: "1.0.0"
 server.tool("echo", { description: "Returns its text argument" }, (args) => String(args?.text));
 server.tool("flood", { description: "Sends progress notifications" }, async (_args, context) => {
   for (let sent = 1; sent <= total; sent++) {
-    await context.sendProgress(sent, total);
+    await context.sendProgress(sent, { total });
     if (sent % 10_000 === 0) process.stdout.write(`sent ${sent}\n`);
   }
   return "done";

@@ -64,7 +64,7 @@ const row = (what, value, unit) => {
 function server() {
   const mcp = new ContextServer({ name: "bench", version: "1" });
   mcp.tool("progress_stream", { description: "n" }, async (_a, ctx) => {
-    for (let i = 1; i <= 20; i++) await ctx.sendProgress(i, 20);
+    for (let i = 1; i <= 20; i++) await ctx.sendProgress(i, { total: 20 });
     return "sent 20";
   });
   return mcp;

@@ -111,7 +111,9 @@ export function createEverythingServer(options = {}) {
     "test_tool_with_progress",
     { description: "Tests tool that reports progress notifications" },
     async (_args, ctx) => {
-      for (const step of [0, 50, 100]) await ctx.sendProgress(step, 100, `Completed step ${step} of 100`);
+      for (const step of [0, 50, 100]) {
+        await ctx.sendProgress(step, { total: 100, message: `Completed step ${step} of 100` });
+      }
       return String(ctx.meta.progressToken ?? 0);
     },
   );
@@ -144,7 +146,7 @@ export function createEverythingServer(options = {}) {
   server.tool("test_streaming_elicitation", {
     description: "Diagnostic tool validating response progress streams",
   }, async (_args, ctx) => {
-    await ctx.sendProgress(50, 100);
+    await ctx.sendProgress(50, { total: 100 });
     return "Streaming complete";
   });
   // A real change of the tool or prompt list: every listen stream (and initialized legacy session) that asked is told.

@@ -27,7 +27,7 @@ export function addResumableTools(server) {
       // Checked against the input schema above before the handler runs.
       const { count, intervalMs = 0 } = /** @type {{ count: number, intervalMs?: number }} */ (args);
       for (let progress = 1; progress <= count; progress++) {
-        await ctx.sendProgress(progress, count);
+        await ctx.sendProgress(progress, { total: count });
         if (intervalMs > 0 && progress < count) {
           await new Promise((resolve) => setTimeout(resolve, intervalMs));
         }

@@ -59,7 +59,7 @@ export function addTaskTools(server) {
     safeToRepeat: true,
   }, async (args, ctx) => {
     const { seconds = 1, label = "" } = /** @type {{ seconds?: number, label?: string }} */ (args); // schema-checked
-    await ctx.sendProgress(0, 1, `computing ${label}`.trim());
+    await ctx.sendProgress(0, { total: 1, message: `computing ${label}`.trim() });
     await sleep(seconds * 1000, ctx.signal);
     return { content: [text(`Computed ${label} after ${seconds} s`.replace("  ", " "))] };
   });

@@ -304,7 +304,7 @@ export class MountedServer {
           onNotification: (m: string, p: unknown) => {
             if (m !== "notifications/progress") return;
             const { progress, total, message } = p as { progress: number; total?: number; message?: string };
-            void context.sendProgress(progress, total, message).catch(() => {});
+            void context.sendProgress(progress, { total, message }).catch(() => {});
           },
         }),
       };

@@ -32,14 +32,14 @@ export type {
   ListenEvent,
   ListenEventHandler,
   ListenList,
-} from "../server/features/listen_bus.ts";
+} from "../server/features/listen/listen_bus.ts";
 export {
   decodeListenMessage,
   DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
   encodeListenMessage,
   LISTEN_MESSAGE_VERSION,
   ListenMessageTooLargeError,
-} from "../server/features/listen_event_codec.ts";
+} from "../server/features/listen/listen_event_codec.ts";
 export { RedisOAuthLock, type RedisOAuthLockOptions } from "./redis_oauth_lock.ts";
 
 // Resumable streams and legacy sessions across replicas.

@@ -4,14 +4,14 @@
  * clients, one for publishing and a dedicated one in subscriber mode.
  * @module
  */
-import { InProcessListenBus } from "../server/features/in_process_listen_bus.ts";
-import type { ListenBus, ListenEvent, ListenEventHandler } from "../server/features/listen_bus.ts";
+import { InProcessListenBus } from "../server/features/listen/in_process_listen_bus.ts";
+import type { ListenBus, ListenEvent, ListenEventHandler } from "../server/features/listen/listen_bus.ts";
 import {
   checkListenEvent,
   decodeListenMessage,
   DEFAULT_MAX_LISTEN_MESSAGE_BYTES,
   encodeListenMessage,
-} from "../server/features/listen_event_codec.ts";
+} from "../server/features/listen/listen_event_codec.ts";
 import { withTimeout } from "../stream/time_kit.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { ClosedError, InvalidOptionError, TimeoutError } from "../wire/errors.ts";

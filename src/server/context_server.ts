@@ -70,6 +70,7 @@ export type { ContextServerOptions, ServerConnectionOptions } from "./context_se
 export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
 export type { Middleware, MiddlewareContext } from "./middleware.ts";
+export type { SendProgressOptions } from "./send_progress_options.ts";
 export type {
   RequestEra,
   ServerRequestContext,

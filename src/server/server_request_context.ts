@@ -9,14 +9,9 @@ import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
-import type { InputCallOptions, InputContext } from "./input/input_rounds.ts";
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  ListRootsResult,
-} from "../wire/protocol/v2026_07_28.ts";
+import type { InputContext } from "./input/input_rounds.ts";
+import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
+import { type SendProgressOptions, sendProgressOptionsOf } from "./send_progress_options.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -49,8 +44,11 @@ export interface ServerRequestContext extends RequestEra, InputContext {
   readonly session: ServerSession | undefined;
   /** Aborted when the client cancels this request, when its transport ends, and on close. */
   readonly signal: AbortSignal;
-  /** Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one. */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends `notifications/progress` with this request's `_meta.progressToken`; a no-op without one.
+   * Rejects with `InvalidOptionError` when `options` is not a {@linkcode SendProgressOptions}.
+   */
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
   /** Sends a notification tied to this request; a no-op once it is answered or cancelled. Waits while output is full. */
   notify(method: string, params?: unknown): Promise<void>;
   /**
@@ -68,7 +66,7 @@ export interface ServerRequestContext extends RequestEra, InputContext {
 }
 
 /** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
-export class ServerContext implements ServerRequestContext {
+export class ServerContext extends ForwardingInputContext implements ServerRequestContext {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly clientInfo: Implementation | undefined;
@@ -78,7 +76,6 @@ export class ServerContext implements ServerRequestContext {
   readonly method: string;
   readonly #transport: DispatchContext;
   readonly #params: unknown;
-  readonly #input: InputContext;
 
   constructor(
     transport: DispatchContext,
@@ -86,6 +83,7 @@ export class ServerContext implements ServerRequestContext {
     era: RequestEra,
     input: InputContext,
   ) {
+    super(input, true);
     this.era = era.era;
     this.protocolVersion = era.protocolVersion;
     this.clientInfo = era.clientInfo;
@@ -95,51 +93,6 @@ export class ServerContext implements ServerRequestContext {
     this.method = request.method;
     this.#transport = transport;
     this.#params = request.params;
-    this.#input = input;
-  }
-
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
-    return this.#input.elicit(params, options);
-  }
-
-  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult> {
-    return this.#input.sample(params, options);
-  }
-
-  listRoots(options?: InputCallOptions): Promise<ListRootsResult> {
-    return this.#input.listRoots(options);
-  }
-
-  canElicit(mode?: "form" | "url"): boolean {
-    return this.#input.canElicit(mode);
-  }
-
-  canSample(): boolean {
-    return this.#input.canSample();
-  }
-
-  canListRoots(): boolean {
-    return this.#input.canListRoots();
-  }
-
-  get round(): number {
-    return this.#input.round;
-  }
-
-  get state(): unknown {
-    return this.#input.state;
-  }
-
-  set state(value: unknown) {
-    this.#input.state = value;
-  }
-
-  once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
-    return this.#input.once(name, compute);
-  }
-
-  get roundSignal(): AbortSignal {
-    return this.#input.roundSignal;
   }
 
   get signal(): AbortSignal {
@@ -164,7 +117,13 @@ export class ServerContext implements ServerRequestContext {
     return this.#transport.closeStream?.() ?? false;
   }
 
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {
+    let total: number | undefined, message: string | undefined;
+    try {
+      ({ total, message } = sendProgressOptionsOf(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const progressToken = progressTokenOf(this.#params);
     if (progressToken === undefined) return Promise.resolve();
     const body: Record<string, unknown> = { progressToken, progress };

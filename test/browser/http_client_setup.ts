@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }),
   );
   mcp.handle("tools/call", async (params: { arguments?: { region?: string } }, context) => {
-    await context.sendProgress(1, 1);
+    await context.sendProgress(1, { total: 1 });
     return { content: [{ type: "text", text: `${context.era} ${params.arguments?.region ?? ""}`.trim() }] };
   });
   const http = await serve(

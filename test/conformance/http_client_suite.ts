@@ -21,7 +21,7 @@ function mcp(runtime: string): ContextServer {
   });
   server.handle("tools/list", () => ({ tools: [] }));
   server.handle("tools/call", async (_params: unknown, context) => {
-    await context.sendProgress(1, 1);
+    await context.sendProgress(1, { total: 1 });
     return { content: [{ type: "text", text: context.era }] };
   });
   return server;

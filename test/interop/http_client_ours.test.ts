@@ -26,11 +26,11 @@ function server(): ContextServer {
   mcp.handle("tools/list", () => ({ tools: TOOLS }));
   mcp.handle("tools/call", async (params: { name: string; arguments?: { region?: string } }, context) => {
     if (params.name === "progress") {
-      for (let i = 1; i <= 3; i++) await context.sendProgress(i, 3);
+      for (let i = 1; i <= 3; i++) await context.sendProgress(i, { total: 3 });
       return { content: [{ type: "text", text: "done" }] };
     }
     if (params.name === "big-progress") {
-      await context.sendProgress(1, 1, "p".repeat(8192));
+      await context.sendProgress(1, { total: 1, message: "p".repeat(8192) });
       return { content: [{ type: "text", text: "done" }] };
     }
     if (params.name === "wait") {

@@ -69,8 +69,8 @@ describe("the gateway's shared modern child", () => {
     }, async (args: Loose, ctx) => {
       if (++started === 2) bothStarted();
       await gate;
-      await ctx.sendProgress(1, 2, args.who);
-      await ctx.sendProgress(2, 2, args.who);
+      await ctx.sendProgress(1, { total: 2, message: args.who });
+      await ctx.sendProgress(2, { total: 2, message: args.who });
       return args.who;
     });
     const dispatcher = gatewayOver(server);

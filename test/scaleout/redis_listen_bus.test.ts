@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisListenBus } from "../../src/redis/redis_listen_bus.ts";
-import type { ListenBusEvent } from "../../src/server/features/listen_bus.ts";
+import type { ListenBusEvent } from "../../src/server/features/listen/listen_bus.ts";
 import { ProtocolError } from "../../src/wire/errors.ts";
 import { ioredisShape, MiniRedis, nodeRedisShape } from "./fixtures/mini_redis.mjs";
 import { type RedisServer, startRedisServer } from "./fixtures/redis_server.ts";

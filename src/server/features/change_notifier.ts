@@ -8,7 +8,7 @@
 import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { FeatureHost, FeatureRequestContext, FeatureSession, ReachableSession } from "./feature_host.ts";
-import type { ListenStreams, ListKind } from "./listen_streams.ts";
+import type { ListenStreams, ListKind } from "./listen/listen_streams.ts";
 
 /** How many URIs one legacy session may subscribe to. */
 const MAX_SESSION_SUBSCRIPTIONS = 1000;

@@ -9,6 +9,7 @@ import type { Capabilities, Era, Implementation } from "../../wire/protocol_vers
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { InputContext } from "../input/input_rounds.ts";
 import type { TimeProvider } from "../../stream/time_provider.ts";
+import type { SendProgressOptions } from "../send_progress_options.ts";
 
 /**
  * One session (the state `initialize` created on one connection) as the feature layer sees it: an
@@ -37,7 +38,7 @@ export interface FeatureRequestContext extends InputContext {
   readonly signal: AbortSignal;
   /** The session the request arrived on, when its transport keeps one. */
   readonly session?: FeatureSession | undefined;
-  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
   notify(method: string, params?: unknown): Promise<void>;
   /** Ends the request's SSE connection early so the client resumes it (legacy HTTP with resumability). */
   closeSseStream?(): boolean;

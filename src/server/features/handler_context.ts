@@ -7,14 +7,9 @@ import { type LoggingLevel, metaOf } from "../../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../../wire/protocol_versions.ts";
 import type { RequestId } from "../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import type { InputCallOptions, InputContext } from "../input/input_rounds.ts";
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  ListRootsResult,
-} from "../../wire/protocol/v2026_07_28.ts";
+import type { InputContext } from "../input/input_rounds.ts";
+import { ForwardingInputContext } from "../input/forwarding_input_context.ts";
+import type { SendProgressOptions } from "../send_progress_options.ts";
 import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
 
 /**
@@ -40,9 +35,15 @@ export interface HandlerContext extends InputContext {
   readonly signal: AbortSignal;
   /**
    * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
-   * else a no-op). `progress` must increase from call to call.
+   * else a no-op). `progress` must increase from call to call. Rejects with `InvalidOptionError`
+   * when `options` is not a {@linkcode SendProgressOptions}.
+   *
+   * @example
+   * ```ts ignore
+   * await ctx.sendProgress(1, { total: 2, message: "fetching" });
+   * ```
    */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
   /**
    * Sends `notifications/message` when the client asked for messages at `level` or above: a modern
    * request through its `_meta` log level (nothing is sent without one), a legacy session through
@@ -68,12 +69,13 @@ export interface HandlerContext extends InputContext {
 }
 
 /** The {@linkcode HandlerContext} of one request, over the server's request context. */
-export class RequestHandlerContext implements HandlerContext {
+export class RequestHandlerContext extends ForwardingInputContext implements HandlerContext {
   readonly #request: FeatureRequestContext;
   readonly #params: unknown;
   readonly #levels: LogLevels;
 
   constructor(request: FeatureRequestContext, params: unknown, levels: LogLevels) {
+    super(request, false);
     this.#request = request;
     this.#params = params;
     this.#levels = levels;
@@ -127,56 +129,12 @@ export class RequestHandlerContext implements HandlerContext {
     return this.#request;
   }
 
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
-    return this.#request.elicit(params, options);
-  }
-
-  sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult> {
-    return this.#request.sample(params, options);
-  }
-
-  listRoots(options?: InputCallOptions): Promise<ListRootsResult> {
-    return this.#request.listRoots(options);
-  }
-
-  canElicit(mode?: "form" | "url"): boolean {
-    return this.#request.canElicit(mode);
-  }
-
-  canSample(): boolean {
-    return this.#request.canSample();
-  }
-
-  canListRoots(): boolean {
-    return this.#request.canListRoots();
-  }
-
-  get round(): number {
-    return this.#request.round;
-  }
-
-  get state(): unknown {
-    return this.#request.state;
-  }
-
-  set state(value: unknown) {
-    this.#request.state = value;
-  }
-
-  once<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
-    return this.#request.once(name, compute);
-  }
-
-  get roundSignal(): AbortSignal {
-    return this.#request.roundSignal;
-  }
-
   /**
    * Sends `notifications/progress` for this request (only when the client sent a `progressToken`;
    * else a no-op). `progress` must increase from call to call.
    */
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.#request.sendProgress(progress, total, message);
+  sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {
+    return this.#request.sendProgress(progress, options);
   }
 
   closeSseStream(): boolean {

@@ -14,7 +14,7 @@ export type { HandlerContext } from "./handler_context.ts";
 export { isLoggingLevel, passesLevel } from "./log_levels.ts";
 export { DEFAULT_PAGE_SIZE } from "./pagination.ts";
 export { MAX_COMPLETION_VALUES } from "./completions.ts";
-export type { ListenFilter } from "./listen_streams.ts";
+export type { ListenFilter } from "./listen/listen_streams.ts";
 export type {
   RegisteredTool,
   ToolArguments,

@@ -6,13 +6,12 @@ import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { Icon, PromptArgument } from "../../wire/protocol/v2026_07_28.ts";
 import type { ContentBlock } from "../../wire/protocol/v2026_07_28.ts";
-import type { JsonSchema, SchemaIssue, SchemaValidator } from "../../schema/schema_validator.ts";
+import type { JsonSchema, SchemaValidator } from "../../schema/schema_validator.ts";
 import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
-import type { LogLevels } from "./log_levels.ts";
-import { paginate } from "./pagination.ts";
+import { describeIssues, FeatureRegistry, type FeatureRegistryOptions } from "./feature_registry.ts";
+import type { HandlerContext } from "./handler_context.ts";
 import type { Completer } from "./resource_registry.ts";
 
 /** One prompt message: text, image, audio, a resource link or an embedded resource. */
@@ -59,11 +58,8 @@ export interface RegisteredPrompt {
 }
 
 /** Options of {@linkcode PromptRegistry}. */
-export interface PromptRegistryOptions {
+export interface PromptRegistryOptions extends FeatureRegistryOptions {
   validator?: SchemaValidator;
-  pageSize: number;
-  listExtras: Readonly<Record<string, unknown>>;
-  onChange(): void;
 }
 
 interface Entry {
@@ -75,15 +71,8 @@ interface Entry {
 }
 
 /** The prompts of one server. */
-export class PromptRegistry {
+export class PromptRegistry extends FeatureRegistry<PromptRegistryOptions> {
   readonly #prompts = new Map<string, Entry>();
-  readonly #options: PromptRegistryOptions;
-  readonly #levels: LogLevels;
-
-  constructor(levels: LogLevels, options: PromptRegistryOptions) {
-    this.#levels = levels;
-    this.#options = options;
-  }
 
   /** Prompts registered now. */
   get size(): number {
@@ -99,9 +88,7 @@ export class PromptRegistry {
     if (typeof name !== "string" || name.length === 0) {
       throw new InvalidOptionError(`A prompt name must be a non-empty string, got ${JSON.stringify(name)}`);
     }
-    if (this.#prompts.has(name)) {
-      throw new InvalidOptionError(`Prompt ${name} is already registered: remove it first`);
-    }
+    this.assertFree(this.#prompts, name, `Prompt ${name}`);
     if (typeof handler !== "function") {
       throw new InvalidOptionError(`Prompt ${name} needs a handler function, got ${typeof handler}`);
     }
@@ -111,7 +98,7 @@ export class PromptRegistry {
     }
     const schema = argsSchema === undefined
       ? undefined
-      : toolSchema(argsSchema as JsonSchema, { validator: this.#options.validator }) as ToolSchema<unknown>;
+      : toolSchema(argsSchema as JsonSchema, { validator: this.options.validator }) as ToolSchema<unknown>;
     const args = schema ? argumentsOf(schema.jsonSchema) : listed;
     if (
       args !== undefined &&
@@ -136,16 +123,7 @@ export class PromptRegistry {
     if (_meta !== undefined) wire._meta = _meta;
     const required = (args ?? []).filter((a) => a.required === true).map((a) => a.name);
     const entry: Entry = { wire, required, schema, complete, handler: handler as PromptHandler<unknown> };
-    this.#prompts.set(name, entry);
-    this.#options.onChange();
-    return {
-      name,
-      remove: () => {
-        if (this.#prompts.get(name) !== entry) return;
-        this.#prompts.delete(name);
-        this.#options.onChange();
-      },
-    };
+    return { name, remove: this.register(this.#prompts, name, entry) };
   }
 
   /** The completer of argument `argument` of prompt `name`: `null` for no such prompt, `undefined` for no completer. */
@@ -157,15 +135,8 @@ export class PromptRegistry {
 
   /** `prompts/list`. */
   list(params: unknown, context: FeatureRequestContext): Record<string, unknown> {
-    const page = paginate(
-      "prompts",
-      [...this.#prompts.values()].map((entry) => entry.wire),
-      params,
-      this.#options.pageSize,
-    );
-    const result: Record<string, unknown> = { prompts: page.items };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
+    const prompts = [...this.#prompts.values()].map((entry) => entry.wire);
+    return this.listPage("prompts", "prompts", prompts, params, context);
   }
 
   /** `prompts/get`: unknown prompt, missing required or invalid arguments answer -32602. */
@@ -204,7 +175,7 @@ export class PromptRegistry {
       }
       args = check.value;
     }
-    const result = await prompt.handler(args, new RequestHandlerContext(context, params, this.#levels));
+    const result = await prompt.handler(args, this.handlerContext(context, params));
     if (typeof result === "string") {
       return { messages: [{ role: "user", content: { type: "text", text: result } }] };
     }
@@ -233,10 +204,4 @@ function argumentsOf(schema: Record<string, unknown>): PromptArgument[] {
     if (required.includes(name)) argument.required = true;
     return argument;
   });
-}
-
-function describeIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join(
-    "; ",
-  );
 }

@@ -7,9 +7,8 @@ import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { Annotations, Icon } from "../../wire/protocol/v2026_07_28.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
-import type { LogLevels } from "./log_levels.ts";
-import { paginate } from "./pagination.ts";
+import { FeatureRegistry, type FeatureRegistryOptions } from "./feature_registry.ts";
+import type { HandlerContext } from "./handler_context.ts";
 import { UriTemplate, type UriVariables } from "./uri_template.ts";
 
 /** One item of `resources/read` contents: text or base64 `blob`. */
@@ -86,13 +85,9 @@ export interface RegisteredResource {
 }
 
 /** Options of {@linkcode ResourceRegistry}. */
-export interface ResourceRegistryOptions {
-  pageSize: number;
+export interface ResourceRegistryOptions extends FeatureRegistryOptions {
   /** The longest URI matched against templates. */
   maxUriLength: number;
-  /** Extra fields of a modern list result (`ttlMs`, `cacheScope`). */
-  listExtras: Readonly<Record<string, unknown>>;
-  onChange(): void;
 }
 
 interface StaticEntry {
@@ -108,16 +103,9 @@ interface TemplateEntry {
 }
 
 /** The resources and resource templates of one server. */
-export class ResourceRegistry {
+export class ResourceRegistry extends FeatureRegistry<ResourceRegistryOptions> {
   readonly #resources = new Map<string, StaticEntry>();
   readonly #templates = new Map<string, TemplateEntry>();
-  readonly #options: ResourceRegistryOptions;
-  readonly #levels: LogLevels;
-
-  constructor(levels: LogLevels, options: ResourceRegistryOptions) {
-    this.#levels = levels;
-    this.#options = options;
-  }
 
   /** Resources plus templates registered now. */
   get size(): number {
@@ -129,9 +117,7 @@ export class ResourceRegistry {
     if (typeof uri !== "string" || uri.length === 0) {
       throw new InvalidOptionError(`A resource URI must be a non-empty string, got ${JSON.stringify(uri)}`);
     }
-    if (this.#resources.has(uri)) {
-      throw new InvalidOptionError(`Resource ${uri} is already registered: remove it first`);
-    }
+    this.assertFree(this.#resources, uri, `Resource ${uri}`);
     const { text, blob, name, ...rest } = config ?? {};
     const info: ResourceInfo = { uri, name: name ?? uri, ...rest };
     let reader = read;
@@ -149,9 +135,7 @@ export class ResourceRegistry {
       );
     }
     const entry: StaticEntry = { info, read: reader };
-    this.#resources.set(uri, entry);
-    this.#options.onChange();
-    return { uri, remove: () => this.#remove(this.#resources, uri, entry) };
+    return { uri, remove: this.register(this.#resources, uri, entry) };
   }
 
   /** Registers a resource template (RFC 6570 levels 1–3). */
@@ -161,9 +145,7 @@ export class ResourceRegistry {
     read: ResourceTemplateReader,
   ): RegisteredResource {
     const template = new UriTemplate(uriTemplate);
-    if (this.#templates.has(uriTemplate)) {
-      throw new InvalidOptionError(`Resource template ${uriTemplate} is already registered: remove it first`);
-    }
+    this.assertFree(this.#templates, uriTemplate, `Resource template ${uriTemplate}`);
     if (typeof read !== "function") {
       throw new InvalidOptionError(
         `Resource template ${uriTemplate} needs a read callback, got ${typeof read}`,
@@ -189,9 +171,7 @@ export class ResourceRegistry {
     }
     const wire: Record<string, unknown> = { uriTemplate, name: name ?? uriTemplate, ...rest };
     const entry: TemplateEntry = { template, wire, config: config ?? {}, read };
-    this.#templates.set(uriTemplate, entry);
-    this.#options.onChange();
-    return { uri: uriTemplate, remove: () => this.#remove(this.#templates, uriTemplate, entry) };
+    return { uri: uriTemplate, remove: this.register(this.#templates, uriTemplate, entry) };
   }
 
   /** The completer of variable `name` of the template `uriTemplate`: `null` for no such template, `undefined` for no completer. */
@@ -207,18 +187,16 @@ export class ResourceRegistry {
     const all: ResourceInfo[] = [...this.#resources.values()].map((entry) => entry.info);
     const listing = [...this.#templates.values()].filter((entry) => entry.config.list !== undefined);
     if (listing.length > 0) {
-      const handler = new RequestHandlerContext(context, params, this.#levels);
+      const handler = this.handlerContext(context, params);
       for (const entry of listing) all.push(...(await entry.config.list!(handler)));
     }
-    const page = paginate("resources", all, params, this.#options.pageSize);
-    return this.#listResult({ resources: page.items }, page.nextCursor, context);
+    return this.listPage("resources", "resources", all, params, context);
   }
 
   /** `resources/templates/list`. */
   listTemplates(params: unknown, context: FeatureRequestContext): Record<string, unknown> {
     const all = [...this.#templates.values()].map((entry) => entry.wire);
-    const page = paginate("resources/templates", all, params, this.#options.pageSize);
-    return this.#listResult({ resourceTemplates: page.items }, page.nextCursor, context);
+    return this.listPage("resources/templates", "resourceTemplates", all, params, context);
   }
 
   /**
@@ -230,13 +208,13 @@ export class ResourceRegistry {
     if (typeof uri !== "string") {
       throw new JsonRpcError(ErrorCodes.InvalidParams, "Invalid params: uri must be a string");
     }
-    const handler = new RequestHandlerContext(context, params, this.#levels);
+    const handler = this.handlerContext(context, params);
     const resource = this.#resources.get(uri);
     if (resource) return contentsOf(await resource.read(uri, handler), uri, resource.info.mimeType);
-    if (uri.length > this.#options.maxUriLength) {
+    if (uri.length > this.options.maxUriLength) {
       throw new JsonRpcError(
         ErrorCodes.InvalidParams,
-        `Invalid params: uri is ${uri.length} characters long, more than maxUriLength ${this.#options.maxUriLength}`,
+        `Invalid params: uri is ${uri.length} characters long, more than maxUriLength ${this.options.maxUriLength}`,
       );
     }
     for (const entry of this.#templates.values()) {
@@ -251,21 +229,6 @@ export class ResourceRegistry {
     }
     const code = context.era === "modern" ? ErrorCodes.InvalidParams : RESOURCE_NOT_FOUND;
     throw new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
-  }
-
-  #listResult(
-    result: Record<string, unknown>,
-    nextCursor: string | undefined,
-    context: FeatureRequestContext,
-  ): Record<string, unknown> {
-    if (nextCursor !== undefined) result.nextCursor = nextCursor;
-    return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
-  }
-
-  #remove<E>(map: Map<string, E>, key: string, entry: E): void {
-    if (map.get(key) !== entry) return;
-    map.delete(key);
-    this.#options.onChange();
   }
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TaskEvents } from "../../tasks/task_engine.ts";
-import type { ListenBus } from "./listen_bus.ts";
+import type { ListenBus } from "./listen/listen_bus.ts";
 
 /**
  * Task change events over `bus`. A `resync` (the bus may have missed events) is not replayed as a

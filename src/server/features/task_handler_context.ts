@@ -22,6 +22,7 @@ import {
 } from "../input/input_capabilities.ts";
 import type { InputCallOptions } from "../input/input_rounds.ts";
 import { RequestHandlerContext } from "./handler_context.ts";
+import { type SendProgressOptions, sendProgressOptionsOf } from "../send_progress_options.ts";
 
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -73,8 +74,14 @@ export class TaskHandlerContext extends RequestHandlerContext {
   }
 
   /** In a task: sets the task's `statusMessage` to `message` (or `progress/total`). */
-  override sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    if (this.#run === undefined) return super.sendProgress(progress, total, message);
+  override sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {
+    if (this.#run === undefined) return super.sendProgress(progress, options);
+    let total: number | undefined, message: string | undefined;
+    try {
+      ({ total, message } = sendProgressOptionsOf(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
     return this.#run.setStatusMessage(text);
   }

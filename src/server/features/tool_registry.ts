@@ -6,18 +6,12 @@
 import { ErrorCodes, InvalidOptionError, JsonRpcError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type { ContentBlock, Icon, ToolAnnotations } from "../../wire/protocol/v2026_07_28.ts";
-import type {
-  JsonSchema,
-  JsonSchemaObject,
-  SchemaIssue,
-  SchemaValidator,
-} from "../../schema/schema_validator.ts";
+import type { JsonSchema, JsonSchemaObject, SchemaValidator } from "../../schema/schema_validator.ts";
 import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_schema.ts";
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
-import { type HandlerContext, RequestHandlerContext } from "./handler_context.ts";
-import type { LogLevels } from "./log_levels.ts";
-import { paginate } from "./pagination.ts";
+import { describeIssues, FeatureRegistry, type FeatureRegistryOptions } from "./feature_registry.ts";
+import type { HandlerContext } from "./handler_context.ts";
 import type { TaskEngine, TaskWork } from "../../tasks/task_engine.ts";
 import type { TaskRecord } from "../../tasks/task_record.ts";
 import { TaskHandlerContext } from "./task_handler_context.ts";
@@ -101,15 +95,9 @@ export interface RegisteredTool {
 }
 
 /** Options of {@linkcode ToolRegistry}. */
-export interface ToolRegistryOptions {
+export interface ToolRegistryOptions extends FeatureRegistryOptions {
   /** Validates plain JSON Schemas. Default: the shared `JsonSchemaValidator`. */
   validator?: SchemaValidator;
-  /** Items per `tools/list` page. */
-  pageSize: number;
-  /** Extra fields of a modern `tools/list` result (`ttlMs`, `cacheScope`). */
-  listExtras: Readonly<Record<string, unknown>>;
-  /** Called after each registration and removal. */
-  onChange(): void;
   /** The task engine, made on first use (tools with task support only). */
   tasks?: () => TaskEngine;
   /** Called when a tool with task support is registered. */
@@ -129,16 +117,9 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT: JsonSchemaObject = Object.freeze({ type: "object" });
 
 /** The tools of one server. */
-export class ToolRegistry {
+export class ToolRegistry extends FeatureRegistry<ToolRegistryOptions> {
   readonly #tools = new Map<string, Entry>();
-  readonly #options: ToolRegistryOptions;
-  readonly #levels: LogLevels;
   #listed: Record<string, unknown>[] | undefined;
-
-  constructor(levels: LogLevels, options: ToolRegistryOptions) {
-    this.#levels = levels;
-    this.#options = options;
-  }
 
   /** Tools registered now. */
   get size(): number {
@@ -159,9 +140,7 @@ export class ToolRegistry {
         `Tool name ${JSON.stringify(name)} must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."`,
       );
     }
-    if (this.#tools.has(name)) {
-      throw new InvalidOptionError(`Tool ${name} is already registered: remove it first`);
-    }
+    this.assertFree(this.#tools, name, `Tool ${name}`);
     if (typeof handler !== "function") {
       throw new InvalidOptionError(`Tool ${name} needs a handler function, got ${typeof handler}`);
     }
@@ -183,10 +162,10 @@ export class ToolRegistry {
     }
     const input = inputSchema === undefined
       ? undefined
-      : compile(inputSchema, "input", this.#options.validator);
+      : compile(inputSchema, "input", this.options.validator);
     const output = outputSchema === undefined
       ? undefined
-      : compile(outputSchema, "output", this.#options.validator);
+      : compile(outputSchema, "output", this.options.validator);
     const wire: Record<string, unknown> = { name };
     if (title !== undefined) wire.title = title;
     if (description !== undefined) wire.description = description;
@@ -203,26 +182,14 @@ export class ToolRegistry {
       requiredScopes: requiredScopes === undefined ? undefined : Object.freeze([...requiredScopes]),
       task,
     };
-    if (task.support !== "forbidden") this.#options.onTaskTool?.();
-    this.#tools.set(name, entry);
-    this.#changed();
-    return {
-      name,
-      remove: () => {
-        if (this.#tools.get(name) !== entry) return;
-        this.#tools.delete(name);
-        this.#changed();
-      },
-    };
+    if (task.support !== "forbidden") this.options.onTaskTool?.();
+    return { name, remove: this.register(this.#tools, name, entry) };
   }
 
   /** `tools/list`. */
   list(params: unknown, context: FeatureRequestContext): Record<string, unknown> {
     this.#listed ??= [...this.#tools.values()].map((entry) => entry.wire);
-    const page = paginate("tools", this.#listed, params, this.#options.pageSize);
-    const result: Record<string, unknown> = { tools: page.items };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return context.era === "modern" ? Object.assign(result, this.#options.listExtras) : result;
+    return this.listPage("tools", "tools", this.#listed, params, context);
   }
 
   /** The `inputSchema` tool `name` lists, or `undefined` when no such tool is registered. */
@@ -261,20 +228,20 @@ export class ToolRegistry {
     }
     const asTask = taskModeOf(name, tool.task, context);
     if (asTask) {
-      return callAsTask(this.#options.tasks!(), {
+      return callAsTask(this.options.tasks!(), {
         name,
         args,
         params: params as Record<string, unknown>,
         context,
         settings: tool.task,
-        ctx: new TaskHandlerContext(context, params, this.#levels),
+        ctx: new TaskHandlerContext(context, params, this.levels),
         handler: tool.handler,
         finish: (value) => this.#finishResult(name, tool, value),
       });
     }
     let result: ToolResult | string;
     try {
-      result = await tool.handler(args, new RequestHandlerContext(context, params, this.#levels));
+      result = await tool.handler(args, this.handlerContext(context, params));
     } catch (error) {
       if (error instanceof JsonRpcError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
@@ -305,7 +272,7 @@ export class ToolRegistry {
     if (rerun === undefined || tool === undefined || !tool.task.safeToRepeat) return undefined;
     const params = rerun.params;
     const context = detachedRequestContext(rerun.clientCapabilities, `task:${record.taskId}`);
-    const ctx = new TaskHandlerContext(context, params, this.#levels);
+    const ctx = new TaskHandlerContext(context, params, this.levels);
     return async (run) => {
       ctx.detach(run);
       let args: unknown = isPlainObject(params.arguments) ? params.arguments : {};
@@ -328,9 +295,9 @@ export class ToolRegistry {
     };
   }
 
-  #changed(): void {
+  protected override changed(): void {
     this.#listed = undefined;
-    this.#options.onChange();
+    super.changed();
   }
 }
 
@@ -383,10 +350,4 @@ async function checkOutput(name: string, output: ToolSchema<unknown>, result: To
       }`,
     );
   }
-}
-
-function describeIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join(
-    "; ",
-  );
 }

@@ -29,7 +29,7 @@ async function start(options: HttpHandlerOptions): Promise<URL> {
     }),
   );
   mcp.handle("tools/call", async (params: { name: string }, context) => {
-    await context.sendProgress(1, 2);
+    await context.sendProgress(1, { total: 2 });
     if (params.name === "sample") {
       const answer = (await context.request("sampling/createMessage", { messages: [], maxTokens: 3 })) as {
         content: { text: string };

@@ -108,7 +108,7 @@ describe("ContextClient through its exchange", () => {
       timeProvider: time,
     });
     server.handle("tools/call", async (_p, ctx) => {
-      await ctx.sendProgress(1, 2);
+      await ctx.sendProgress(1, { total: 2 });
       return { roots: ctx.era === "legacy" ? await ctx.request("roots/list", {}) : null };
     });
     const [serverSide, clientSide] = createDuplexPair();

@@ -20,7 +20,7 @@ function pair(serverOptions: Partial<ContextServerOptions> = {}) {
     (_p, ctx) => ({ tools: [], era: ctx.era, client: ctx.clientInfo?.name ?? null }),
   );
   server.handle("tools/call", async (_p, ctx) => {
-    await ctx.sendProgress(1, 2, "half");
+    await ctx.sendProgress(1, { total: 2, message: "half" });
     return { content: [{ type: "text", text: ctx.protocolVersion }] };
   });
   const [serverSide, clientSide] = createDuplexPair();

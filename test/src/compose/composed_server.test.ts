@@ -20,7 +20,7 @@ function weather(): ContextServer {
     description: "Forecast",
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   }, async (args: Loose, ctx) => {
-    await ctx.sendProgress(1, 2, "looking");
+    await ctx.sendProgress(1, { total: 2, message: "looking" });
     await ctx.log("info", `forecast for ${args.city}`);
     return `sunny in ${args.city}`;
   });

@@ -2,7 +2,7 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { RedisListenBus } from "../../../src/redis/redis_listen_bus.ts";
-import type { ListenBusEvent } from "../../../src/server/features/listen_bus.ts";
+import type { ListenBusEvent } from "../../../src/server/features/listen/listen_bus.ts";
 import {
   ClosedError,
   InvalidOptionError,

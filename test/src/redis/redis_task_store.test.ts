@@ -3,7 +3,10 @@ import { RedisTaskStore } from "../../../src/redis/redis_task_store.ts";
 import type { TaskRecord } from "../../../src/tasks/task_record.ts";
 import { InvalidOptionError, TimeoutError } from "../../../src/wire/errors.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
-import { decodeListenMessage, encodeListenMessage } from "../../../src/server/features/listen_event_codec.ts";
+import {
+  decodeListenMessage,
+  encodeListenMessage,
+} from "../../../src/server/features/listen/listen_event_codec.ts";
 import { deriveRequestHeaders, validateRequestHeaders } from "../../../src/http/mcp_request_headers.ts";
 
 /** A node-redis-shaped client over a Map: GET, SET (NX, PX, KEEPTTL) and the store's EVAL script. */

@@ -460,7 +460,7 @@ describe("ContextServer handlers", () => {
   it("sends progress tied to the request's progressToken before its reply, in both eras", async () => {
     const { server, peer } = setup();
     server.handle("tools/call", async (_p, ctx) => {
-      await ctx.sendProgress(1, 3, "first");
+      await ctx.sendProgress(1, { total: 3, message: "first" });
       await ctx.sendProgress(2);
       return { content: [] };
     });
@@ -492,10 +492,33 @@ describe("ContextServer handlers", () => {
   it("makes sendProgress a no-op without a progressToken", async () => {
     const { server, peer } = setup();
     server.handle("tools/call", async (_p, ctx) => {
-      await ctx.sendProgress(1, 2);
+      await ctx.sendProgress(1, { total: 2 });
       return { ok: true };
     });
     expect((await peer.call(1, "tools/call", { _meta: envelope() })).result.ok).toBe(true);
+  });
+
+  it("rejects sendProgress's old positional form and bad options with InvalidOptionError", async () => {
+    const { server, peer } = setup();
+    const outcomes: unknown[] = [];
+    server.handle("tools/call", async (_p, ctx) => {
+      const progress = ctx.sendProgress as (progress: number, ...rest: unknown[]) => Promise<void>;
+      for (const rest of [[2, "half"], [{ total: "2" }], [{ message: 5 }], [null]]) {
+        outcomes.push(await progress(1, ...rest).then(() => "sent", (error: Error) => error));
+      }
+      outcomes.push(await ctx.sendProgress(1, { total: 2, message: "half" }).then(() => "sent"));
+      return { content: [] };
+    });
+    // No progressToken: the options are checked before the token is looked for.
+    expect((await peer.call(1, "tools/call", { _meta: envelope() })).id).toBe(1);
+    expect(outcomes.slice(0, 4).map((o) => o instanceof InvalidOptionError)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect((outcomes[0] as Error).message).toMatch(/sendProgress takes \(progress, \{ total, message \}\)/);
+    expect(outcomes[4]).toBe("sent");
   });
 
   it("sends notifications tied to a request with ctx.notify", async () => {

@@ -133,7 +133,7 @@ describe("ServerDispatch (through ContextServer.dispatch)", () => {
   it("sends related notifications through the context's sink and waits for it: the reply is not produced while the sink is full", async () => {
     const { server: s } = server();
     s.handle("tools/call", async (_p, ctx) => {
-      await ctx.sendProgress(1, 2, "half");
+      await ctx.sendProgress(1, { total: 2, message: "half" });
       await ctx.notify("notifications/message", { level: "info", data: "x" });
       return { content: [] };
     });

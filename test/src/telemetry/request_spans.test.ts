@@ -25,7 +25,7 @@ function makeServer(options: Partial<ContextServerOptions> = {}) {
   });
   server.handle("tools/call", async (params: { name: string; arguments?: { progress?: number } }, ctx) => {
     if (params.name === "fail") throw new JsonRpcError(-32050, "Refused");
-    for (let i = 0; i < (params.arguments?.progress ?? 0); i++) await ctx.sendProgress(i + 1, 100);
+    for (let i = 0; i < (params.arguments?.progress ?? 0); i++) await ctx.sendProgress(i + 1, { total: 100 });
     return params.name === "broken"
       ? { content: [{ type: "text", text: "bad" }], isError: true }
       : { content: [{ type: "text", text: "ok" }] };

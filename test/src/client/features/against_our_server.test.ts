@@ -21,7 +21,7 @@ async function setup(era: "modern" | "legacy") {
     outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
   }, async ({ a, b }, ctx) => {
     await ctx.log("info", `adding ${a} and ${b}`, "math");
-    await ctx.sendProgress(1, 1, "added");
+    await ctx.sendProgress(1, { total: 1, message: "added" });
     return { structuredContent: { sum: a + b } };
   });
   for (const name of ["b", "c", "d"]) server.tool(name, {}, () => name);

@@ -57,7 +57,7 @@ describe("callTool with the tasks extension", () => {
     const { server, client, drive, advance } = await setup();
     const go = gate();
     server.tool("job", { taskSupport: "optional" }, async (_args, ctx) => {
-      await ctx.sendProgress(1, 2, "half way");
+      await ctx.sendProgress(1, { total: 2, message: "half way" });
       await go.opened;
       return "job done";
     });

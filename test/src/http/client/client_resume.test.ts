@@ -17,7 +17,7 @@ import { ContextServer } from "../../../../src/server/context_server.ts";
 function server(count: number) {
   const mcp = new ContextServer({ name: "resume-test", version: "1.0.0" });
   mcp.tool("progress_stream", { description: "progress" }, async (_args, ctx) => {
-    for (let n = 1; n <= count; n++) await ctx.sendProgress(n, count);
+    for (let n = 1; n <= count; n++) await ctx.sendProgress(n, { total: count });
     return `sent ${count}`;
   });
   return mcp;

@@ -11,7 +11,7 @@ function server() {
   mcp.handle("tools/list", () => ({ tools: [] }));
   mcp.handle("tools/call", async (params: { name: string }, context) => {
     if (params.name === "progress") {
-      for (let i = 1; i <= 3; i++) await context.sendProgress(i, 3);
+      for (let i = 1; i <= 3; i++) await context.sendProgress(i, { total: 3 });
       return { content: [{ type: "text", text: "done" }] };
     }
     if (params.name === "sample") {

@@ -32,7 +32,7 @@ function serverWithFeatures() {
     outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
   }, async ({ a, b }, ctx) => {
     await ctx.log("info", `adding ${a} and ${b}`, "math");
-    await ctx.sendProgress(1, 1);
+    await ctx.sendProgress(1, { total: 1 });
     return { structuredContent: { sum: a + b } };
   });
   server.tool(

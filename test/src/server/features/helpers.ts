@@ -117,7 +117,7 @@ function context(
       sent.push({ method, params });
       return Promise.resolve();
     },
-    sendProgress(progress, total, message) {
+    sendProgress(progress, { total, message } = {}) {
       sent.push({ method: "notifications/progress", params: { progress, total, message } });
       return Promise.resolve();
     },

@@ -228,7 +228,7 @@ describe("tools with task support (io.modelcontextprotocol/tasks)", () => {
     const { server, dispatch, notes, settle } = setup();
     const go = gate();
     server.tool("job", { taskSupport: "optional" }, async (_args, ctx) => {
-      await ctx.sendProgress(1, 2, "half way");
+      await ctx.sendProgress(1, { total: 2, message: "half way" });
       await go.opened;
       return "done";
     });

@@ -163,7 +163,7 @@ describe("ToolRegistry (through ServerFeatures.tool)", () => {
     const { host, features } = setup();
     const seen: unknown[] = [];
     features.tool("ctx", {}, async (_args, ctx) => {
-      await ctx.sendProgress(1, 2, "half");
+      await ctx.sendProgress(1, { total: 2, message: "half" });
       seen.push(ctx.era, ctx.meta, ctx.signal.aborted, ctx.requestId);
       return "done";
     });

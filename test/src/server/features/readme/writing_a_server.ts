@@ -9,7 +9,7 @@ server.tool("forecast", {
   inputSchema: z.object({ city: z.string(), days: z.number().int().max(7).default(3) }), // zod 4, valibot, arktype…
   outputSchema: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
 }, async ({ city, days }, ctx) => {
-  await ctx.sendProgress(1, 2, "fetching"); // only when the client sent a progressToken
+  await ctx.sendProgress(1, { total: 2, message: "fetching" }); // only when the client sent a progressToken
   await ctx.log("info", `forecast for ${city}`); // only when the client asked for logs
   return { structuredContent: { summary: `${days} sunny days in ${city}` } };
 });

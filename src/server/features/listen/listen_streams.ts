@@ -5,14 +5,14 @@
  * server closes (then it ends with a result, the graceful end).
  * @module
  */
-import { ErrorCodes, JsonRpcError } from "../../wire/errors.ts";
-import { isPlainObject } from "../../wire/meta_envelope.ts";
-import { MetaKeys } from "../../wire/protocol_versions.ts";
-import type { RequestId } from "../../wire/json_rpc_message.ts";
-import type { FeatureRequestContext } from "./feature_host.ts";
-import { notifierOf, type Notify } from "../detached_notify.ts";
-import { detailedTaskOf, type TaskRecord, TASKS_EXTENSION } from "../../tasks/task_record.ts";
-import { missingTasksCapabilityError } from "../../tasks/task_errors.ts";
+import { ErrorCodes, JsonRpcError } from "../../../wire/errors.ts";
+import { isPlainObject } from "../../../wire/meta_envelope.ts";
+import { MetaKeys } from "../../../wire/protocol_versions.ts";
+import type { RequestId } from "../../../wire/json_rpc_message.ts";
+import type { FeatureRequestContext } from "../feature_host.ts";
+import { notifierOf, type Notify } from "../../detached_notify.ts";
+import { detailedTaskOf, type TaskRecord, TASKS_EXTENSION } from "../../../tasks/task_record.ts";
+import { missingTasksCapabilityError } from "../../../tasks/task_errors.ts";
 
 /** The notification types of a listen stream (the 2026-07-28 `SubscriptionFilter`). */
 export interface ListenFilter {

@@ -5,7 +5,7 @@
  * comes back as an error for the bus to report, so it never reaches a subscriber.
  * @module
  */
-import { MessageTooLargeError, ProtocolError } from "../../wire/errors.ts";
+import { MessageTooLargeError, ProtocolError } from "../../../wire/errors.ts";
 import type { ListenBusEvent, ListenEvent, ListenList } from "./listen_bus.ts";
 
 /** The version written in the `v` field; a message with another version is reported, not delivered. */

@@ -1,15 +1,15 @@
 /** ServerFeatures with a listenBus: changes made on one replica reach the listen streams and sessions of another. */
 import { describe, expect, it } from "vitest";
-import { InProcessListenBus } from "../../../../src/server/features/in_process_listen_bus.ts";
+import { InProcessListenBus } from "../../../../../src/server/features/listen/in_process_listen_bus.ts";
 import type {
   ListenBus,
   ListenBusEvent,
   ListenEvent,
   ListenEventHandler,
-} from "../../../../src/server/features/listen_bus.ts";
-import { ServerFeatures } from "../../../../src/server/features/server_features.ts";
-import { MetaKeys } from "../../../../src/wire/protocol_versions.ts";
-import { FakeHost, FakeSession, modernContext } from "./helpers.ts";
+} from "../../../../../src/server/features/listen/listen_bus.ts";
+import { ServerFeatures } from "../../../../../src/server/features/server_features.ts";
+import { MetaKeys } from "../../../../../src/wire/protocol_versions.ts";
+import { FakeHost, FakeSession, modernContext } from "../helpers.ts";
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 const SUB = MetaKeys.subscriptionId;

@@ -3,7 +3,7 @@
  * event (writing to a stream), with a fixed memory bound whatever the consumer's speed.
  * @module
  */
-import { InvalidOptionError } from "../../wire/errors.ts";
+import { InvalidOptionError } from "../../../wire/errors.ts";
 import type { ListenBus, ListenBusEvent } from "./listen_bus.ts";
 
 /** Options of {@linkcode listenBusEvents}. */

@@ -3,7 +3,7 @@
  * buses that span processes, which hand it what they receive through {@linkcode InProcessListenBus.deliver}.
  * @module
  */
-import { ClosedError } from "../../wire/errors.ts";
+import { ClosedError } from "../../../wire/errors.ts";
 import type { ListenBus, ListenBusEvent, ListenEvent, ListenEventHandler } from "./listen_bus.ts";
 import { checkListenEvent } from "./listen_event_codec.ts";
 

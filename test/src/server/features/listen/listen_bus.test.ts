@@ -1,19 +1,19 @@
 /** InProcessListenBus, the listen-bus message codec, and the bounded coalescing listenBusEvents. */
 import { describe, expect, it } from "vitest";
-import { InProcessListenBus } from "../../../../src/server/features/in_process_listen_bus.ts";
-import type { ListenBusEvent, ListenEvent } from "../../../../src/server/features/listen_bus.ts";
-import { listenBusEvents } from "../../../../src/server/features/listen_bus_events.ts";
+import { InProcessListenBus } from "../../../../../src/server/features/listen/in_process_listen_bus.ts";
+import type { ListenBusEvent, ListenEvent } from "../../../../../src/server/features/listen/listen_bus.ts";
+import { listenBusEvents } from "../../../../../src/server/features/listen/listen_bus_events.ts";
 import {
   decodeListenMessage,
   encodeListenMessage,
   ListenMessageTooLargeError,
-} from "../../../../src/server/features/listen_event_codec.ts";
+} from "../../../../../src/server/features/listen/listen_event_codec.ts";
 import {
   ClosedError,
   InvalidOptionError,
   MessageTooLargeError,
   ProtocolError,
-} from "../../../../src/wire/errors.ts";
+} from "../../../../../src/wire/errors.ts";
 
 const tools: ListenEvent = { type: "list_changed", list: "tools" };
 
