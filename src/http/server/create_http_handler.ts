@@ -476,6 +476,7 @@ class McpEndpoint {
       textReply: takesTextReply(request),
     });
     if (listen) this.#countStream(channel.openStream());
+    if (listen && takesTextReply(request)) controller.watchStreamOnly(); // serve() on Node cancels the stream itself
     const context = new ChannelDispatchContext(controller, channel, undefined, principalOf(request));
     this.#run(id, message, context, channel, controller, listen);
     if (listen && this.#draining) controller.abort(new ClosedError("The server is shutting down"));
