@@ -111,4 +111,32 @@ export function httpServeSuite(api: TestApi, runtime: string, serve: Serve): voi
     assert((await reader.next()) === undefined);
     await closing;
   });
+
+  api.test(
+    `serve on ${runtime}: a 64 MiB POST is answered 413, and the client reads the status, not a reset`,
+    async () => {
+      const server = await serve(createHttpHandler(mcp(), { keepAliveInterval: 0 }));
+      try {
+        const response = await withTimeout(
+          fetch(new URL("/mcp", server.url), {
+            method: "POST",
+            headers: {
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+              "MCP-Protocol-Version": "2025-06-18",
+            },
+            body: new Uint8Array(64 * 1024 * 1024).fill(0x20),
+          }),
+          60_000,
+          "the answer to a 64 MiB POST",
+        );
+        assertStrictEquals(response.status, 413);
+        const answer = await response.json() as { error: { message: string } };
+        assert(/exceeds 4194304 bytes/.test(answer.error.message), answer.error.message);
+      } finally {
+        await server.close();
+      }
+    },
+    90_000,
+  );
 }
