@@ -7,6 +7,7 @@
  */
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
+import { acceptPending } from "./accept_turns.ts";
 import {
   type FetchHandler,
   type HttpServer,
@@ -62,6 +63,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     health.ready = false; // readiness turns 503 now, before anything else changes
     closing ??= (async () => {
       if (readinessGrace > 0) await sleep(readinessGrace).promise;
+      await acceptPending(() => inFlight.arrived); // a connection the kernel completed is answered, not reset
       const stopped = server.stop(false); // stops accepting; in-flight requests go on
       handler.drain?.(); // listen streams end with their result; other requests are still answered
       await inFlight.drain(

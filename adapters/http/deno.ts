@@ -8,6 +8,7 @@
  */
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
+import { acceptPending } from "./accept_turns.ts";
 import {
   type FetchHandler,
   type HttpServer,
@@ -66,6 +67,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
       if (readinessGrace > 0) await sleep(readinessGrace).promise;
       // Stops accepting; resolves once every response ended. Deno closes idle keep-alive connections
       // itself here (no grace as on Node): behind a proxy, prefer the Node serve for rolling restarts.
+      await acceptPending(() => inFlight.arrived); // a connection the kernel completed is answered, not reset
       const stopped = server.shutdown();
       handler.drain?.(); // listen streams end with their result; other requests are still answered
       await inFlight.drain(
