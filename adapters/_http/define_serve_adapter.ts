@@ -5,6 +5,7 @@
  * drives the whole close sequence. (Node's `serve` writes responses on `node:http` itself.)
  * @module
  */
+import { acceptPending } from "./accept_turns.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { HealthChecks } from "./health_checks.ts";
 import { InFlightRequests } from "./in_flight_requests.ts";
@@ -75,6 +76,7 @@ export function defineServeAdapter(runtime: ServeRuntime): ServeAdapter {
         health.ready = false; // readiness turns 503 now, before anything else changes
         closing ??= (async () => {
           if (readinessGrace > 0) await sleep(readinessGrace).promise;
+          await acceptPending(() => inFlight.arrived); // a connection the kernel completed is answered, not reset
           const stopped = server.stopAccepting();
           handler.drain?.(); // listen streams end with their result; other requests are still answered
           await inFlight.drain(

@@ -62,6 +62,7 @@ class Tracked implements Entry, TrackedRequest {
  * body pulling from the original one chunk per read, so backpressure passes through unchanged.
  */
 export class InFlightRequests {
+  #arrived = 0;
   readonly #entries = new Set<Entry>();
   #onIdle: (() => void) | undefined;
   readonly #idle = (): void => this.#onIdle?.();
@@ -76,7 +77,13 @@ export class InFlightRequests {
    * Counts one request from now until {@linkcode TrackedRequest.finish}. When a drain ends it first,
    * its `onEnd` (set by whoever writes the response) is called once with the reason.
    */
+  /** Requests tracked so far, ever: what `serve()` on Deno and Bun watches before it stops listening. */
+  get arrived(): number {
+    return this.#arrived;
+  }
+
   track(): TrackedRequest {
+    this.#arrived++;
     // Only a request arriving during a drain needs its arrival time: an earlier one's bound counts from the drain.
     const tracked = new Tracked(
       this.#entries,

@@ -14,6 +14,8 @@ import {
 } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/server/request_parts.ts";
+import { StreamReply } from "../../src/http/server/stream_reply.ts";
+import { writeStreamReply } from "./_node_stream_reply.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "../_http/in_flight_requests.ts";
 import { Disconnect } from "./_disconnect.ts";
@@ -195,7 +197,8 @@ async function handle(
     if (state.draining) res.shouldKeepAlive = false;
     // A body the handler did not read whole (a 413): the answer ends the connection, lingering.
     if (!req.complete) lingerAfterAnswer(res, lingerTimeout);
-    if (response instanceof TextReply) writeTextReply(response, res);
+    if (response instanceof StreamReply) await writeStreamReply(response, res, tracked);
+    else if (response instanceof TextReply) writeTextReply(response, res);
     else await writeResponse(response, res, disconnect.signal, tracked);
   } catch (error) {
     // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.

@@ -4,16 +4,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureDist } from "../fixtures/ours/build_dist.ts";
-import {
-  memoryOf,
-  MiB,
-  record,
-  requestLine,
-  type Runtime,
-  sleep,
-  startTarget,
-  type Target,
-} from "./target.ts";
+import { memoryOf, MiB, record, requestLine, type Runtime, startTarget, type Target } from "./target.ts";
 
 beforeAll(() => ensureDist(), 120_000);
 
@@ -57,44 +48,41 @@ async function ready(t: Target): Promise<void> {
 for (const runtime of ["node", "bun"] as const) {
   describe(`ContextServer on ${runtime} under hostile peers`, () => {
     it("a peer that never reads while handlers produce 200 MB: memory bounded, input paused, every reply delivered once it reads", async () => {
-      const t = target(runtime);
-      // Baseline after start-up; this peer does not read stdout until told to.
-      await sleep(800);
+      const t = target(runtime, { REPORT_CHANNEL: "1" });
+      // Baseline once the target answered (start-up done); from then on this peer does not read stdout.
+      await ready(t);
+      t.pauseReading();
       const base = memoryOf(t.pid).rss;
-      let peak = base;
-      const sampler = setInterval(() => {
-        try {
-          peak = Math.max(peak, memoryOf(t.pid).rss);
-        } catch { /* exited */ }
-      }, 20);
       const replies = 200;
-      for (let i = 0; i < replies; i++) void t.write(requestLine(i, "blob", { bytes: MiB }));
-      // Keep writing small requests: once the server stops reading, the pipe fills and our writes wait.
-      let extraWritten = 0;
-      let paused = false;
-      for (let i = 0; i < 20_000 && !paused; i++) {
-        const write = t.write(requestLine(`e${i}`, "echo", { pad: "p".repeat(200) }));
-        extraWritten++;
-        paused = !(await Promise.race([write.then(() => true), sleep(1_000).then(() => false)]));
-      }
-      await sleep(1_000);
-      clearInterval(sampler);
-      const growth = peak - base;
+      const extra = 20_000; // ~6.6 MB of small requests behind them: far more than the target may read ahead
+      let payload = "";
+      for (let i = 0; i < replies; i++) payload += requestLine(i, "blob", { bytes: MiB });
+      for (let i = 0; i < extra; i++) payload += requestLine(`e${i}`, "echo", { pad: "p".repeat(200) });
+      void t.write(payload);
+      // Readiness: the target says its output queue is full (asked on stderr, as stdout is not read).
+      let channel = await t.channelStats();
+      for (let i = 0; i < 2_000 && !channel.outputFull; i++) channel = await t.channelStats();
+      expect(channel.outputFull).toBe(true);
+      // Input paused: most of what we wrote is still waiting in our own stream (the pipe is full).
+      const unread = t.child.stdin.writableLength;
+      expect(unread).toBeGreaterThan(payload.length - 2 * MiB);
+      expect(channel.queuedOutputBytes).toBeLessThanOrEqual(2 * MiB + 1024); // 1 MiB bound + one 1 MiB reply
+      expect(channel.started).toBeLessThan(10); // handlers wait for output room, not run ahead
+      const growth = memoryOf(t.pid).hwm - base; // the peak so far (VmHWM), no sampling
       record(
         `never reads (${runtime})`,
-        "server RSS growth while 200 × 1 MiB replies are due",
+        "server peak RSS growth while 200 × 1 MiB replies are due",
         `${(growth / MiB).toFixed(1)} MiB`,
         "< 32 MiB",
       );
-      expect(paused).toBe(true); // input paused: the server stopped reading, so the pipe filled
       expect(growth).toBeLessThan(32 * MiB);
       t.startReading();
-      await t.waitForMessages(replies + extraWritten, 120_000);
+      await t.waitForMessages(replies + extra, 120_000);
       const ids = new Set(t.messages.map((m) => m.id));
       for (let i = 0; i < replies; i++) expect(ids.has(i)).toBe(true);
       expect(t.messages.filter((m) => typeof m.id === "number").every((m) => m.result.text.length === MiB))
         .toBe(true);
-      expect(t.messages).toHaveLength(replies + extraWritten);
+      expect(t.messages).toHaveLength(replies + extra);
     });
 
     it("a reader that keeps draining slowly after EOF is not cut off at the no-progress deadline; the total bound still ends it", async () => {
@@ -265,14 +253,17 @@ for (const runtime of ["node", "bun"] as const) {
     });
 
     it("100,000 pipelined requests written without reading: never more than maxConcurrentRequests handlers, every reply delivered", async () => {
-      const t = target(runtime, { MAX_CONCURRENT: "256" });
+      const t = target(runtime, { MAX_CONCURRENT: "256", REPORT_CHANNEL: "1" });
       const n = 100_000;
       let payload = "";
       for (let i = 0; i < n; i++) {
         payload += requestLine(i, i % 2 ? "sleep" : "echo", i % 2 ? { ms: 5 } : { i });
       }
       const writing = t.write(payload);
-      await sleep(1_500);
+      // Readiness: the target's output queue is full (we have not read) before we start reading.
+      let channel = await t.channelStats();
+      for (let i = 0; i < 20_000 && !channel.outputFull; i++) channel = await t.channelStats();
+      expect(channel.outputFull).toBe(true);
       t.startReading();
       await writing;
       await t.waitForMessages(n, 240_000);

@@ -45,8 +45,15 @@ export interface Target {
   pid: number;
   /** Writes and resolves when the pipe took it (waits on 'drain'). */
   write(data: string | Uint8Array): Promise<void>;
-  /** Starts reading stdout (until then nothing is read: the pipe fills and the target's writes wait). */
+  /** Starts reading stdout (until then nothing is read: the pipe fills and the target's writes wait); again after `pauseReading`. */
   startReading(): void;
+  /** Stops reading stdout (what the runtime already buffered, at most its high-water mark, is still delivered). */
+  pauseReading(): void;
+  /**
+   * The target's counters and output queue state, asked for with SIGUSR2 and read from stderr (the
+   * target runs with REPORT_CHANNEL=1): answers while stdout is not read.
+   */
+  channelStats(): Promise<Record<string, any>>;
   /** Lines read so far, parsed. */
   readonly messages: Record<string, any>[];
   /** Resolves when at least `n` messages have arrived. */
@@ -63,7 +70,22 @@ export function startTarget(runtime: Runtime = "node", env: Record<string, strin
     stdio: ["pipe", "pipe", "pipe"],
   });
   let err = "";
-  child.stderr.on("data", (d) => (err = (err + String(d)).slice(-20_000)));
+  let errLine = "";
+  let statsWaiters: Array<(stats: Record<string, any>) => void> = [];
+  child.stderr.on("data", (d) => {
+    err = (err + String(d)).slice(-20_000);
+    errLine += String(d);
+    let nl: number;
+    while ((nl = errLine.indexOf("\n")) !== -1) {
+      const line = errLine.slice(0, nl);
+      errLine = errLine.slice(nl + 1);
+      if (!line.startsWith("channel ")) continue;
+      const waiting = statsWaiters;
+      statsWaiters = [];
+      for (const resolve of waiting) resolve(JSON.parse(line.slice("channel ".length)));
+    }
+  });
+  let reading = false;
   child.stdin.on("error", () => {});
   const messages: Record<string, any>[] = [];
   let waiters: Array<() => void> = [];
@@ -81,19 +103,31 @@ export function startTarget(runtime: Runtime = "node", env: Record<string, strin
         else child.stdin.once("drain", () => resolve());
       }),
     startReading() {
+      if (reading) return void child.stdout.resume();
+      reading = true;
       child.stdout.setEncoding("utf8");
       child.stdout.on("data", (chunk: string) => {
-        buffered += chunk;
+        // Only the new chunk is searched for line ends: a 1 MiB line in 64 KiB chunks costs linear time.
+        let start = 0;
         let nl: number;
-        while ((nl = buffered.indexOf("\n")) !== -1) {
-          messages.push(JSON.parse(buffered.slice(0, nl)));
-          buffered = buffered.slice(nl + 1);
+        while ((nl = chunk.indexOf("\n", start)) !== -1) {
+          messages.push(JSON.parse(buffered + chunk.slice(start, nl)));
+          buffered = "";
+          start = nl + 1;
         }
+        buffered += chunk.slice(start);
         const w = waiters;
         waiters = [];
         for (const f of w) f();
       });
     },
+    pauseReading: () => void child.stdout.pause(),
+    channelStats: () =>
+      new Promise((resolve, reject) => {
+        statsWaiters.push(resolve);
+        void exited.then(() => reject(new Error(`The target exited; stderr: ${err.slice(-2000)}`)));
+        child.kill("SIGUSR2");
+      }),
     messages,
     async waitForMessages(n, timeoutMs = 60_000) {
       const deadline = performance.now() + timeoutMs;

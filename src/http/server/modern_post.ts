@@ -124,6 +124,7 @@ export class ModernPost {
       idLiteral: classified.request.idLiteral,
     });
     if (listen) streams.count(channel.openStream());
+    if (listen && takesTextReply(request)) controller.watchStreamOnly(); // serve() on Node cancels the stream itself
     const context = new ChannelDispatchContext(controller, channel, undefined, principalOf(request));
     requests.run(id, message, context, channel, controller, listen);
     if (listen && streams.draining) controller.abort(new ClosedError("The server is shutting down"));

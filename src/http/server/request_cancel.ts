@@ -37,8 +37,8 @@ export class RequestCancel {
     this.#controller = controller;
     if (this.#aborted) {
       controller.abort(this.#reason);
-    } else {
-      const signal = this.#request!.signal;
+    } else if (this.#request) {
+      const signal = this.#request.signal;
       this.#request = undefined;
       const abort = (): void => this.abort(this.#disconnected(signal));
       if (signal.aborted) abort();
@@ -47,13 +47,22 @@ export class RequestCancel {
     return controller.signal;
   }
 
+  /**
+   * The response's stream reports the client leaving by itself (serve() on Node cancels a
+   * `StreamReply`'s stream when its connection closes): the request's own signal is not watched, so
+   * a long stream holds no listener and no AbortController of the request's.
+   */
+  watchStreamOnly(): void {
+    if (!this.#controller) this.#request = undefined;
+  }
+
   /** Cancels the work with `reason` (once; a disconnect that came first wins, as if it had been observed then). */
   abort(reason: unknown): void {
     if (this.#aborted) return;
     if (!this.#controller) {
       // Nobody listened to the request's signal yet: a disconnect that already happened came first.
-      const signal = this.#request!.signal;
-      if (signal.aborted) reason = this.#disconnected(signal);
+      const signal = this.#request?.signal;
+      if (signal?.aborted) reason = this.#disconnected(signal);
     }
     this.#request = undefined;
     this.#aborted = true;

@@ -10,6 +10,7 @@ import { messageText } from "../exact_id_text.ts";
 import type { HeaderFields } from "../http_errors.ts";
 import { TextReply } from "./request_parts.ts";
 import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { StreamReply } from "./stream_reply.ts";
 import { retryAfterSecondsOf } from "../../server/middleware/rate_limited_error.ts";
 
 /** Options of {@linkcode ResponseChannel}. */
@@ -113,7 +114,12 @@ export class ResponseChannel {
     const sse = this.#options.stream?.() ??
       new SseStream({ ...this.#options.sse, onCancel: (reason) => this.#cancel(reason) });
     this.#sse = sse;
-    this.#settle(sse.response({ headers: this.#options.headers }));
+    // A caller that takes a TextReply (serve() on Node) takes the SSE body as frames: no Response, no web stream.
+    this.#settle(
+      this.#options.textReply && sse instanceof SseStream
+        ? new StreamReply(sse, this.#options.headers)
+        : sse.response({ headers: this.#options.headers }),
+    );
     return sse;
   }
 

@@ -38,6 +38,8 @@ export interface SseStreamOptions {
 }
 
 const ENCODER = new TextEncoder();
+/** The turn of a stream nobody has written to yet: one settled promise for all. */
+const SETTLED: Promise<void> = Promise.resolve();
 const KEEP_ALIVE = ENCODER.encode(":\n\n");
 
 /**
@@ -64,19 +66,20 @@ const KEEP_ALIVE = ENCODER.encode(":\n\n");
  */
 export class SseStream implements AsyncDisposable {
   readonly maxBufferedBytes: number;
-  readonly readable: ReadableStream<Uint8Array>;
+  #readable: ReadableStream<Uint8Array> | undefined;
   readonly #time: TimeProvider;
   readonly #keepAliveInterval: number;
   // Made when asked for: an idle stream (a listen stream) should hold as little as it can.
   #abort: AbortController | undefined;
   readonly #onCancel: ((reason: Error) => void) | undefined;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** Frames not yet pulled by the reader, oldest first from `#head`. */
   #frames: Uint8Array[] = [];
   #head = 0;
   #bufferedBytes = 0;
-  #turn: Promise<void> = Promise.resolve();
-  #room: Deferred<void> = deferred();
+  #turn: Promise<void> = SETTLED;
+  /** Made when a writer waits for room: an idle stream has none. */
+  #room: Deferred<void> | undefined;
   #pullWaiter: Deferred<void> | undefined;
   #closing = false;
   #ended = false;
@@ -101,22 +104,53 @@ export class SseStream implements AsyncDisposable {
     );
     this.#onCancel = options.onCancel;
     this.#time = options.timeProvider ?? systemTimeProvider;
-    this.readable = new ReadableStream<Uint8Array>(
+    this.#armKeepAlive();
+  }
+
+  /**
+   * The body as a web stream, made on first read. A reader that takes frames with
+   * {@linkcode SseStream.nextFrame} instead (serve() on Node) never makes one.
+   */
+  get readable(): ReadableStream<Uint8Array> {
+    this.#readable ??= new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.#controller = controller;
+          if (this.#failure) controller.error(this.#failure);
         },
-        pull: () => this.#pull(),
-        cancel: (reason) =>
-          this.#cancel(
-            new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", {
-              cause: reason,
-            }),
-          ),
+        pull: async (controller) => {
+          const frame = await this.#take();
+          if (this.#failure) return; // abort() errors the stream; a reader's cancel needs nothing more
+          if (frame === undefined) controller.close();
+          else controller.enqueue(frame);
+        },
+        cancel: (reason) => this.cancel(reason),
       },
       { highWaterMark: 0 },
     );
-    this.#armKeepAlive();
+    return this.#readable;
+  }
+
+  /**
+   * The next frame for the reader, waiting while there is none; `undefined` once the stream ended
+   * after `close()`. Rejects with the reason once the stream was cancelled or aborted. One reader
+   * at a time, and either this or {@linkcode SseStream.readable}, not both.
+   */
+  nextFrame(): Promise<Uint8Array | undefined> {
+    // Not an async function: an idle stream's reader holds one waiting promise, no suspended frames.
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#head < this.#frames.length || this.#ended) return Promise.resolve(this.#takeNow());
+    this.#pullWaiter = deferred();
+    return this.#pullWaiter.promise.then(() => this.nextFrame());
+  }
+
+  /** The reader is gone (the client disconnected): as a cancel of {@linkcode SseStream.readable}. */
+  cancel(reason?: unknown): void {
+    this.#cancel(
+      new CancelledError("The SSE stream was cancelled by its reader (client disconnected)", {
+        cause: reason,
+      }),
+    );
   }
 
   /** Aborts when the reader cancels (client disconnect) or {@linkcode SseStream.abort} is called. */
@@ -210,10 +244,10 @@ export class SseStream implements AsyncDisposable {
       ? reason
       : new CancelledError(`The SSE stream was aborted by the server: ${String(reason)}`, { cause: reason });
     this.#cancel(error);
-    this.#controller.error(error);
+    this.#controller?.error(error);
   }
 
-  /** A `Response` with this stream as body and {@linkcode SSE_HEADERS} (status 200 unless `init` says otherwise). */
+  /** A `Response` with this stream's {@linkcode SseStream.readable} as body and {@linkcode SSE_HEADERS} (status 200 unless `init` says otherwise). */
   response(init: ResponseInit = {}): Response {
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
@@ -229,6 +263,7 @@ export class SseStream implements AsyncDisposable {
   }
 
   async #waitForRoom(signal: AbortSignal | undefined): Promise<void> {
+    this.#room ??= deferred();
     if (!signal) return this.#room.promise;
     signal.throwIfAborted();
     let onAbort!: () => void;
@@ -255,32 +290,34 @@ export class SseStream implements AsyncDisposable {
     waiter?.resolve();
   }
 
-  async #pull(): Promise<void> {
+  /** The next frame (its room given back to writers), `undefined` at the end or once failed (see `#failure`). */
+  async #take(): Promise<Uint8Array | undefined> {
     for (;;) {
-      if (this.#failure) return;
-      if (this.#head < this.#frames.length) {
-        const frame = this.#frames[this.#head]!;
-        this.#frames[this.#head++] = undefined as unknown as Uint8Array;
-        if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
-          this.#frames = this.#frames.slice(this.#head);
-          this.#head = 0;
-        }
-        this.#bufferedBytes -= frame.byteLength;
-        this.#controller.enqueue(frame);
-        const room = this.#room;
-        this.#room = deferred();
-        room.resolve();
-        return;
-      }
-      if (this.#ended) {
-        this.#done = true;
-        this.#controller.close();
-        this.#closed.resolve();
-        return;
-      }
+      if (this.#failure) return undefined;
+      if (this.#head < this.#frames.length || this.#ended) return this.#takeNow();
       this.#pullWaiter = deferred();
       await this.#pullWaiter.promise;
     }
+  }
+
+  /** The oldest frame (its room given back to writers), or `undefined` at the end: one is there, or the stream ended. */
+  #takeNow(): Uint8Array | undefined {
+    if (this.#head >= this.#frames.length) {
+      this.#done = true;
+      this.#closed.resolve();
+      return undefined;
+    }
+    const frame = this.#frames[this.#head]!;
+    this.#frames[this.#head++] = undefined as unknown as Uint8Array;
+    if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
+      this.#frames = this.#frames.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#bufferedBytes -= frame.byteLength;
+    const room = this.#room;
+    this.#room = undefined;
+    room?.resolve();
+    return frame;
   }
 
   #cancel(error: Error): void {
@@ -291,7 +328,7 @@ export class SseStream implements AsyncDisposable {
     this.#frames = [];
     this.#head = 0;
     this.#bufferedBytes = 0;
-    this.#room.resolve();
+    this.#room?.resolve();
     this.#wakePull();
     this.#abort?.abort(error);
     this.#onCancel?.(error);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/node/_serve.ts";
 import type { HttpServer } from "../../../adapters/_http/serve_options.ts";
 import { SseStream } from "../../../src/http/server/sse_stream.ts";
+import { StreamReply } from "../../../src/http/server/stream_reply.ts";
 import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/server/request_parts.ts";
 import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import {
@@ -401,6 +402,53 @@ describe("serve (node:http)", () => {
     const reason = await cancelled.promise;
     expect(reason).toBeInstanceOf(Error);
     expect((reason as Error).message).toContain("HTTP disconnect");
+  });
+
+  it("writes a listen stream's frames straight to the response (a StreamReply: no Response, no web stream, the request's signal never read); a disconnect still cancels its work (issue 25 item 2)", async () => {
+    const started = gate();
+    const cancelled = gate<unknown>();
+    const mcp = new FakeServer();
+    mcp.on("subscriptions/listen", async ({ context }) => {
+      await context.notify("notifications/subscriptions/acknowledged", {});
+      started.open();
+      cancelled.open(await aborted(context.signal));
+      return {};
+    });
+    const inner = createHttpHandler(mcp, { keepAliveInterval: 0 });
+    const answers: unknown[] = [];
+    let signalRead = false;
+    const handler = Object.assign(async (request: Request) => {
+      const signal = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(request), "signal")!.get!;
+      Object.defineProperty(request, "signal", {
+        get() {
+          signalRead = true;
+          return signal.call(request);
+        },
+      });
+      const answer = await inner(request);
+      answers.push(answer);
+      return answer;
+    }, { [ACCEPTS_REQUEST_PARTS]: true });
+    const server = await start(handler);
+    const request = modernRequest(1, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const client = new AbortController();
+    const response = await fetch(new URL("/mcp", server.url), {
+      method: "POST",
+      headers: request.headers,
+      body: await request.text(),
+      signal: client.signal,
+    });
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const events = new SseReader(response);
+    expect((await events.next())?.method).toBe("notifications/subscriptions/acknowledged");
+    await started.promise;
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toBeInstanceOf(StreamReply);
+    client.abort();
+    const reason = await cancelled.promise;
+    expect(reason).toBeInstanceOf(Error);
+    expect(signalRead).toBe(false);
+    expect(inner.streamCount).toBe(0);
   });
 
   it("adds the CORS headers to a JSON reply when the handler has CORS on", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TextReply } from "../../../../src/http/server/request_parts.ts";
 import { ResponseChannel } from "../../../../src/http/server/response_channel.ts";
+import { StreamReply } from "../../../../src/http/server/stream_reply.ts";
+import { CancelledError } from "../../../../src/wire/errors.ts";
 import { JsonText } from "../../../../src/wire/json_text.ts";
 
 describe("ResponseChannel", () => {
@@ -15,7 +17,7 @@ describe("ResponseChannel", () => {
     expect(await response.text()).toBe('{"jsonrpc":"2.0","id":1,"result":{"text":"é"}}');
   });
 
-  it("answers it as a TextReply instead when textReply is set, and as SSE even then once a notification went first", async () => {
+  it("answers it as a TextReply instead when textReply is set, and as a StreamReply (SSE frames, no Response) once a notification went first", async () => {
     const channel = new ResponseChannel({
       statusOf: () => 201,
       headers: { "Mcp-Session-Id": "s1" },
@@ -29,11 +31,42 @@ describe("ResponseChannel", () => {
       headers: { "content-type": "application/json", "mcp-session-id": "s1" },
       text: '{"jsonrpc":"2.0","id":1,"result":{}}',
     });
-    const streamed = new ResponseChannel({ textReply: true });
+    const streamed = new ResponseChannel({ textReply: true, headers: { "Mcp-Session-Id": "s1" } });
     void streamed.notify({ jsonrpc: "2.0", method: "notifications/progress" });
-    const response = (await streamed.response) as Response;
-    expect(response.headers.get("content-type")).toBe("text/event-stream");
-    await response.body!.cancel();
+    void streamed.reply({ jsonrpc: "2.0", id: 1, result: {} });
+    const stream = await streamed.response;
+    expect(stream).toBeInstanceOf(StreamReply);
+    expect(stream).toMatchObject({
+      status: 200,
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        "mcp-session-id": "s1",
+      },
+    });
+    const { source } = stream as StreamReply;
+    const frames: string[] = [];
+    for (let frame = await source.nextFrame(); frame !== undefined; frame = await source.nextFrame()) {
+      frames.push(new TextDecoder().decode(frame));
+    }
+    expect(frames).toEqual([
+      'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+      'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+    ]);
+    await streamed.closed;
+  });
+
+  it("a StreamReply's reader going away cancels the channel as a Response body's cancel does", async () => {
+    const reasons: unknown[] = [];
+    const channel = new ResponseChannel({ textReply: true, onCancel: (reason) => reasons.push(reason) });
+    channel.openStream();
+    const { source } = (await channel.response) as StreamReply;
+    const waiting = source.nextFrame();
+    source.cancel(new Error("gone"));
+    await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+    expect(reasons).toHaveLength(1);
+    expect(channel.signal.aborted).toBe(true);
+    await channel.closed;
   });
 
   it("calls onCancel once, with the reason, when the client cancels the stream; its signal, asked for later, is aborted too", async () => {
@@ -71,7 +104,7 @@ describe("ResponseChannel", () => {
 
     const sse = new ResponseChannel({ textReply: true });
     void sse.notify({ jsonrpc: "2.0", method: "notifications/progress" });
-    const response = (await sse.response) as Response;
+    const response = ((await sse.response) as StreamReply).toResponse();
     await sse.reply({ jsonrpc: "2.0", id: "a\u2028", result: new JsonText(JSON.stringify(result)) });
     const events = (await response.text()).split("\n").filter((line) => line.startsWith("data:"));
     expect(events.at(-1)!.slice(5).trim()).toBe(objectForm);
