@@ -57,6 +57,12 @@ const turns = async (n = 20): Promise<void> => {
   for (let i = 0; i < n; i++) await Promise.resolve();
 };
 
+/** Lets close() pass `acceptPending` (event-loop turns in which no request arrives), then settles. */
+const acceptTurns = async (): Promise<void> => {
+  for (let i = 0; i < 4; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  await turns();
+};
+
 describe("defineServeAdapter", () => {
   it("listens at the defaults and answers the probes in front of the handler", async () => {
     const log: string[] = [];
@@ -81,7 +87,7 @@ describe("defineServeAdapter", () => {
     void server.closed.then(() => (closed = true));
     const closing = server.close();
     expect((await state.fetch!(new Request("http://x/readyz"))).status).toBe(503);
-    await turns();
+    await acceptTurns();
     // The request in flight holds the close (default shutdownTimeout 5 000 ms, not hit here).
     expect(log).toEqual(["stopAccepting", "drain"]);
     expect(closed).toBe(false);
