@@ -15,13 +15,22 @@ export interface FetchHandler {
 
 /** Options of `serve` on every runtime. */
 export interface ServeOptions {
-  /** TCP port; 0 picks a free one (read it from `url`). Default 0. */
+  /**
+   * TCP port; 0 picks a free one (read it from `url`). Default 0.
+   * @default 0
+   */
   port?: number;
-  /** Address to bind. Default `127.0.0.1` (this machine only). */
+  /**
+   * Address to bind. Default `127.0.0.1` (this machine only).
+   * @default `127.0.0.1` (this machine only)
+   */
   hostname?: string;
   /** Aborting closes the server, as `close()` does. */
   signal?: AbortSignal;
-  /** Milliseconds `close()` lets each request in flight finish (counted from the close, or from its arrival if later) before it ends its response. Default 5 000. */
+  /**
+   * Milliseconds `close()` lets each request in flight finish (counted from the close, or from its arrival if later) before it ends its response. Default 5 000.
+   * @default 5000
+   */
   shutdownTimeout?: number;
   /**
    * Node only: milliseconds an idle keep-alive connection stays open, in service and during `close()`
@@ -29,6 +38,7 @@ export interface ServeOptions {
    * that still arrives on one is answered, with `Connection: close`). Set a proxy's upstream keep-alive
    * timeout below it (nginx `keepalive_timeout` in the `upstream` block), or the proxy may send a
    * request on a connection the server is closing. Default 5 000.
+   * @default 5000
    */
   keepAliveTimeout?: number;
   /**
@@ -43,18 +53,24 @@ export interface ServeOptions {
    * sending side closed, before it is cut: the client then reads the status instead of a connection
    * reset (nginx's lingering close). The connection ends as soon as the client closes it. 0 cuts at
    * once. Default 5 000 (nginx's `lingering_timeout`).
+   * @default 5000 (nginx's `lingering_timeout`)
    */
   lingerTimeout?: number;
-  /** `GET`/`HEAD` here answers 200 while the process serves (liveness); `null` turns it off. Default `"/livez"`. */
+  /**
+   * `GET`/`HEAD` here answers 200 while the process serves (liveness); `null` turns it off. Default `"/livez"`.
+   * @default "/livez"
+   */
   livenessPath?: string | null;
   /**
    * `GET`/`HEAD` here answers 200 until `close()` starts, then 503 (readiness): a load balancer stops
    * sending new requests while the server drains. `null` turns it off. Default `"/readyz"`.
+   * @default "/readyz"
    */
   readinessPath?: string | null;
   /**
    * Milliseconds `close()` keeps serving everything as before (listener open) after readiness turned
    * 503, so probing load balancers see it before connections are refused. Default 0.
+   * @default 0
    */
   readinessGrace?: number;
 }

@@ -18,13 +18,22 @@ import type { ExitStatus, GroupSignal } from "./shutdown_process.ts";
 
 /** The options every runtime's `spawnProcess` takes; adapters add only their runtime handle. */
 export interface SpawnOptions extends ProcessConnectionOptions {
-  /** The server's whole environment. Default: this process's environment. */
+  /**
+   * The server's whole environment. Default: this process's environment.
+   * @default this process's environment
+   */
   env?: Record<string, string | undefined>;
-  /** Working directory of the server. Default: this process's. */
+  /**
+   * Working directory of the server. Default: this process's.
+   * @default this process's
+   */
   cwd?: string;
   /** `"pipe"` (default: drained, last lines kept), `"inherit"`, or a callback per line (also kept). */
   stderr?: StderrMode;
-  /** Era-cache key. Default: command, args and cwd. */
+  /**
+   * Era-cache key. Default: command, args and cwd.
+   * @default command, args and cwd
+   */
   cacheKey?: string;
 }
 
@@ -53,7 +62,10 @@ export interface SpawnedProcess {
   readonly stderr?: ReadableStream<Uint8Array>;
   /** Settles once the child has exited and been reaped; never rejects. */
   readonly exited: Promise<ExitStatus>;
-  /** False when the child could not be made the leader of its own process group. Default true. */
+  /**
+   * False when the child could not be made the leader of its own process group. Default true.
+   * @default true
+   */
   readonly grouped?: boolean;
   /** Signals the child itself (not its group); throws when it is gone. */
   kill(signal: "SIGTERM" | "SIGKILL"): void;

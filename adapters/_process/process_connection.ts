@@ -49,9 +49,15 @@ export type StderrMode = "pipe" | "inherit" | ((line: string) => void);
 export interface ProcessConnectionOptions extends ProcessShutdownOptions {
   /** What to do with stderr lines; the tail is kept unless `"inherit"` (then `handles.stderr` is absent). */
   stderr?: StderrMode;
-  /** Lines of stderr kept for errors. Default 20. */
+  /**
+   * Lines of stderr kept for errors. Default 20.
+   * @default 20
+   */
   stderrTailLines?: number;
-  /** Characters of stderr kept for errors. Default 8 192. */
+  /**
+   * Characters of stderr kept for errors. Default 8 192.
+   * @default 8192
+   */
   stderrTailChars?: number;
 }
 

@@ -27,19 +27,32 @@ export interface Signallable {
 
 /** Bounds of the close sequence and of the end of stdout, in milliseconds. */
 export interface ProcessShutdownOptions {
-  /** After stdin is closed, how long the server may take to exit by itself. Default 2 000. */
+  /**
+   * After stdin is closed, how long the server may take to exit by itself. Default 2 000.
+   * @default 2000
+   */
   stdinCloseTimeout?: number;
-  /** After SIGTERM to the group, how long before SIGKILL. Also the wait for stray group members. Default 2 000. */
+  /**
+   * After SIGTERM to the group, how long before SIGKILL. Also the wait for stray group members. Default 2 000.
+   * @default 2000
+   */
   terminateTimeout?: number;
-  /** After SIGKILL, how long to wait for the reap before `close()` resolves anyway. Default 2 000. */
+  /**
+   * After SIGKILL, how long to wait for the reap before `close()` resolves anyway. Default 2 000.
+   * @default 2000
+   */
   killTimeout?: number;
   /**
    * How long the end of stdout and the exit wait for each other: after stdout EOF, for the exit status
    * (and stderr's end); after the exit, for stdout EOF, which a grandchild holding the pipe may never
    * send (input then ends anyway). Default 1 000.
+   * @default 1000
    */
   exitWaitTimeout?: number;
-  /** The clock of every bound above. Default: the system clock. */
+  /**
+   * The clock of every bound above. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

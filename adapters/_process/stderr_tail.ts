@@ -6,9 +6,15 @@ import { integerOption } from "../../src/stream/options.ts";
 
 /** Options of {@linkcode StderrTail}. */
 export interface StderrTailOptions {
-  /** Most lines kept. Default 20. */
+  /**
+   * Most lines kept. Default 20.
+   * @default 20
+   */
   maxLines?: number;
-  /** Most UTF-16 code units kept over all kept lines (about bytes for ASCII). Default 8 192. */
+  /**
+   * Most UTF-16 code units kept over all kept lines (about bytes for ASCII). Default 8 192.
+   * @default 8192
+   */
   maxChars?: number;
   /**
    * Called with each complete line (without its `\n` / `\r\n`). A line longer than 64 KiB is handed

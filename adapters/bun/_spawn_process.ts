@@ -16,7 +16,10 @@ import {
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
-  /** The `Bun` global to use. Default: the global one. */
+  /**
+   * The `Bun` global to use. Default: the global one.
+   * @default the global one
+   */
   bun?: BunLike;
 }
 

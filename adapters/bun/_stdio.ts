@@ -10,13 +10,17 @@ import { stdioConnection } from "../_stdio/stdio_connection.ts";
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {
-  /** The `Bun` global to use. Default: the global one. */
+  /**
+   * The `Bun` global to use. Default: the global one.
+   * @default the global one
+   */
   bun?: BunLike;
   /**
    * Signals that end input like an EOF instead of killing the process at once: running handlers
    * finish within the EOF bounds, their replies are written, then the process ends by the signal.
    * A second signal, or one after input already ended, ends it at once. Default `["SIGTERM"]` with
    * the global `Bun`, `[]` when `bun` is given; `[]` turns it off.
+   * @default `["SIGTERM"]` with the global `Bun`
    */
   gracefulSignals?: readonly string[];
 }

@@ -14,7 +14,10 @@ export type { FetchHandler, HttpServer } from "../_http/serve_options.ts";
 
 /** Options of {@linkcode serve}. */
 export interface ServeOptions extends CommonServeOptions {
-  /** The `Deno` namespace to use, as `spawnProcess` and `stdio` take it. Default: the global one. */
+  /**
+   * The `Deno` namespace to use, as `spawnProcess` and `stdio` take it. Default: the global one.
+   * @default the global one
+   */
   deno?: DenoLike;
 }
 

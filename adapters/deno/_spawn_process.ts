@@ -15,7 +15,10 @@ import { attempt } from "../_process/process_group.ts";
 
 /** Options of {@linkcode spawnProcess}. Every timeout is in milliseconds. */
 export interface SpawnProcessOptions extends SpawnOptions {
-  /** The `Deno` namespace to use. Default: the global one. */
+  /**
+   * The `Deno` namespace to use. Default: the global one.
+   * @default the global one
+   */
   deno?: DenoLike;
 }
 

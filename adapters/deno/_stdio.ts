@@ -9,7 +9,10 @@ import { stdioConnection } from "../_stdio/stdio_connection.ts";
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {
-  /** The `Deno` namespace to use. Default: the global one. */
+  /**
+   * The `Deno` namespace to use. Default: the global one.
+   * @default the global one
+   */
   deno?: DenoLike;
   /**
    * Signals that end input like an EOF instead of killing the process at once: running handlers
@@ -17,6 +20,7 @@ export interface StdioOptions {
    * A second signal, or one after input already ended, ends it at once. Default `["SIGTERM"]` with
    * the global `Deno`, `[]` when `deno` is given; `[]` turns it off. Skipped where Deno cannot
    * listen to the signal (SIGTERM on Windows).
+   * @default `["SIGTERM"]` with the global `Deno`
    */
   gracefulSignals?: readonly string[];
 }

@@ -35,6 +35,7 @@ export interface FromMessagePortOptions {
   /**
    * Bytes the peer may send before this end's consumer reads them: the receive window, and so the
    * most bytes in the port or in this end's buffer at once in that direction. Default 256 KiB.
+   * @default 256 KiB
    */
   receiveWindowBytes?: number;
   /**
@@ -44,9 +45,13 @@ export interface FromMessagePortOptions {
    * unshared `ArrayBuffer` and fits the credit is handed over without any copy, which **detaches the
    * writer's chunk** (its `byteLength` becomes 0); views into larger or shared buffers are still copied.
    * Use `"transfer"` only with a writer that never touches a chunk after writing it.
+   * @default "copy"
    */
   chunks?: "copy" | "transfer";
-  /** Close the port once both directions are done, or on `close()`/`destroy()`. Default `true`. */
+  /**
+   * Close the port once both directions are done, or on `close()`/`destroy()`. Default `true`.
+   * @default true
+   */
   closePort?: boolean;
 }
 

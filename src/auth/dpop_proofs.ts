@@ -13,11 +13,13 @@ export interface DPoPOptions {
    * The key pair that signs proofs (its public key extractable, its private key best not): pass one
    * kept across restarts (IndexedDB holds `CryptoKey`s) so stored DPoP-bound tokens stay usable.
    * Default: a new ES256 pair per client, its private key non-extractable.
+   * @default a new ES256 pair per client
    */
   keyPair?: oauth.CryptoKeyPair;
   /**
    * Send proofs even when the authorization server does not advertise
    * `dpop_signing_alg_values_supported`. Default false: DPoP follows the server's metadata.
+   * @default false
    */
   always?: boolean;
 }

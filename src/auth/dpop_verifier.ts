@@ -11,23 +11,42 @@ import { AuthError } from "./errors.ts";
 
 /** Options of DPoP in `requireBearer` (`RequireBearerOptions.dpop`). Times in milliseconds. */
 export interface DPoPVerifierOptions {
-  /** Refuse Bearer tokens: every request must come with a DPoP-bound token and a proof. Default false. */
+  /**
+   * Refuse Bearer tokens: every request must come with a DPoP-bound token and a proof. Default false.
+   * @default false
+   */
   required?: boolean;
-  /** Proof algorithms accepted (asymmetric only). Default ES256, ES384, ES512, PS256, PS384, PS512, RS256, RS384, RS512, EdDSA. */
+  /**
+   * Proof algorithms accepted (asymmetric only). Default ES256, ES384, ES512, PS256, PS384, PS512, RS256, RS384, RS512, EdDSA.
+   * @default ES256
+   */
   algorithms?: readonly string[];
-  /** How far a proof's `iat` may be from now, either way. Default 300 000 (5 minutes). */
+  /**
+   * How far a proof's `iat` may be from now, either way. Default 300 000 (5 minutes).
+   * @default 300000 (5 minutes)
+   */
   proofWindow?: number;
   /**
    * How many `jti` values are remembered, at most. Each is kept until its proof leaves the window
    * (then a replay is refused for its `iat` anyway); when full, the oldest is forgotten, so keep it
    * above the proofs accepted per window. Default 100 000.
+   * @default 100000
    */
   replayCacheSize?: number;
-  /** Serve nonces (§9): a proof must carry one the server issued. Default false. */
+  /**
+   * Serve nonces (§9): a proof must carry one the server issued. Default false.
+   * @default false
+   */
   nonces?: boolean;
-  /** A nonce is accepted for this long after it stops being the current one, which lasts as long. Default 300 000. */
+  /**
+   * A nonce is accepted for this long after it stops being the current one, which lasts as long. Default 300 000.
+   * @default 300000
+   */
   nonceLifetime?: number;
-  /** The wall clock, milliseconds since the epoch. Default: the host's. */
+  /**
+   * The wall clock, milliseconds since the epoch. Default: the host's.
+   * @default the host's
+   */
   clock?: () => number;
 }
 

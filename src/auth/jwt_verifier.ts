@@ -25,14 +25,21 @@ export interface JwtVerifierOptions {
   issuer: string;
   /** The expected `aud`: this server's canonical URL (RFC 8707). Tokens for another audience are refused. */
   audience: string | string[];
-  /** Allowed algorithms. Default: `jose`'s (those of the key). */
+  /**
+   * Allowed algorithms. Default: `jose`'s (those of the key).
+   * @default `jose`'s (those of the key)
+   */
   algorithms?: string[];
-  /** Seconds of clock tolerance for `exp`/`nbf`, at most 300. Default 0. */
+  /**
+   * Seconds of clock tolerance for `exp`/`nbf`, at most 300. Default 0.
+   * @default 0
+   */
   clockTolerance?: number;
   /**
    * Accept tokens whose header `typ` is absent or `JWT` besides `at+jwt`, for issuers that predate
    * RFC 9068. Any other `typ` is refused all the same. Default `false`: only `at+jwt` (or
    * `application/at+jwt`), so an ID token is never taken for an access token.
+   * @default false
    */
   allowUntypedTokens?: boolean;
 }

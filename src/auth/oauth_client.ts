@@ -45,24 +45,45 @@ export interface OAuthClientOptions {
   clientMetadata?: Record<string, unknown>;
   /** Scopes to request instead of the specification's selection (challenge `scope`, else `scopes_supported`). */
   scope?: string;
-  /** Add `offline_access` when the authorization server lists it in `scopes_supported`. Default true. */
+  /**
+   * Add `offline_access` when the authorization server lists it in `scopes_supported`. Default true.
+   * @default true
+   */
   offlineAccess?: boolean;
-  /** Picks the authorization server among the resource's `authorization_servers`. Default: the first. */
+  /**
+   * Picks the authorization server among the resource's `authorization_servers`. Default: the first.
+   * @default the first
+   */
   selectAuthorizationServer?: (servers: readonly string[]) => string;
-  /** Where tokens and registrations live. Default: a new {@linkcode InMemoryOAuthStore}. */
+  /**
+   * Where tokens and registrations live. Default: a new {@linkcode InMemoryOAuthStore}.
+   * @default a new {@linkcode InMemoryOAuthStore}
+   */
   store?: OAuthStore;
-  /** The `fetch` for discovery, registration and token requests. Default: the global `fetch`. */
+  /**
+   * The `fetch` for discovery, registration and token requests. Default: the global `fetch`.
+   * @default the global `fetch`
+   */
   fetch?: FetchLike;
-  /** The clock for token expiry. Default: the system clock. */
+  /**
+   * The clock for token expiry. Default: the system clock.
+   * @default the system clock
+   */
   time?: TimeProvider;
-  /** Refresh this long before the access token expires, in ms. Default 30 000. */
+  /**
+   * Refresh this long before the access token expires, in ms. Default 30 000.
+   * @default 30000
+   */
   refreshSkew?: number;
   /**
    * Whether plain-HTTP authorization server endpoints are allowed: `"loopback"` (default: only for
    * localhost and 127.0.0.0/8, as tests and local servers need), `true` or `false`.
    */
   allowInsecureRequests?: boolean | "loopback";
-  /** Authorizations allowed for one server without a successful response in between. Default 3. */
+  /**
+   * Authorizations allowed for one server without a successful response in between. Default 3.
+   * @default 3
+   */
   maxAuthorizations?: number;
   /**
    * DPoP (RFC 9449, SEP-1932): sender-constrained tokens. Default: used with an authorization server

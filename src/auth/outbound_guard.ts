@@ -16,11 +16,18 @@ export interface OutboundGuardOptions {
    * unspecified ranges (`10.0.0.0/8`, `169.254.0.0/16`, `fc00::/7`, …). Default `false`. Loopback is
    * always allowed. Host names are not resolved (web APIs cannot): a name that resolves to such an
    * address is the resolver's business.
+   * @default false
    */
   allowPrivateNetworks?: boolean;
-  /** Redirects followed for a GET (each hop checked like the first); a POST is never redirected. Default 3. */
+  /**
+   * Redirects followed for a GET (each hop checked like the first); a POST is never redirected. Default 3.
+   * @default 3
+   */
   maxRedirects?: number;
-  /** Longest response body read, in bytes; a longer one fails with `AuthError`. Default 1 MiB. */
+  /**
+   * Longest response body read, in bytes; a longer one fails with `AuthError`. Default 1 MiB.
+   * @default 1 MiB
+   */
   maxResponseBytes?: number;
 }
 

@@ -82,6 +82,7 @@ export interface RequireBearerOptions {
   /**
    * Cap on the body read for `scopesFor`; a larger body is answered 413 here, so keep it at or below
    * the handler's own cap. Default 4 MiB.
+   * @default 4 MiB
    */
   maxBodyBytes?: number;
   /**

@@ -15,11 +15,15 @@ export interface StorageLike {
 
 /** Options of {@linkcode WebStorageOAuthStore}. */
 export interface WebStorageOAuthStoreOptions {
-  /** Prefix of every key. Default `"onemodelcontext.oauth."`. */
+  /**
+   * Prefix of every key. Default `"onemodelcontext.oauth."`.
+   * @default "onemodelcontext.oauth."
+   */
   prefix?: string;
   /**
    * The lock serializing refreshes among everyone sharing the storage (tabs, processes with a
    * file-backed storage). Default none: only one client's own refreshes are serialized.
+   * @default none
    */
   lock?: OAuthLock;
 }

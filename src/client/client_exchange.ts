@@ -19,7 +19,10 @@ export interface ExchangeRequestOptions {
    * here instead of the client's notification handlers.
    */
   onNotification?: RelatedNotificationHandler;
-  /** The JSON-RPC id to send (a listen stream's subscription id is its request id). Default: the transport's own. */
+  /**
+   * The JSON-RPC id to send (a listen stream's subscription id is its request id). Default: the transport's own.
+   * @default the transport's own
+   */
   id?: string | number;
   /** Safe to repeat: an HTTP transport re-issues it once (new id) when its response stream breaks before the reply. */
   idempotent?: boolean;

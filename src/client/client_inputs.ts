@@ -51,30 +51,49 @@ export type ListRootsHandler = (
 
 /** Options of {@linkcode ClientInputs.onElicit}. */
 export interface ElicitHandlerOptions {
-  /** Modes declared in `capabilities.elicitation`. Default `["form"]`. */
+  /**
+   * Modes declared in `capabilities.elicitation`. Default `["form"]`.
+   * @default ["form"]
+   */
   modes?: readonly ("form" | "url")[];
-  /** Fill omitted fields of an accepted form with the schema's defaults (2025-11-25). Default true. */
+  /**
+   * Fill omitted fields of an accepted form with the schema's defaults (2025-11-25). Default true.
+   * @default true
+   */
   applyDefaults?: boolean;
 }
 
 /** Options of {@linkcode ClientInputs.onSample}. */
 export interface SampleHandlerOptions {
-  /** Declare `sampling.tools` (the handler runs tool loops). Default false. */
+  /**
+   * Declare `sampling.tools` (the handler runs tool loops). Default false.
+   * @default false
+   */
   tools?: boolean;
-  /** Declare `sampling.context` (the handler honours `includeContext`). Default false. */
+  /**
+   * Declare `sampling.context` (the handler honours `includeContext`). Default false.
+   * @default false
+   */
   context?: boolean;
 }
 
 /** Options of {@linkcode ClientInputs}. */
 export interface ClientInputsOptions {
-  /** Retries of one request that `input_required` may cause before it fails. Default 10. */
+  /**
+   * Retries of one request that `input_required` may cause before it fails. Default 10.
+   * @default 10
+   */
   maxInputRounds?: number;
   /**
    * The pause before retrying an `input_required` that asks for nothing (only `requestState`: the
    * server sheds load), in milliseconds. Default 250, as the MCP TypeScript SDK.
+   * @default 250, as the MCP TypeScript SDK
    */
   stateOnlyRetryDelay?: number;
-  /** The clock of `stateOnlyRetryDelay`. Default: the system clock. */
+  /**
+   * The clock of `stateOnlyRetryDelay`. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

@@ -25,21 +25,45 @@ export type ClientConnectionOptions = Omit<
 
 /** Options of {@linkcode ContextClient.connect}. Client-level options are top level; the connection's bounds sit under `connection`. */
 export interface ContextClientOptions {
-  /** `"auto"` probes modern first and falls back; `"modern"` and `"legacy"` insist. Default `"auto"`. */
+  /**
+   * `"auto"` probes modern first and falls back; `"modern"` and `"legacy"` insist. Default `"auto"`.
+   * @default "auto"
+   */
   era?: "auto" | "modern" | "legacy";
-  /** How long a `server/discover` probe may go unanswered before legacy fallback. Default 5 000 ms. */
+  /**
+   * How long a `server/discover` probe may go unanswered before legacy fallback. Default 5 000 ms.
+   * @default 5000
+   */
   probeTimeout?: number;
-  /** Added to the first probe of a newly spawned process (`newlySpawned`). Default 10 000 ms. */
+  /**
+   * Added to the first probe of a newly spawned process (`newlySpawned`). Default 10 000 ms.
+   * @default 10000
+   */
   processStartupAllowance?: number;
-  /** Bounds the whole connect: probes, fallback, respawn and `initialize`. Default 30 000 ms. */
+  /**
+   * Bounds the whole connect: probes, fallback, respawn and `initialize`. Default 30 000 ms.
+   * @default 30000
+   */
   connectTimeout?: number;
-  /** Where eras are remembered. Default: a shared in-memory {@linkcode EraCache}; `null` turns caching off. */
+  /**
+   * Where eras are remembered. Default: a shared in-memory {@linkcode EraCache}; `null` turns caching off.
+   * @default a shared in-memory {@linkcode EraCache}
+   */
   eraCache?: EraCacheStore | null;
-  /** The server's key in the cache. Default: the transport's `cacheKey`; a bare duplex has none (no caching). */
+  /**
+   * The server's key in the cache. Default: the transport's `cacheKey`; a bare duplex has none (no caching).
+   * @default the transport's `cacheKey`
+   */
   cacheKey?: string;
-  /** Who this client is. Default `{ name: "onemodelcontext", version: "0.1.0" }`. */
+  /**
+   * Who this client is. Default `{ name: "onemodelcontext", version: "0.1.0" }`.
+   * @default `{ name
+   */
   clientInfo?: Implementation;
-  /** What this client can do, beyond what `inputs` implies (these win on a clash). Default `{}`. */
+  /**
+   * What this client can do, beyond what `inputs` implies (these win on a clash). Default `{}`.
+   * @default {}
+   */
   capabilities?: Capabilities;
   /** Options of the feature API (`listTools`, `callTool`, `listen`…): bounds, timeouts, cache, validator. */
   features?: ClientFeatureOptions;
@@ -51,7 +75,10 @@ export interface ContextClientOptions {
    * {@linkcode ClientInputs} (see {@linkcode ContextClient.onElicit} and friends).
    */
   inputs?: ClientInputs;
-  /** The clock of every deadline. Default: the system clock. */
+  /**
+   * The clock of every deadline. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /**
    * OpenTelemetry spans and metrics (MCP semantic conventions) through `@opentelemetry/api`, when an
@@ -79,11 +106,17 @@ export interface ClientRequestOptions {
    * of {@linkcode ContextClient.onNotification}.
    */
   onNotification?: RelatedNotificationHandler;
-  /** The JSON-RPC id to send. Default: the next value of the connection's counter. */
+  /**
+   * The JSON-RPC id to send. Default: the next value of the connection's counter.
+   * @default the next value of the connection's counter
+   */
   id?: RequestId;
   /** Modern `input_required` results: `"auto"` (default) fulfils them through `inputs` and retries; `"manual"` returns them. */
   inputRequired?: "auto" | "manual";
-  /** Retries `input_required` may cause before the request fails. Default: the `inputs`' `maxInputRounds` (10). */
+  /**
+   * Retries `input_required` may cause before the request fails. Default: the `inputs`' `maxInputRounds` (10).
+   * @default the `inputs`' `maxInputRounds` (10)
+   */
   maxInputRounds?: number;
   /**
    * Modern era: the client capabilities this request's envelope declares instead of this client's
@@ -94,6 +127,7 @@ export interface ClientRequestOptions {
   /**
    * Marks the request safe to repeat: over HTTP, a response stream that breaks before the reply
    * re-issues it once with a new id instead of rejecting. Default `false`.
+   * @default false
    */
   idempotent?: boolean;
 }

@@ -37,13 +37,25 @@ export interface EraCacheStore {
 
 /** Options of {@linkcode EraCache}. */
 export interface EraCacheOptions {
-  /** The clock used for expiry. Default: the system clock. */
+  /**
+   * The clock used for expiry. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
-  /** How long a legacy entry lives after the definitive probe that taught it, in ms. Default 300 000. */
+  /**
+   * How long a legacy entry lives after the definitive probe that taught it, in ms. Default 300 000.
+   * @default 300000
+   */
   legacyLifetime?: number;
-  /** How long a modern entry lives after the probe that taught it, in ms. Default 86 400 000 (24 h). */
+  /**
+   * How long a modern entry lives after the probe that taught it, in ms. Default 86 400 000 (24 h).
+   * @default 86400000 (24 h)
+   */
   modernLifetime?: number;
-  /** Entries kept at most; storing one more drops the least recently used. Default 1 000. */
+  /**
+   * Entries kept at most; storing one more drops the least recently used. Default 1 000.
+   * @default 1000
+   */
   maxEntries?: number;
 }
 

@@ -43,7 +43,10 @@ export interface InputRoundLoopOptions {
   readonly time: TimeProvider;
   /** Aborts the rounds (and the handlers answering them). */
   readonly signal?: AbortSignal;
-  /** The error thrown for a failure. Default: a `ProtocolError` with the failure's message. */
+  /**
+   * The error thrown for a failure. Default: a `ProtocolError` with the failure's message.
+   * @default a `ProtocolError` with the failure's message
+   */
   readonly fail?: (failure: InputRoundFailure) => Error;
 }
 

@@ -21,7 +21,10 @@ export interface NegotiationRecordSettings {
 
 /** What a settled negotiation adds to its {@linkcode NegotiationInfo}. */
 export interface SettledNegotiation {
-  /** True when a cache entry decided the era. Default false. */
+  /**
+   * True when a cache entry decided the era. Default false.
+   * @default false
+   */
   fromCache?: boolean | undefined;
   learned?: Era | undefined;
   detail?: string | undefined;

@@ -19,7 +19,10 @@ export type HeaderDecoding = { ok: true; value: string } | { ok: false; reason: 
 
 /** Options of {@linkcode decodeHeaderValue}. */
 export interface DecodeHeaderValueOptions {
-  /** Longest raw value accepted, in characters, before any decoding. Default 8192. */
+  /**
+   * Longest raw value accepted, in characters, before any decoding. Default 8192.
+   * @default 8192
+   */
   maxLength?: number;
 }
 

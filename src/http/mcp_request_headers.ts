@@ -97,9 +97,15 @@ export function deriveRequestHeaders(
 
 /** Options of {@linkcode validateRequestHeaders}. */
 export interface ValidateRequestHeadersOptions {
-  /** The called tool's mirrored parameters; checked for `tools/call` only. Default none. */
+  /**
+   * The called tool's mirrored parameters; checked for `tools/call` only. Default none.
+   * @default none
+   */
   paramHeaders?: readonly ParamHeader[];
-  /** Longest raw header value accepted, in characters. Default 8192. */
+  /**
+   * Longest raw header value accepted, in characters. Default 8192.
+   * @default 8192
+   */
   maxHeaderValueLength?: number;
 }
 

@@ -9,18 +9,23 @@ import type { RequestContext } from "./request_context.ts";
 
 /** Options of {@linkcode JsonRpcConnection}. */
 export interface JsonRpcConnectionOptions {
-  /** Grace for running handlers after input EOF. Default 5 000 ms. */
+  /**
+   * Grace for running handlers after input EOF. Default 5 000 ms.
+   * @default 5000
+   */
   endOfStreamTimeout?: number;
   /**
    * After the grace (or on close): the wait for handlers. Also the no-progress deadline of the whole
    * linger: output with bytes pending that completes no block write for this long is cut off, even
    * while handlers are still running. Default 5 000 ms.
+   * @default 5000
    */
   shutdownTimeout?: number;
   /**
    * Handlers running at once; at the limit requests wait (in the input backlog, then in the pipe).
    * Notification handlers that return a promise count too, until it settles: a flood of notifications
    * to an async handler waits the same way. Default 256.
+   * @default 256
    */
   maxConcurrentRequests?: number;
   /**
@@ -28,12 +33,14 @@ export interface JsonRpcConnectionOptions {
    * handlers are running (requests, notifications, batches), each counted as its line's UTF-8 length.
    * Reading stops at the bound until a handler finishes; one larger message is still read into an idle
    * connection (nothing queued, nothing running). Default 64 MiB.
+   * @default 64 MiB
    */
   maxInFlightBytes?: number;
   /**
    * Asked for every JSON-RPC batch (an array line): true to serve it (each element handled, the
    * replies sent as one array, none for an all-notification batch), else it gets one -32600. A server
    * sets it for sessions that negotiated 2025-03-26, the one version with batches. Default: never.
+   * @default never
    */
   acceptsBatch?: () => boolean;
   /**
@@ -41,16 +48,23 @@ export interface JsonRpcConnectionOptions {
    * output is full or handlers are at the limit, reading stops once this much waits, so memory stays
    * bounded and the peer's pipe fills; the read-ahead lets EOF behind a few waiting messages be seen.
    * One larger message still enters an empty backlog. Default 64 KiB.
+   * @default 64 KiB
    */
   maxQueuedInputBytes?: number;
-  /** The clock of every deadline (also the channel's, unless `channel.timeProvider` is set). Default: the system clock. */
+  /**
+   * The clock of every deadline (also the channel's, unless `channel.timeProvider` is set). Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /**
    * Options of the {@linkcode NewlineChannel} the connection builds over a duplex (ignored when it is
    * given a channel). `timeProvider` and `shutdownTimeout` default to the connection's own.
    */
   channel?: NewlineChannelOptions;
-  /** Fallback for requests without a handler from `handle()`. Default: -32601. */
+  /**
+   * Fallback for requests without a handler from `handle()`. Default: -32601.
+   * @default -32601
+   */
   onRequest?: (request: IncomingRequest, context: RequestContext) => unknown;
   /** Fallback for notifications without a handler from `onNotification()`. */
   onNotification?: (method: string, params: unknown) => unknown;

@@ -33,9 +33,13 @@ export interface InputBacklogOptions {
   /**
    * Bound over queued input plus the params of running handlers, in UTF-8 bytes of their lines
    * (`maxInFlightBytes`). Default 64 MiB.
+   * @default 64 MiB
    */
   maxInFlightBytes?: number;
-  /** True when a JSON-RPC batch is served now (else it gets one -32600). Default: never. */
+  /**
+   * True when a JSON-RPC batch is served now (else it gets one -32600). Default: never.
+   * @default never
+   */
   acceptsBatch?: () => boolean;
 }
 

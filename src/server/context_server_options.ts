@@ -29,17 +29,29 @@ export interface ContextServerOptions {
   version: string;
   /** `serverInfo.title`, for display. */
   title?: string;
-  /** Server capabilities, merged over those derived from registered tools, resources and prompts. Default `{}`. */
+  /**
+   * Server capabilities, merged over those derived from registered tools, resources and prompts. Default `{}`.
+   * @default {}
+   */
   capabilities?: Capabilities;
   /** Page size and list cache hints of tools, resources and prompts (see {@linkcode ServerFeaturesOptions}). */
   features?: ServerFeaturesOptions;
   /** Sent in `InitializeResult` and `DiscoverResult` when set. */
   instructions?: string;
-  /** Versions this server speaks, of either era. Default: every legacy and modern version this library knows. */
+  /**
+   * Versions this server speaks, of either era. Default: every legacy and modern version this library knows.
+   * @default every legacy and modern version this library knows
+   */
   supportedVersions?: readonly string[];
-  /** `ttlMs` of the `server/discover` result. Default 0 (immediately stale), as the MCP TypeScript SDK. */
+  /**
+   * `ttlMs` of the `server/discover` result. Default 0 (immediately stale), as the MCP TypeScript SDK.
+   * @default 0
+   */
   discoverTtlMs?: number;
-  /** `cacheScope` of the `server/discover` result. Default `"private"`. */
+  /**
+   * `cacheScope` of the `server/discover` result. Default `"private"`.
+   * @default "private"
+   */
   cacheScope?: CacheScope;
   /**
    * A request that carries no modern `_meta` envelope and arrives before any `initialize` on its
@@ -47,7 +59,10 @@ export interface ContextServerOptions {
    * the legacy era at the newest legacy version, as the TypeScript SDK does. `ping` is always answered.
    */
   unenvelopedRequests?: "reject" | "legacy";
-  /** The clock of every deadline. Default: the system clock. */
+  /**
+   * The clock of every deadline. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /**
    * How modern `requestState` is sealed (see {@linkcode RequestStateCodec}): `key` (32+ bytes or 64
@@ -55,7 +70,10 @@ export interface ContextServerOptions {
    * (default 600 000 ms), size bounds. A ready codec may be passed instead.
    */
   requestState?: RequestStateCodecOptions | RequestStateCodec;
-  /** Legacy: how long `ctx.elicit`/`ctx.sample`/`ctx.listRoots` wait for the client's reply. Default 60 000 ms. */
+  /**
+   * Legacy: how long `ctx.elicit`/`ctx.sample`/`ctx.listRoots` wait for the client's reply. Default 60 000 ms.
+   * @default 60000
+   */
   clientRequestTimeout?: number;
   /** Every bad thing that is nobody's exception: bad input, handler failures (in full, stack included), unknown reply ids. */
   onReport?: (error: Error) => void;
@@ -63,6 +81,7 @@ export interface ContextServerOptions {
    * A request handler's unexpected exception (not a `JsonRpcError`) is answered -32603 with the
    * message "Internal error", and the exception goes to `onReport` only; `true` sends its message to
    * the client too, for development. Default `false`.
+   * @default false
    */
   exposeInternalErrors?: boolean;
   /**

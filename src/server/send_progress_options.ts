@@ -8,9 +8,15 @@ import { isPlainObject } from "../wire/meta_envelope.ts";
 
 /** Options of `sendProgress`: the other members of `notifications/progress`. */
 export interface SendProgressOptions {
-  /** The total `progress` is heading for, when known. Default: none sent. */
+  /**
+   * The total `progress` is heading for, when known. Default: none sent.
+   * @default none sent
+   */
   total?: number;
-  /** A human-readable line about the progress. Default: none sent. */
+  /**
+   * A human-readable line about the progress. Default: none sent.
+   * @default none sent
+   */
   message?: string;
 }
 

@@ -12,7 +12,10 @@ import { requestTokens, saveTokens, type TokenContext } from "./token_endpoint.t
 /** The tokens {@linkcode refreshTokens} refreshes. */
 export interface HeldTokens {
   tokens: StoredTokens;
-  /** The access token the server refused. Default: `tokens.accessToken`. */
+  /**
+   * The access token the server refused. Default: `tokens.accessToken`.
+   * @default tokens.accessToken
+   */
   refused?: string;
 }
 

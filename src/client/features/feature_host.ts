@@ -11,7 +11,10 @@ import type { Capabilities, Era } from "../../wire/protocol_versions.ts";
 export interface HostRequestOptions {
   /** Aborting cancels the request on the wire (`notifications/cancelled`) and rejects with the reason. */
   signal?: AbortSignal;
-  /** The JSON-RPC id to use (a listen stream's id is its subscription id). Default: the next counter value. */
+  /**
+   * The JSON-RPC id to use (a listen stream's id is its subscription id). Default: the next counter value.
+   * @default the next counter value
+   */
   id?: RequestId;
   /**
    * Receives the notifications the transport ties to this request (on a stream: its progress; over
@@ -53,6 +56,7 @@ export interface FeatureHost {
   /**
    * The pause before retrying an `input_required` result that asks for nothing (only `requestState`),
    * in milliseconds, on `time`. Default 0.
+   * @default 0
    */
   readonly stateOnlyRetryDelay?: number;
 }

@@ -25,9 +25,13 @@ export interface FeatureRequestOptions {
    * Milliseconds to wait for the reply; each progress notification starts the wait again (when
    * `onProgress` is given). On expiry the request is cancelled and rejects with a `TimeoutError`.
    * Default: the client's `requestTimeout` (60 000 ms). `Infinity` waits for ever.
+   * @default the client's `requestTimeout`
    */
   timeout?: number;
-  /** The ceiling progress cannot push the wait past, from the start of the call. Default: the client's `maxRequestTimeout` (600 000 ms). */
+  /**
+   * The ceiling progress cannot push the wait past, from the start of the call. Default: the client's `maxRequestTimeout` (600 000 ms).
+   * @default the client's `maxRequestTimeout`
+   */
   maxTimeout?: number;
   /** Called with every `notifications/progress` of this request; giving it sends a progress token. */
   onProgress?: (update: ProgressUpdate) => void;

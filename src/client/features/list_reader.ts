@@ -15,19 +15,34 @@ import { iteratePages, type ListBounds } from "./paginated_list.ts";
 
 /** Options of `listTools()` and the other complete listings. */
 export interface ListOptions extends Omit<FeatureRequestOptions, "onProgress"> {
-  /** `false` asks the server even when a fresh cached listing exists (the answer still refreshes the cache). Default true. */
+  /**
+   * `false` asks the server even when a fresh cached listing exists (the answer still refreshes the cache). Default true.
+   * @default true
+   */
   cache?: boolean;
-  /** Pages followed at most. Default: the client's `maxListPages`. */
+  /**
+   * Pages followed at most. Default: the client's `maxListPages`.
+   * @default the client's `maxListPages`
+   */
   maxPages?: number;
-  /** Items collected at most. Default: the client's `maxListItems`. */
+  /**
+   * Items collected at most. Default: the client's `maxListItems`.
+   * @default the client's `maxListItems`
+   */
   maxItems?: number;
 }
 
 /** Options of `iterateTools()` and the other page-by-page listings. */
 export interface IterateOptions extends ListOptions {
-  /** Pages followed at most. Default: no bound (a loop of up to 1 024 cursors is still caught). */
+  /**
+   * Pages followed at most. Default: no bound (a loop of up to 1 024 cursors is still caught).
+   * @default no bound
+   */
   maxPages?: number;
-  /** Items yielded at most. Default: no bound. */
+  /**
+   * Items yielded at most. Default: no bound.
+   * @default no bound
+   */
   maxItems?: number;
 }
 

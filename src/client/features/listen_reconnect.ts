@@ -15,13 +15,25 @@ import { integerOption, numberOption } from "../../stream/options.ts";
  * `maxDelay` starts the count again (one acknowledged and ended at once does not).
  */
 export interface ListenReconnectOptions {
-  /** The wait before the first attempt, in ms (before jitter). Default 500. */
+  /**
+   * The wait before the first attempt, in ms (before jitter). Default 500.
+   * @default 500
+   */
   initialDelay?: number;
-  /** The longest wait, in ms (before jitter). Default 15 000. */
+  /**
+   * The longest wait, in ms (before jitter). Default 15 000.
+   * @default 15000
+   */
   maxDelay?: number;
-  /** Each attempt in a row multiplies the wait by this. Default 2. */
+  /**
+   * Each attempt in a row multiplies the wait by this. Default 2.
+   * @default 2
+   */
   factor?: number;
-  /** Attempts in a row (no stream in between stayed open `maxDelay`) before the stream ends with `listen_ended`. Default 8. */
+  /**
+   * Attempts in a row (no stream in between stayed open `maxDelay`) before the stream ends with `listen_ended`. Default 8.
+   * @default 8
+   */
   maxAttempts?: number;
 }
 

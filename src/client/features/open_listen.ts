@@ -20,13 +20,25 @@ import type { ResourceSubscriptions } from "./resource_subscriptions.ts";
 
 /** What {@linkcode openListen} should report. */
 export interface ListenOptions {
-  /** `notifications/tools/list_changed`. Default false. */
+  /**
+   * `notifications/tools/list_changed`. Default false.
+   * @default false
+   */
   tools?: boolean;
-  /** `notifications/prompts/list_changed`. Default false. */
+  /**
+   * `notifications/prompts/list_changed`. Default false.
+   * @default false
+   */
   prompts?: boolean;
-  /** `notifications/resources/list_changed`. Default false. */
+  /**
+   * `notifications/resources/list_changed`. Default false.
+   * @default false
+   */
   resources?: boolean;
-  /** `notifications/resources/updated` for these URIs (legacy: after `resources/subscribe`). Default none. */
+  /**
+   * `notifications/resources/updated` for these URIs (legacy: after `resources/subscribe`). Default none.
+   * @default none
+   */
   resourceUris?: readonly string[];
   /** Aborting ends the stream like `close()`. */
   signal?: AbortSignal;

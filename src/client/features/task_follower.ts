@@ -31,9 +31,15 @@ export interface FollowTaskOptions {
   signal?: AbortSignal;
   /** Called with the task after every `tasks/get` (status, `statusMessage` as progress). */
   onTaskStatus?: (task: ClientTask) => void;
-  /** The wait before the first poll and whenever the server gives none, in ms. Default 1000. */
+  /**
+   * The wait before the first poll and whenever the server gives none, in ms. Default 1000.
+   * @default 1000
+   */
   pollIntervalMs?: number;
-  /** The shortest wait between polls whatever the server says, in ms. Default 10. */
+  /**
+   * The shortest wait between polls whatever the server says, in ms. Default 10.
+   * @default 10
+   */
   minPollIntervalMs?: number;
 }
 

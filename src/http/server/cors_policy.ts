@@ -37,17 +37,35 @@ export type ApplyCors = (request: RequestParts, response: Response) => Response;
 
 /** Options of {@linkcode CorsPolicy}. */
 export interface CorsPolicyOptions {
-  /** Origins allowed to call, or `"*"` for any. Default `"*"`. */
+  /**
+   * Origins allowed to call, or `"*"` for any. Default `"*"`.
+   * @default "*"
+   */
   origins?: readonly string[] | "*";
-  /** Send `Access-Control-Allow-Credentials: true` (the origin is then echoed, never `*`). Default false. */
+  /**
+   * Send `Access-Control-Allow-Credentials: true` (the origin is then echoed, never `*`). Default false.
+   * @default false
+   */
   credentials?: boolean;
-  /** Methods allowed. Default `["GET", "POST", "DELETE", "OPTIONS"]`. */
+  /**
+   * Methods allowed. Default `["GET", "POST", "DELETE", "OPTIONS"]`.
+   * @default ["GET", "POST", "DELETE", "OPTIONS"]
+   */
   methods?: readonly string[];
-  /** Extra request headers allowed. Default none. */
+  /**
+   * Extra request headers allowed. Default none.
+   * @default none
+   */
   allowHeaders?: readonly string[];
-  /** Extra response headers exposed. Default none. */
+  /**
+   * Extra response headers exposed. Default none.
+   * @default none
+   */
   exposeHeaders?: readonly string[];
-  /** `Access-Control-Max-Age` of preflight answers, in seconds. Default 600. */
+  /**
+   * `Access-Control-Max-Age` of preflight answers, in seconds. Default 600.
+   * @default 600
+   */
   maxAgeSeconds?: number;
 }
 

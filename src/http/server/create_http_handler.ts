@@ -37,9 +37,15 @@ export const DEFAULT_MAX_STREAMS = 1000;
 export const DEFAULT_HTTP_SHUTDOWN_TIMEOUT = 5_000;
 /** Options of {@linkcode createHttpHandler}. */
 export interface HttpHandlerOptions {
-  /** The endpoint's path (e.g. `/mcp`); requests for any other path get a plain 404. Default: every path. */
+  /**
+   * The endpoint's path (e.g. `/mcp`); requests for any other path get a plain 404. Default: every path.
+   * @default every path
+   */
   path?: string;
-  /** Largest request body, in bytes, enforced while it streams in (413). Default 4 MiB. */
+  /**
+   * Largest request body, in bytes, enforced while it streams in (413). Default 4 MiB.
+   * @default 4 MiB
+   */
   maxBodyBytes?: number;
   /**
    * The address the server listens on, for `Origin`/`Host` validation (403). Default `127.0.0.1`:
@@ -47,17 +53,28 @@ export interface HttpHandlerOptions {
    * `0.0.0.0`) when serving beyond this machine, with `allowedHosts`: `Host` is then checked against
    * them, and a non-loopback `bindAddress` without `allowedHosts` throws `InvalidOptionError` (a
    * DNS-rebinding page sends an `Origin` equal to its `Host`; only a host allow-list tells it apart).
+   * @default 127.0.0.1
    */
   bindAddress?: string;
-  /** Extra `Host` values accepted (`name` or `name:port`). Default none. */
+  /**
+   * Extra `Host` values accepted (`name` or `name:port`). Default none.
+   * @default none
+   */
   allowedHosts?: readonly string[];
-  /** Extra `Origin`s accepted, or `"*"`. Default none. */
+  /**
+   * Extra `Origin`s accepted, or `"*"`. Default none.
+   * @default none
+   */
   allowedOrigins?: readonly string[] | "*";
-  /** CORS for browser clients: `true` for the defaults of `CorsPolicy`, or its options. Default off. */
+  /**
+   * CORS for browser clients: `true` for the defaults of `CorsPolicy`, or its options. Default off.
+   * @default off
+   */
   cors?: boolean | CorsPolicyOptions;
   /**
    * Legacy sessions (`Mcp-Session-Id`, the GET stream, server-to-client requests over SSE): `true`
    * for the defaults, or the table's bounds. Default off: every legacy POST stands alone.
+   * @default off: every legacy POST stands alone
    */
   sessions?: boolean | LegacySessionTableOptions;
   /**
@@ -67,6 +84,7 @@ export interface HttpHandlerOptions {
    * goes on live. Each stream opens with a priming event (an id, `retry`, empty data), and a
    * handler may end its connection early (`ctx.closeSseStream()`) so the client polls. `true` for
    * the defaults (a `MemoryEventStore` of 16 MiB and 5 minutes, retry 1000 ms). Default off.
+   * @default off
    */
   resumability?: boolean | ResumabilityOptions;
   /**
@@ -74,20 +92,34 @@ export interface HttpHandlerOptions {
    * request (no pinning) and a dead replica's sessions go on elsewhere: the state is saved when it
    * changes, and a session id this replica does not hold is looked up here. Default none: the
    * replica's own memory.
+   * @default none: the replica's own memory
    */
   sessionStore?: SessionStore;
   /**
    * Carries a client's answer to a server-to-client request to the replica whose handler waits
    * for it (with several replicas and no pinning). Default none.
+   * @default none
    */
   replyRelay?: ReplyRelay;
-  /** Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000. */
+  /**
+   * Long streams open at once (modern `subscriptions/listen` and legacy GET streams); one more gets 429. Default 1000.
+   * @default 1000
+   */
   maxStreams?: number;
-  /** Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB. */
+  /**
+   * Bytes one SSE response holds for a slow reader before the handler's notifications wait. Default 1 MiB.
+   * @default 1 MiB
+   */
   maxBufferedBytes?: number;
-  /** Milliseconds of quiet after which an SSE stream sends a keep-alive comment; 0 sends none. Default 15 000. */
+  /**
+   * Milliseconds of quiet after which an SSE stream sends a keep-alive comment; 0 sends none. Default 15 000.
+   * @default 15000
+   */
   keepAliveInterval?: number;
-  /** Milliseconds {@linkcode HttpHandler.close} lets requests in flight finish before it cancels them. Default 5 000. */
+  /**
+   * Milliseconds {@linkcode HttpHandler.close} lets requests in flight finish before it cancels them. Default 5 000.
+   * @default 5000
+   */
   shutdownTimeout?: number;
   /**
    * The mirrored parameters (`x-mcp-header` annotations) of tool `name`, to validate its
@@ -95,7 +127,10 @@ export interface HttpHandlerOptions {
    * `toolInputSchema(name)` when it has one, else none checked.
    */
   paramHeaders?: (toolName: string) => readonly ParamHeader[] | undefined;
-  /** Clock of keep-alives, idle sessions and the shutdown bound. Default the system clock. */
+  /**
+   * Clock of keep-alives, idle sessions and the shutdown bound. Default the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Failures with nowhere else to go (a notification handler that threw, a reply to no request). */
   onReport?: (error: Error) => void;

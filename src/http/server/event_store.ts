@@ -53,11 +53,20 @@ export const STORED_EVENT_OVERHEAD_BYTES = 96;
 
 /** Options of {@linkcode MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
-  /** Bytes of events held at most (data plus {@linkcode STORED_EVENT_OVERHEAD_BYTES} each); the oldest go first. Default 16 MiB. */
+  /**
+   * Bytes of events held at most (data plus {@linkcode STORED_EVENT_OVERHEAD_BYTES} each); the oldest go first. Default 16 MiB.
+   * @default 16 MiB
+   */
   maxBytes?: number;
-  /** Milliseconds an event is kept; older ones go. Default 300 000. */
+  /**
+   * Milliseconds an event is kept; older ones go. Default 300 000.
+   * @default 300000
+   */
   maxAge?: number;
-  /** Clock of `maxAge`. Default the system clock. */
+  /**
+   * Clock of `maxAge`. Default the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

@@ -16,11 +16,18 @@ export interface OriginGuardOptions {
    * DNS-rebinding page sends an `Origin` equal to its `Host`, so without a host allow-list nothing
    * tells it from a real client. Default none: `Host` is not checked, and an `Origin` must be
    * allow-listed or the request's own origin.
+   * @default none
    */
   bindAddress?: string;
-  /** Extra `Host` values accepted: `name` (any port) or `name:port`, compared ignoring case. Default none. */
+  /**
+   * Extra `Host` values accepted: `name` (any port) or `name:port`, compared ignoring case. Default none.
+   * @default none
+   */
   allowedHosts?: readonly string[];
-  /** Extra `Origin`s accepted (`https://app.example.com`, `null` for opaque origins), or `"*"` for any. Default none. */
+  /**
+   * Extra `Origin`s accepted (`https://app.example.com`, `null` for opaque origins), or `"*"` for any. Default none.
+   * @default none
+   */
   allowedOrigins?: readonly string[] | "*";
 }
 

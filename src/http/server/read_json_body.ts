@@ -17,7 +17,10 @@ const FATAL_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {
-  /** Largest body accepted, in bytes. Default 4 MiB. */
+  /**
+   * Largest body accepted, in bytes. Default 4 MiB.
+   * @default 4 MiB
+   */
   maxBodyBytes?: number;
 }
 

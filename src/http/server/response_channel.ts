@@ -19,18 +19,26 @@ export interface ResponseChannelOptions {
   headers?: HeaderFields;
   /** Options of the SSE stream, when one is opened (byte bound, keep-alive, clock). */
   sse?: SseStreamOptions;
-  /** The HTTP status of a JSON reply. Default 200. */
+  /**
+   * The HTTP status of a JSON reply. Default 200.
+   * @default 200
+   */
   statusOf?: (reply: Record<string, unknown>) => number;
-  /** A JSON reply as a {@linkcode TextReply} rather than a `Response` (the caller of the handler takes one). Default false. */
+  /**
+   * A JSON reply as a {@linkcode TextReply} rather than a `Response` (the caller of the handler takes one). Default false.
+   * @default false
+   */
   textReply?: boolean;
   /**
    * Makes the SSE stream when one is needed, instead of a plain `SseStream` (a resumable stream
    * that stores its events). Default: an `SseStream` with `sse`.
+   * @default an `SseStream` with `sse`
    */
   stream?: () => ResponseStream;
   /**
    * The request's id as written, when JSON.parse rounded it (beyond 2^53): the reply carries this
    * text as its `id`. Default none: the reply's own `id`.
+   * @default none: the reply's own `id`
    */
   idLiteral?: string;
   /** Called once when the channel is cancelled (the client stopped the SSE stream, or {@linkcode ResponseChannel.abort}), with the reason. */

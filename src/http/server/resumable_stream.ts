@@ -22,13 +22,25 @@ export const DEFAULT_RESUME_RETRY = 1000;
 
 /** The `resumability` option of `createHttpHandler`. */
 export interface ResumabilityOptions {
-  /** Where events wait for a resume. Default a `MemoryEventStore` with `maxBytes` and `maxAge`. */
+  /**
+   * Where events wait for a resume. Default a `MemoryEventStore` with `maxBytes` and `maxAge`.
+   * @default a `MemoryEventStore` with `maxBytes` and `maxAge`
+   */
   eventStore?: EventStore;
-  /** Bytes the default memory store holds at most. Default 16 MiB. */
+  /**
+   * Bytes the default memory store holds at most. Default 16 MiB.
+   * @default 16 MiB
+   */
   maxBytes?: number;
-  /** Milliseconds the default memory store keeps an event. Default 300 000. */
+  /**
+   * Milliseconds the default memory store keeps an event. Default 300 000.
+   * @default 300000
+   */
   maxAge?: number;
-  /** The `retry` field (ms) of each stream's priming event: how long clients wait before resuming. Default 1000. */
+  /**
+   * The `retry` field (ms) of each stream's priming event: how long clients wait before resuming. Default 1000.
+   * @default 1000
+   */
   retry?: number;
 }
 

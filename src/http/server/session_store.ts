@@ -46,9 +46,15 @@ export interface ReplyRelay {
 
 /** Options of {@linkcode MemorySessionStore}. */
 export interface MemorySessionStoreOptions {
-  /** Sessions kept at most; the least recently saved goes first. Default 10 000. */
+  /**
+   * Sessions kept at most; the least recently saved goes first. Default 10 000.
+   * @default 10000
+   */
   maxSessions?: number;
-  /** Clock of the TTLs. Default the system clock. */
+  /**
+   * Clock of the TTLs. Default the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

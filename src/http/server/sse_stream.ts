@@ -27,11 +27,18 @@ export interface SseStreamOptions {
   /**
    * UTF-8 bytes the stream holds for its reader before writers wait. One larger frame may still
    * enter an empty stream. Default 1 MiB.
+   * @default 1 MiB
    */
   maxBufferedBytes?: number;
-  /** Milliseconds of quiet after which a `:` comment line is sent; 0 sends none. Default 15 000. */
+  /**
+   * Milliseconds of quiet after which a `:` comment line is sent; 0 sends none. Default 15 000.
+   * @default 15000
+   */
   keepAliveInterval?: number;
-  /** Clock of the keep-alive timer. Default the system clock. */
+  /**
+   * Clock of the keep-alive timer. Default the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Called once when the reader cancels or {@linkcode SseStream.abort} is called, with the reason (as {@linkcode SseStream.signal} aborts). */
   onCancel?: (reason: Error) => void;

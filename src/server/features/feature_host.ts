@@ -62,6 +62,9 @@ export interface FeatureHost {
   report(error: Error): void;
   /** Called whenever the capabilities the features derive may have changed (a first tool, resource…). */
   capabilitiesChanged(): void;
-  /** The server's clock (task leases and TTLs). Default: the system clock. */
+  /**
+   * The server's clock (task leases and TTLs). Default: the system clock.
+   * @default the system clock
+   */
   readonly timeProvider?: TimeProvider;
 }

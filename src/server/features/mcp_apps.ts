@@ -41,7 +41,10 @@ export interface McpAppView {
   uri: string;
   /** The HTML5 document (or a function building it per read). */
   html: string | ((context: HandlerContext) => string | Promise<string>);
-  /** The resource's name in `resources/list`. Default: the tool's name. */
+  /**
+   * The resource's name in `resources/list`. Default: the tool's name.
+   * @default the tool's name
+   */
   name?: string;
   description?: string;
   /** Origins the view may reach; omitted: the host's restrictive default. */
@@ -52,7 +55,10 @@ export interface McpAppView {
   domain?: string;
   /** Whether the host draws a border and background. */
   prefersBorder?: boolean;
-  /** Who may call the tool: `"model"`, `"app"`. Default (omitted) both. */
+  /**
+   * Who may call the tool: `"model"`, `"app"`. Default (omitted) both.
+   * @default (omitted) both
+   */
   visibility?: Array<"model" | "app">;
 }
 

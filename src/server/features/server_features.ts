@@ -49,11 +49,15 @@ import {
 
 /** Options of {@linkcode ServerFeatures} (the `features` option of `ContextServer`). */
 export interface ServerFeaturesOptions {
-  /** Items per page of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
+  /**
+   * Items per page of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100.
+   * @default 100
+   */
   pageSize?: number;
   /**
    * The longest URI `resources/read` matches against resource templates, in UTF-16 code units; a
    * longer one (that is not an exact static resource URI) is answered -32602. Default 16 384.
+   * @default 16384
    */
   maxUriLength?: number;
   /**
@@ -61,7 +65,10 @@ export interface ServerFeaturesOptions {
    * `cacheScope` (default `"private"`). Legacy results carry none.
    */
   listCache?: { ttlMs?: number; cacheScope?: CacheScope };
-  /** Validates plain JSON Schemas of tools and prompts. Default: the shared `JsonSchemaValidator` (2020-12). */
+  /**
+   * Validates plain JSON Schemas of tools and prompts. Default: the shared `JsonSchemaValidator` (2020-12).
+   * @default the shared `JsonSchemaValidator`
+   */
   validator?: SchemaValidator;
   /**
    * Shares list changes and resource updates with the other replicas of this server, so a listen
@@ -71,12 +78,14 @@ export interface ServerFeaturesOptions {
    * replica that starts announces its lists to the others (a rolling update may change them). After a
    * `resync` (the bus may have missed events), every list this server has is announced as changed.
    * Default: none, changes stay in this server.
+   * @default none, changes stay in this server
    */
   listenBus?: ListenBus;
   /**
    * The `io.modelcontextprotocol/tasks` extension (tools with `taskSupport`): a ready `TaskEngine`, or
    * its options (`store`, `leaseMs`, `ttlMs`, `pollIntervalMs`, `maxAttempts`, …). Default: an engine
    * over a `MemoryTaskStore`, made when the first tool with task support is registered.
+   * @default an engine over a `MemoryTaskStore`
    */
   tasks?: TaskEngine | TaskEngineOptions;
 }

@@ -47,7 +47,10 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
   /** Display name. */
   title?: string;
   description?: string;
-  /** Arguments schema; validated before the handler runs. Default: any object, not validated. */
+  /**
+   * Arguments schema; validated before the handler runs. Default: any object, not validated.
+   * @default any object, not validated
+   */
   inputSchema?: S;
   /** `structuredContent` schema; every successful result must carry conforming `structuredContent`. */
   outputSchema?: ToolSchemaInput;
@@ -75,6 +78,7 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
   /**
    * The tool may run again from the start without harm: a task whose replica died is re-run on a
    * surviving replica (up to the tasks option `maxAttempts`) instead of failing. Default `false`.
+   * @default false
    */
   safeToRepeat?: boolean;
 }
@@ -96,7 +100,10 @@ export interface RegisteredTool {
 
 /** Options of {@linkcode ToolRegistry}. */
 export interface ToolRegistryOptions extends FeatureRegistryOptions {
-  /** Validates plain JSON Schemas. Default: the shared `JsonSchemaValidator`. */
+  /**
+   * Validates plain JSON Schemas. Default: the shared `JsonSchemaValidator`.
+   * @default the shared `JsonSchemaValidator`
+   */
   validator?: SchemaValidator;
   /** The task engine, made on first use (tools with task support only). */
   tasks?: () => TaskEngine;

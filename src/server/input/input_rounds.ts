@@ -53,7 +53,10 @@ export { InputRequiredSignal } from "./input_required_signal.ts";
 
 /** Options of one ask. */
 export interface InputCallOptions {
-  /** The key of this input request in `inputRequests` (modern era). Default `<kind>-<n>`. At most 256 characters. */
+  /**
+   * The key of this input request in `inputRequests` (modern era). Default `<kind>-<n>`. At most 256 characters.
+   * @default <kind>-<n>
+   */
   key?: string;
 }
 
@@ -118,11 +121,20 @@ export interface InputRequiredOutcome {
 
 /** Options of {@linkcode InputRounds}. */
 export interface InputRoundsOptions {
-  /** Seals and opens `requestState`. Default: a codec with a random per-process key (see {@linkcode RequestStateCodec}). */
+  /**
+   * Seals and opens `requestState`. Default: a codec with a random per-process key (see {@linkcode RequestStateCodec}).
+   * @default a codec with a random per-process key
+   */
   codec?: RequestStateCodec;
-  /** Legacy: how long a server-to-client request may go unanswered. Default 60 000 ms. */
+  /**
+   * Legacy: how long a server-to-client request may go unanswered. Default 60 000 ms.
+   * @default 60000
+   */
   clientRequestTimeout?: number;
-  /** The clock of `clientRequestTimeout`. Default: the system clock. */
+  /**
+   * The clock of `clientRequestTimeout`. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

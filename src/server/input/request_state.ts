@@ -25,20 +25,34 @@ export interface RequestStateCodecOptions {
   /**
    * The HMAC key: at least 32 raw bytes, or exactly 64 hex characters. Give every replica the same
    * key. Default: 32 random bytes drawn once per codec (state then opens only in this process).
+   * @default 32 random bytes drawn once per codec
    */
   key?: Uint8Array | ArrayBuffer | string;
-  /** How long a sealed state stays valid, in milliseconds. Default 600 000 (10 minutes). */
+  /**
+   * How long a sealed state stays valid, in milliseconds. Default 600 000 (10 minutes).
+   * @default 600000 (10 minutes)
+   */
   stateTtl?: number;
-  /** The clock of expiry. Default: the system clock. */
+  /**
+   * The clock of expiry. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /**
    * Added to `timeProvider.now()` to get milliseconds since the Unix epoch, so replicas agree on
    * expiry. Default `performance.timeOrigin` (right for the system clock; tests may pass 0).
+   * @default performance.timeOrigin
    */
   epochOrigin?: number;
-  /** Longest `requestState` string accepted or produced, in characters. Default 65 536. */
+  /**
+   * Longest `requestState` string accepted or produced, in characters. Default 65 536.
+   * @default 65536
+   */
   maxStateBytes?: number;
-  /** Longest payload (its JSON) that {@linkcode RequestStateCodec.seal} accepts, in UTF-16 units. Default 32 768. */
+  /**
+   * Longest payload (its JSON) that {@linkcode RequestStateCodec.seal} accepts, in UTF-16 units. Default 32 768.
+   * @default 32768
+   */
   maxPayloadBytes?: number;
 }
 

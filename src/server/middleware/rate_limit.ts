@@ -12,20 +12,35 @@ import { RateLimitedError } from "./rate_limited_error.ts";
 export interface RateLimitOptions {
   /** Requests allowed per `intervalMs` (the refill rate), and the burst unless `burst` is set. Required. */
   limit: number;
-  /** The interval of `limit`, in milliseconds. Default 60 000. */
+  /**
+   * The interval of `limit`, in milliseconds. Default 60 000.
+   * @default 60000
+   */
   intervalMs?: number;
-  /** Tokens a full bucket holds. Default `limit`. */
+  /**
+   * Tokens a full bucket holds. Default `limit`.
+   * @default limit
+   */
   burst?: number;
   /**
    * `"smooth"` (default): tokens trickle back at `limit / intervalMs`; `"interval"`: `limit` tokens
    * come back at once every `intervalMs` after a bucket's first use (at most `limit` per interval).
    */
   refill?: "smooth" | "interval";
-  /** The bucket of a request. Default `ctx.clientKey` (the principal, else the session or stream, else one shared bucket). */
+  /**
+   * The bucket of a request. Default `ctx.clientKey` (the principal, else the session or stream, else one shared bucket).
+   * @default ctx.clientKey
+   */
   key?: (context: MiddlewareContext) => string;
-  /** Methods never limited. Default `["ping", "initialize", "server/discover"]`. */
+  /**
+   * Methods never limited. Default `["ping", "initialize", "server/discover"]`.
+   * @default `["ping"
+   */
   exempt?: readonly string[];
-  /** Where buckets live. Default a {@linkcode MemoryRateLimitStore} (this process only). */
+  /**
+   * Where buckets live. Default a {@linkcode MemoryRateLimitStore} (this process only).
+   * @default a {@linkcode MemoryRateLimitStore}
+   */
   store?: RateLimitStore;
 }
 

@@ -62,9 +62,15 @@ export interface RateLimitStore {
 
 /** Options of {@linkcode MemoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {
-  /** Buckets kept at once; the least recently used goes first (its key starts again full). Default 10 000. */
+  /**
+   * Buckets kept at once; the least recently used goes first (its key starts again full). Default 10 000.
+   * @default 10000
+   */
   maxKeys?: number;
-  /** The clock of the refill. Default: the system clock. */
+  /**
+   * The clock of the refill. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

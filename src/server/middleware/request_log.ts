@@ -21,7 +21,10 @@ export interface RequestLogEntry {
 
 /** Options of {@linkcode logRequests}. */
 export interface RequestLogOptions {
-  /** The clock of `durationMs`. Default: the system clock. */
+  /**
+   * The clock of `durationMs`. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

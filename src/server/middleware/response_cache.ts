@@ -11,18 +11,31 @@ import type { Middleware, MiddlewareContext } from "../middleware.ts";
 
 /** Options of {@linkcode responseCache}. */
 export interface ResponseCacheOptions {
-  /** Methods cached. Default the four list methods. */
+  /**
+   * Methods cached. Default the four list methods.
+   * @default the four list methods
+   */
   methods?: readonly string[];
   /**
    * How long a result without a `ttlMs` of its own (legacy results) is kept, in ms; 0 keeps none.
    * A modern result's `ttlMs` always wins. Default 0.
+   * @default 0
    */
   ttlMs?: number;
-  /** Results kept at once; the oldest goes first. Default 256. */
+  /**
+   * Results kept at once; the oldest goes first. Default 256.
+   * @default 256
+   */
   maxEntries?: number;
-  /** The clock of expiry. Default: the system clock. */
+  /**
+   * The clock of expiry. Default: the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
-  /** The cache key's client part. Default `ctx.clientKey` (results may differ per principal). */
+  /**
+   * The cache key's client part. Default `ctx.clientKey` (results may differ per principal).
+   * @default ctx.clientKey
+   */
   key?: (context: MiddlewareContext) => string;
 }
 

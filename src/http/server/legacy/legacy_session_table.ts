@@ -17,17 +17,27 @@ const MAX_SESSION_ID_LENGTH = 128;
 
 /** Options of {@linkcode LegacySessionTable}. */
 export interface LegacySessionTableOptions {
-  /** Live sessions at most; an `initialize` beyond it is refused (429). Default 1000. */
+  /**
+   * Live sessions at most; an `initialize` beyond it is refused (429). Default 1000.
+   * @default 1000
+   */
   maxSessions?: number;
-  /** Milliseconds a session may stay idle (nothing in flight, no GET stream) before it ends. Default 300 000. */
+  /**
+   * Milliseconds a session may stay idle (nothing in flight, no GET stream) before it ends. Default 300 000.
+   * @default 300000
+   */
   idleTimeout?: number;
   /**
    * Text every session id starts with, e.g. the replica's name and a dot (`"r2."`), so a load
    * balancer can pin a session to the replica that holds it (nginx: a `map` on `$http_mcp_session_id`,
    * examples/deploy). Visible ASCII, at most 64 characters. Default none.
+   * @default none
    */
   idPrefix?: string;
-  /** Clock of the idle timers. Default the system clock. */
+  /**
+   * Clock of the idle timers. Default the system clock.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

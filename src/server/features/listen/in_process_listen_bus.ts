@@ -9,7 +9,10 @@ import { checkListenEvent } from "./listen_event_codec.ts";
 
 /** Options of {@linkcode InProcessListenBus}. */
 export interface InProcessListenBusOptions {
-  /** The `origin` of the events this bus publishes. Default: a random UUID. */
+  /**
+   * The `origin` of the events this bus publishes. Default: a random UUID.
+   * @default a random UUID
+   */
   replicaId?: string;
   /** Receives the error a handler threw (the other handlers still run), like `ContextServer`'s `onReport`. */
   onReport?: (error: Error) => void;

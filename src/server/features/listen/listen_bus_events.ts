@@ -14,6 +14,7 @@ export interface ListenBusEventsOptions {
    * Most distinct events waiting for the consumer. Default 256. One more replaces them all with a
    * single `resync` (origin: the bus's `replicaId`), so a slow consumer costs at most this many
    * events of memory and still learns that something changed.
+   * @default 256
    */
   maxPendingEvents?: number;
 }
