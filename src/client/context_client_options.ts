@@ -6,7 +6,6 @@
 import type { EraCacheStore } from "./era_cache.ts";
 import { defaultEraCache } from "./era_cache.ts";
 import { InvalidOptionError } from "../wire/errors.ts";
-import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { JsonRpcConnectionOptions, RequestContext } from "../rpc/json_rpc_connection.ts";
 import { numberOption } from "../stream/options.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
@@ -16,6 +15,7 @@ import type { ClientFeatureOptions } from "./features/client_features.ts";
 import type { RequestId } from "../wire/protocol/mod.ts";
 import type { ClientInputs } from "./client_inputs.ts";
 import type { TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import { checkConnectionNesting } from "../rpc/connection_options.ts";
 
 /** The bounds of the client's connection: every {@linkcode JsonRpcConnectionOptions} the client does not set itself. */
 export type ClientConnectionOptions = Omit<
@@ -140,19 +140,6 @@ export type ClientRequestHandler<P = unknown, R = unknown> = (
 /** Handles one notification from the server. */
 export type ClientNotificationHandler<P = unknown> = (params: P) => unknown;
 
-/** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
-const CONNECTION_KEYS = [
-  "endOfStreamTimeout",
-  "shutdownTimeout",
-  "maxConcurrentRequests",
-  "maxQueuedInputBytes",
-  "answerInvalidInput",
-  "maxQueuedOutputBytes",
-  "writeBlockBytes",
-  "maxMessageBytes",
-  "drainTimeout",
-];
-
 /** Who this client says it is when `clientInfo` is not given. */
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "onemodelcontext", version: "0.1.0" };
 
@@ -175,16 +162,7 @@ export function readConnectOptions(options: ContextClientOptions): ConnectSettin
       `Option era must be "auto", "modern" or "legacy", got ${JSON.stringify(era)}`,
     );
   }
-  if (options.connection !== undefined && !isPlainObject(options.connection)) {
-    throw new InvalidOptionError("Option connection must be an object");
-  }
-  for (const key of CONNECTION_KEYS) {
-    if (key in options) {
-      throw new InvalidOptionError(
-        `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
-      );
-    }
-  }
+  checkConnectionNesting(options, options.connection);
   const probeTimeout = numberOption("probeTimeout", options.probeTimeout, 5_000);
   const processStartupAllowance = numberOption(
     "processStartupAllowance",

@@ -5,6 +5,8 @@
 import type { NewlineChannelOptions } from "../stream/newline_channel.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";
+import { InvalidOptionError } from "../wire/errors.ts";
+import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { RequestContext } from "./request_context.ts";
 
 /** Options of {@linkcode JsonRpcConnection}. */
@@ -100,4 +102,34 @@ export function nestChannelOptions<T extends JsonRpcConnectionOptions>(
   }
   nested.channel = { ...channel, ...options.channel };
   return nested as T;
+}
+
+/** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
+const CONNECTION_KEYS = [
+  "endOfStreamTimeout",
+  "shutdownTimeout",
+  "maxConcurrentRequests",
+  "maxQueuedInputBytes",
+  "answerInvalidInput",
+  "maxQueuedOutputBytes",
+  "writeBlockBytes",
+  "maxMessageBytes",
+  "drainTimeout",
+];
+
+/**
+ * Checks the `connection` option of a server's or client's options: an object when given, and no
+ * connection or channel option at the top level (`InvalidOptionError` saying where it belongs).
+ */
+export function checkConnectionNesting(options: object, connection: unknown): void {
+  if (connection !== undefined && !isPlainObject(connection)) {
+    throw new InvalidOptionError("Option connection must be an object");
+  }
+  for (const key of CONNECTION_KEYS) {
+    if (key in options) {
+      throw new InvalidOptionError(
+        `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
+      );
+    }
+  }
 }

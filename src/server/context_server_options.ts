@@ -14,6 +14,7 @@ import type { JsonRpcConnectionOptions } from "../rpc/json_rpc_connection.ts";
 import type { ServerFeaturesOptions } from "./features/server_features.ts";
 import type { RequestStateCodec, RequestStateCodecOptions } from "./input/request_state.ts";
 import type { TelemetryOptions } from "../telemetry/mcp_telemetry.ts";
+import { checkConnectionNesting } from "../rpc/connection_options.ts";
 
 /** The bounds of each served connection: every {@linkcode JsonRpcConnectionOptions} the server does not set itself. */
 export type ServerConnectionOptions = Omit<
@@ -93,19 +94,6 @@ export interface ContextServerOptions {
   connection?: ServerConnectionOptions;
 }
 
-/** Connection and channel option names that moved under `connection` (a JavaScript caller gets told). */
-const CONNECTION_KEYS = [
-  "endOfStreamTimeout",
-  "shutdownTimeout",
-  "maxConcurrentRequests",
-  "maxQueuedInputBytes",
-  "answerInvalidInput",
-  "maxQueuedOutputBytes",
-  "writeBlockBytes",
-  "maxMessageBytes",
-  "drainTimeout",
-];
-
 /**
  * Throws an {@linkcode InvalidOptionError} naming the first bad option, checked in the order the
  * server reads them; returns the `discoverTtlMs` and the versions to use.
@@ -155,16 +143,7 @@ export function checkContextServerOptions(
       `Option exposeInternalErrors must be a boolean, got ${typeof exposeInternalErrors}`,
     );
   }
-  if (connection !== undefined && !isPlainObject(connection)) {
-    throw new InvalidOptionError("Option connection must be an object");
-  }
-  for (const key of CONNECTION_KEYS) {
-    if (key in options) {
-      throw new InvalidOptionError(
-        `Option ${key} belongs under connection: { ${key} } (options nest by layer)`,
-      );
-    }
-  }
+  checkConnectionNesting(options, connection);
   const ttlMs = Math.floor(numberOption("discoverTtlMs", discoverTtlMs, 0));
   const versions = new ServerVersions(supportedVersions);
   // Fail on bad connection bounds now rather than on the first connection.
