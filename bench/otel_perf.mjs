@@ -15,6 +15,7 @@
  *
  *   npm run build && node bench/otel_perf.mjs [--modes=none,sdk] [--duration=4000] [--slices=4]
  *     [--inflight=64] [--node=PATH] [--top=0 (frames that grew most, first mode to last)]
+ *     [--detail=COMPONENT (the JS frames its samples were charged to, last mode)]
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -34,6 +35,7 @@ const slices = Number(option("slices", 4));
 const inFlight = Number(option("inflight", 64));
 const nodePath = option("node", process.execPath);
 const top = Number(option("top", 0));
+const detail = option("detail", undefined);
 const log = (...parts) => process.stderr.write(`${parts.join(" ")}\n`);
 const dir = mkdtempSync(join(tmpdir(), "otel-perf-"));
 
@@ -98,7 +100,7 @@ const libraryPart = (sym) => (/\/telemetry\//.test(sym) ? "onemodelcontext telem
 const isJs = (sym) => /^(JS|LazyCompile|Function|Script|Eval):/.test(sym);
 
 /** Charges the samples of one perf data file: adds ns per component and per leaf frame. */
-function charge(file, byComponent, byFrame) {
+function charge(file, byComponent, byFrame, byDetail) {
   const text = execFileSync("perf", ["script", "-i", file, "-F", "period,ip,sym,dso"], {
     maxBuffer: 1 << 30,
     encoding: "utf8",
@@ -114,6 +116,7 @@ function charge(file, byComponent, byFrame) {
     });
     const leaf = frames[0];
     let component;
+    let caller = leaf.sym;
     if (GC.test(leaf.sym)) component = "GC";
     else if (leaf.dso.includes("kernel")) component = "kernel (syscalls, mostly socket I/O)";
     else {
@@ -121,12 +124,17 @@ function charge(file, byComponent, byFrame) {
       for (const { sym } of frames) {
         if (!isJs(sym)) continue;
         component = componentOfJs(sym);
+        caller = sym;
         if (component !== undefined) break;
         sawNodeJs = true;
       }
       component ??= sawNodeJs ? "node (no JS caller)" : "V8 / node native (no JS caller)";
     }
     byComponent.set(component, (byComponent.get(component) ?? 0) + period);
+    if (component === detail) {
+      const key = caller.replace(/file:\/\/\S*\/(dist|node_modules)\//, "$1/");
+      byDetail.set(key, (byDetail.get(key) ?? 0) + period);
+    }
     const key = leaf.sym.replace(/file:\/\/\S*\/(dist|node_modules)\//, "$1/");
     byFrame.set(key, (byFrame.get(key) ?? 0) + period);
   }
@@ -156,9 +164,10 @@ for (const mode of modes) {
   await loads[mode].close();
   const byComponent = new Map();
   const byFrame = new Map();
-  for (const file of files[mode]) charge(file, byComponent, byFrame);
+  const byDetail = new Map();
+  for (const file of files[mode]) charge(file, byComponent, byFrame, byDetail);
   const total = [...byComponent.values()].reduce((a, b) => a + b, 0);
-  results[mode] = { byComponent, byFrame, total, calls: calls[mode] };
+  results[mode] = { byComponent, byFrame, byDetail, total, calls: calls[mode] };
   log(`${mode}: ${calls[mode]} calls, ${(total / 1000 / calls[mode]).toFixed(1)} µs sampled CPU per call`);
 }
 for (const mode of modes) await servers[mode].stop();
@@ -193,4 +202,9 @@ if (top > 0) {
     const cells = [first, last].map((m) => usOf(m, results[m].byFrame.get(key)).toFixed(2));
     console.log(`| ${key.slice(0, 110)} | ${cells.join(" | ")} | ${growth.toFixed(2)} |`);
   }
+}
+if (detail !== undefined) {
+  const rows = [...results[last].byDetail].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log(`\n| ${detail}: JS frame charged (${last}) | µs/call |\n|---|---:|`);
+  for (const [key, ns] of rows) console.log(`| ${key.slice(0, 110)} | ${usOf(last, ns).toFixed(2)} |`);
 }
