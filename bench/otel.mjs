@@ -14,7 +14,7 @@
  * runs the servers under another Node (the load stays in this process).
  *
  *   npm run build && node bench/otel.mjs [--reps=5] [--duration=2000] [--inflight=64]
- *     [--modes=none,api,sdk] [--node=PATH] [--warmup=10000 (ms per server: the JIT settles)]
+ *     [--modes=none,api,sdk] [--node=PATH] [--sink=URL] [--warmup=10000 (ms per server: the JIT settles)]
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
@@ -22,6 +22,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { readCpuAndIo } from "./lib/proc_memory.mjs";
+
+/** Minor page faults of a process so far (/proc/<pid>/stat field 10). */
+function minorFaults(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+}
 
 /** CPU ms of a process's main thread (the JS thread; the rest is GC helpers, the JIT, libuv's pool). */
 function mainThreadCpuMs(pid) {
@@ -56,7 +62,8 @@ const sink = createServer((req, res) => {
   });
 });
 await new Promise((resolve) => sink.listen(0, "127.0.0.1", resolve));
-const endpoint = `http://127.0.0.1:${sink.address().port}`;
+// --sink=URL: export to a sink elsewhere (another process) instead; its spans are not counted here.
+const endpoint = option("sink", `http://127.0.0.1:${sink.address().port}`);
 
 /** bench/http/otel_server.mjs in `mode` under `nodePath`; resolves with `{ child, url, stop }`. */
 async function startServer(env) {
@@ -92,16 +99,19 @@ for (const mode of MODES) served[mode] += (await loads[mode].run(warmupMs)).comp
 
 const samples = Object.fromEntries(MODES.map((m) => [m, []]));
 const mainSamples = Object.fromEntries(MODES.map((m) => [m, []]));
+const faultSamples = Object.fromEntries(MODES.map((m) => [m, []]));
 for (let rep = 0; rep < reps; rep++) {
   for (const mode of rep % 2 === 0 ? MODES : [...MODES].reverse()) {
     const pid = servers[mode].child.pid;
     const before = readCpuAndIo(pid).cpuMs;
     const mainBefore = mainThreadCpuMs(pid);
+    const faultsBefore = minorFaults(pid);
     const { completed } = await loads[mode].run(durationMs);
     served[mode] += completed;
     const after = readCpuAndIo(pid).cpuMs;
     samples[mode].push(((after - before) * 1000) / completed);
     mainSamples[mode].push(((mainThreadCpuMs(pid) - mainBefore) * 1000) / completed);
+    faultSamples[mode].push((minorFaults(pid) - faultsBefore) / completed);
     log(`rep ${rep + 1} ${mode}: ${completed} calls, ${samples[mode].at(-1).toFixed(1)} µs CPU per call`);
   }
 }
@@ -118,9 +128,9 @@ const nodeVersion = await new Promise((resolve) => {
   child.stdout.on("data", (c) => (text += c)).on("end", () => resolve(text.trim().slice(1)));
 });
 console.log(
-  `| server (HTTP, modern tools/call, ${inFlight} in flight, Node ${nodeVersion}) | µs CPU per call (range) | calls per CPU vs none | best slices vs none | main thread µs per call |`,
+  `| server (HTTP, modern tools/call, ${inFlight} in flight, Node ${nodeVersion}) | µs CPU per call (range) | calls per CPU vs none | best slices vs none | main thread µs per call | page faults per call |`,
 );
-console.log("|---|---:|---:|---:|---:|");
+console.log("|---|---:|---:|---:|---:|---:|");
 // Contention only adds CPU per call: the best slice of each mode is the least disturbed one.
 const best = (mode) => Math.min(...samples[mode]);
 for (const mode of MODES) {
@@ -129,7 +139,7 @@ for (const mode of MODES) {
   console.log(
     `| ${mode} | ${us.toFixed(1)} (${range}) | ${(base / us).toFixed(2)}× | ${
       (best("none") / best(mode)).toFixed(2)
-    }× | ${median(mainSamples[mode]).toFixed(1)} |`,
+    }× | ${median(mainSamples[mode]).toFixed(1)} | ${median(faultSamples[mode]).toFixed(2)} |`,
   );
 }
 // Spans in the OTLP JSON bodies: resourceSpans[].scopeSpans[].spans[].
