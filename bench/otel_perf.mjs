@@ -14,7 +14,8 @@
  * Needs Linux `perf`; the servers run with --perf-basic-prof.
  *
  *   npm run build && node bench/otel_perf.mjs [--modes=none,sdk] [--duration=4000] [--slices=4]
- *     [--inflight=64] [--node=PATH] [--top=0 (frames that grew most, first mode to last)]
+ *     [--inflight=64] [--warmup=10000] [--node=PATH] [--top=0 (frames that grew most, first mode to last)]
+ *     [--detail=COMPONENT (the JS frames its samples were charged to, last mode)]
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -34,6 +35,10 @@ const slices = Number(option("slices", 4));
 const inFlight = Number(option("inflight", 64));
 const nodePath = option("node", process.execPath);
 const top = Number(option("top", 0));
+// Under load the optimizing compiler needs seconds of wall time to settle (bench/otel.mjs): before
+// that its thread's CPU and the slower baseline code would count as the mode's cost.
+const warmupMs = Number(option("warmup", 10_000));
+const detail = option("detail", undefined);
 const log = (...parts) => process.stderr.write(`${parts.join(" ")}\n`);
 const dir = mkdtempSync(join(tmpdir(), "otel-perf-"));
 
@@ -98,8 +103,8 @@ const libraryPart = (sym) => (/\/telemetry\//.test(sym) ? "onemodelcontext telem
 const isJs = (sym) => /^(JS|LazyCompile|Function|Script|Eval):/.test(sym);
 
 /** Charges the samples of one perf data file: adds ns per component and per leaf frame. */
-function charge(file, byComponent, byFrame) {
-  const text = execFileSync("perf", ["script", "-i", file, "-F", "period,ip,sym,dso"], {
+function charge(file, mainTid, byComponent, byFrame, byDetail, byTier) {
+  const text = execFileSync("perf", ["script", "-i", file, "-F", "tid,period,ip,sym,dso"], {
     maxBuffer: 1 << 30,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "ignore"],
@@ -107,26 +112,43 @@ function charge(file, byComponent, byFrame) {
   for (const block of text.split("\n\n")) {
     const lines = block.split("\n").filter((l) => l.trim() !== "");
     if (lines.length < 2) continue;
-    const period = Number(lines[0].trim());
+    const [tid, period] = lines[0].trim().split(/\s+/).map(Number);
     const frames = lines.slice(1).map((l) => {
       const m = /^\s*[0-9a-f]+ (.*) \((.*)\)$/.exec(l);
       return m ? { sym: m[1], dso: m[2] } : { sym: l.trim(), dso: "" };
     });
     const leaf = frames[0];
+    // The JIT tier of the innermost JS frame: * optimized (TurboFan or Maglev), ^ baseline, ~ interpreted.
+    const tier = frames.find((f) => isJs(f.sym))?.sym.match(/^\w+:([*^~+]?)/)?.[1] || "none";
+    byTier.set(tier, (byTier.get(tier) ?? 0) + period);
     let component;
-    if (GC.test(leaf.sym)) component = "GC";
+    let caller = leaf.sym;
+    if (tid !== mainTid) {
+      // V8's platform workers (concurrent marking, parallel scavenge, the optimizing compiler) and
+      // libuv's pool: their CPU counts for the process but not for the JS thread.
+      component = GC.test(leaf.sym) || frames.some((f) => GC.test(f.sym))
+        ? "other threads: GC"
+        : frames.some((f) => /v8::internal::(compiler|maglev|Turbofan|OptimizingCompile)/.test(f.sym))
+        ? "other threads: JIT compiler"
+        : "other threads: rest";
+    } else if (GC.test(leaf.sym)) component = "GC (JS thread)";
     else if (leaf.dso.includes("kernel")) component = "kernel (syscalls, mostly socket I/O)";
     else {
       let sawNodeJs = false;
       for (const { sym } of frames) {
         if (!isJs(sym)) continue;
         component = componentOfJs(sym);
+        caller = sym;
         if (component !== undefined) break;
         sawNodeJs = true;
       }
       component ??= sawNodeJs ? "node (no JS caller)" : "V8 / node native (no JS caller)";
     }
     byComponent.set(component, (byComponent.get(component) ?? 0) + period);
+    if (component === detail) {
+      const key = caller.replace(/file:\/\/\S*\/(dist|node_modules)\//, "$1/");
+      byDetail.set(key, (byDetail.get(key) ?? 0) + period);
+    }
     const key = leaf.sym.replace(/file:\/\/\S*\/(dist|node_modules)\//, "$1/");
     byFrame.set(key, (byFrame.get(key) ?? 0) + period);
   }
@@ -140,7 +162,7 @@ for (const mode of modes) {
   servers[mode] = await startServer(mode);
   loads[mode] = openLoad(servers[mode].url, { connections: inFlight, era: "modern" });
 }
-for (const mode of modes) await loads[mode].run(1000); // warm up
+for (const mode of modes) await loads[mode].run(warmupMs); // warm up
 for (let slice = 0; slice < slices; slice++) {
   for (const mode of slice % 2 === 0 ? modes : [...modes].reverse()) {
     const file = join(dir, `${mode}.${slice}.data`);
@@ -156,9 +178,11 @@ for (const mode of modes) {
   await loads[mode].close();
   const byComponent = new Map();
   const byFrame = new Map();
-  for (const file of files[mode]) charge(file, byComponent, byFrame);
+  const byDetail = new Map();
+  const byTier = new Map();
+  for (const file of files[mode]) charge(file, servers[mode].pid, byComponent, byFrame, byDetail, byTier);
   const total = [...byComponent.values()].reduce((a, b) => a + b, 0);
-  results[mode] = { byComponent, byFrame, total, calls: calls[mode] };
+  results[mode] = { byComponent, byFrame, byDetail, byTier, total, calls: calls[mode] };
   log(`${mode}: ${calls[mode]} calls, ${(total / 1000 / calls[mode]).toFixed(1)} µs sampled CPU per call`);
 }
 for (const mode of modes) await servers[mode].stop();
@@ -181,6 +205,17 @@ for (const c of components) {
   );
 }
 console.log(`| **total** | ${modes.map((m) => usOf(m, results[m].total).toFixed(1)).join(" | ")} |`);
+const TIERS = {
+  "*": "optimized JS (TurboFan/Maglev)",
+  "^": "baseline JS (Sparkplug)",
+  "~": "interpreted JS",
+};
+for (const [tier, label] of Object.entries(TIERS)) {
+  const cells = modes.map((m) =>
+    `${(100 * (results[m].byTier.get(tier) ?? 0) / results[m].total).toFixed(0)}%`
+  );
+  console.log(`| share of samples in ${label} | ${cells.join(" | ")} |`);
+}
 if (top > 0) {
   const first = modes[0];
   const keys = [...new Set([...results[first].byFrame.keys(), ...results[last].byFrame.keys()])];
@@ -193,4 +228,9 @@ if (top > 0) {
     const cells = [first, last].map((m) => usOf(m, results[m].byFrame.get(key)).toFixed(2));
     console.log(`| ${key.slice(0, 110)} | ${cells.join(" | ")} | ${growth.toFixed(2)} |`);
   }
+}
+if (detail !== undefined) {
+  const rows = [...results[last].byDetail].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log(`\n| ${detail}: JS frame charged (${last}) | µs/call |\n|---|---:|`);
+  for (const [key, ns] of rows) console.log(`| ${key.slice(0, 110)} | ${usOf(last, ns).toFixed(2)} |`);
 }

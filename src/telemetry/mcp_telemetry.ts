@@ -69,6 +69,9 @@ class NonRecordingSpan implements OtelSpan {
   }
 }
 
+/** The span of a request when only a meter is registered: one for all, it records nothing. */
+const NON_RECORDING_SPAN: OtelSpan = new NonRecordingSpan();
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -82,8 +85,7 @@ export class McpTelemetry {
   #tracerProvider: OtelTracerProvider | undefined;
   #tracer: OtelTracer | undefined;
   #meterProvider: OtelMeterProvider | undefined;
-  #operation: OtelHistogram | undefined;
-  #session: OtelHistogram | undefined;
+  #histograms: { operation: OtelHistogram; session: OtelHistogram } | undefined;
 
   constructor(side: "server" | "client", time: TimeProvider, options: TelemetryOptions = {}) {
     this.#side = side;
@@ -133,7 +135,7 @@ export class McpTelemetry {
       span["mcp.protocol.version"] = metric["mcp.protocol.version"] = facts.protocolVersion;
     }
     const tracer = this.#tracerOf(globals);
-    const started = tracer === undefined ? new NonRecordingSpan() : tracer.startSpan(
+    const started = tracer === undefined ? NON_RECORDING_SPAN : tracer.startSpan(
       target === undefined ? method : `${method} ${target}`,
       { kind: this.#side === "server" ? SpanKinds.server : SpanKinds.client, attributes: span },
       parent,
@@ -182,21 +184,21 @@ export class McpTelemetry {
       this.#meterProvider = provider;
       const meter = provider?.getMeter(INSTRUMENTATION_SCOPE);
       const side = this.#side;
-      this.#operation = meter?.createHistogram(`mcp.${side}.operation.duration`, {
-        description: side === "server"
-          ? "MCP request duration as observed on the receiver"
-          : "MCP request duration as observed on the sender",
-        unit: "s",
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-      });
-      this.#session = meter?.createHistogram(`mcp.${side}.session.duration`, {
-        description: `The duration of the MCP session as observed on the MCP ${side}`,
-        unit: "s",
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-      });
+      this.#histograms = meter && {
+        operation: meter.createHistogram(`mcp.${side}.operation.duration`, {
+          description: side === "server"
+            ? "MCP request duration as observed on the receiver"
+            : "MCP request duration as observed on the sender",
+          unit: "s",
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        }),
+        session: meter.createHistogram(`mcp.${side}.session.duration`, {
+          description: `The duration of the MCP session as observed on the MCP ${side}`,
+          unit: "s",
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        }),
+      };
     }
-    return this.#operation === undefined || this.#session === undefined
-      ? undefined
-      : { operation: this.#operation, session: this.#session };
+    return this.#histograms;
   }
 }

@@ -108,12 +108,20 @@ export const SpanKinds = { server: 1, client: 2 } as const;
 /** `SpanStatusCode.ERROR` of the API. */
 export const SPAN_STATUS_ERROR = 2;
 
+/** The last slot {@linkcode otelGlobals} judged, and its answer: the API replaces the slot, never its version. */
+let judgedSlot: unknown;
+let judged: OtelGlobals | undefined;
+
 /** The API's global slot when an API of major version 1 has registered something; `undefined` otherwise. */
 export function otelGlobals(): OtelGlobals | undefined {
   const slot = (globalThis as { [OTEL_GLOBAL_KEY]?: unknown })[OTEL_GLOBAL_KEY];
+  if (slot === judgedSlot) return judged;
+  judgedSlot = slot;
+  judged = undefined;
   if (typeof slot !== "object" || slot === null) return undefined;
   const version = (slot as { version?: unknown }).version;
-  return typeof version === "string" && version.startsWith("1.") ? slot as OtelGlobals : undefined;
+  if (typeof version === "string" && version.startsWith("1.")) judged = slot as OtelGlobals;
+  return judged;
 }
 
 /** The empty context, for a process without a registered context manager. */
