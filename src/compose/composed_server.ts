@@ -35,8 +35,9 @@ const MOUNT_NAME = /^[A-Za-z0-9-]{0,64}$/;
  *
  * @example
  * ```ts
+ * declare const weatherServer: ContextServer; // an in-process server
  * const composed = new ComposedServer({ name: "gateway", version: "1.0.0" });
- * await composed.mount("weather", weatherServer); // an in-process ContextServer
+ * await composed.mount("weather", weatherServer);
  * // composed.mount("files", httpTransport("https://example.com/mcp")), or a spawned process…
  * ```
  */
@@ -158,6 +159,7 @@ export class ComposedServer extends ContextServer {
  *
  * @example
  * ```ts
+ * declare const upstreamServer: ContextServer;
  * const proxy = await createProxy(upstreamServer, { name: "proxy", version: "1.0.0" });
  * ```
  */

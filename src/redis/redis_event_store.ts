@@ -57,6 +57,7 @@ return 1
  * import { createClient } from "redis";
  * import { RedisEventStore } from "onemodelcontext/redis";
  *
+ * declare const server: ContextServer;
  * const client = await createClient({ url: process.env.REDIS_URL }).connect();
  * const handler = createHttpHandler(server, { sessions: true, resumability: { eventStore: new RedisEventStore({ client }) } });
  * ```

@@ -36,6 +36,8 @@ const RELEASE =
  *
  * @example
  * ```ts
+ * declare const sharedStorage: StorageLike; // shared by the replicas
+ * declare const redis: RedisCommandClient; // a connected node-redis or ioredis client
  * const store = new WebStorageOAuthStore(sharedStorage, { lock: new RedisOAuthLock(redis) });
  * ```
  */

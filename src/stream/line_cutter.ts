@@ -46,7 +46,7 @@ const EMPTY = new Uint8Array(0);
  * and its remaining bytes are skipped up to its newline.
  *
  * @example
- * ```ts
+ * ```ts ignore (LineCutter is internal: the package does not export it)
  * const cutter = new LineCutter({ maxMessageBytes: 1024 });
  * const events = [...cutter.push(new TextEncoder().encode('{"a":1}\n{"b"')), ...cutter.end()];
  * ```

@@ -10,6 +10,7 @@
  *
  * @example
  * ```ts
+ * declare const client: ContextClient;
  * try { await client.request("tools/list", {}); } catch (error) {
  *   if (error instanceof TransportError) {
  *     switch (error.code) {
