@@ -21,9 +21,15 @@ export type MountSource = ContextServer | ContextClient | ClientTransport | Exch
 
 /** Options of {@linkcode ComposedServer}: those of `ContextServer`, and the composer's. */
 export interface ComposedServerOptions extends ContextServerOptions {
-  /** List calls to upstreams pending at once, across every mount. Default 8. */
+  /**
+   * List calls to upstreams pending at once, across every mount.
+   * @default 8
+   */
   maxConcurrentLists?: number;
-  /** Options of the clients the composer connects (era, timeouts, bounds). Default: era `"auto"`, no era cache. */
+  /**
+   * Options of the clients the composer connects (era, timeouts, bounds).
+   * @default `{ era: "auto", eraCache: null }` (with the composer's `clientInfo`)
+   */
   client?: Omit<ContextClientOptions, "inputs">;
 }
 

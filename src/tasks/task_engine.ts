@@ -63,25 +63,47 @@ export type TaskWork = (run: TaskRun) => Promise<TaskOutcome>;
 
 /** Options of {@linkcode TaskEngine}. */
 export interface TaskEngineOptions {
-  /** Where tasks live. Default: a new `MemoryTaskStore` (this process only). */
+  /**
+   * Where tasks live.
+   * @default a new `MemoryTaskStore` (this process only)
+   */
   store?: TaskStore;
-  /** Change events between replicas sharing `store`. Default: within this engine only. */
+  /**
+   * Change events between replicas sharing `store`.
+   * @default within this engine only
+   */
   events?: TaskEvents;
   /**
    * How long a running task's lease lasts, in ms; its replica renews it every third of that. A
    * running task whose lease ran out has lost its worker: the next `tasks/get` on any replica reports
-   * it `failed` (or runs it again when it is safe to repeat). Default 30 000.
+   * it `failed` (or runs it again when it is safe to repeat).
+   * @default 30_000
    */
   leaseMs?: number;
-  /** Runs allowed in all for a task of a tool that is safe to repeat, the first included. Default 3. */
+  /**
+   * Runs allowed in all for a task of a tool that is safe to repeat, the first included.
+   * @default 3
+   */
   maxAttempts?: number;
-  /** `pollIntervalMs` suggested to clients. Default 1000. */
+  /**
+   * `pollIntervalMs` suggested to clients.
+   * @default 1000
+   */
   pollIntervalMs?: number;
-  /** `ttlMs` of new tasks (from creation); `null` for unlimited. Default 3 600 000 (one hour). */
+  /**
+   * `ttlMs` of new tasks (from creation); `null` for unlimited.
+   * @default 3_600_000 (one hour)
+   */
   ttlMs?: number | null;
-  /** This replica's id (the owner of the tasks it runs). Default: a random UUID. */
+  /**
+   * This replica's id (the owner of the tasks it runs).
+   * @default a random UUID
+   */
   replicaId?: string;
-  /** The clock of leases, TTLs and timestamps. Default: the system clock. */
+  /**
+   * The clock of leases, TTLs and timestamps.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Failures that are nobody's exception (a lease that could not be renewed, a failed event). */
   onReport?: (error: Error) => void;
