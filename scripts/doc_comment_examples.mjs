@@ -122,6 +122,10 @@ function declaredIn(code) {
     }
   }
   for (const [, name] of code.matchAll(/\bimport\s+(?:type\s+)?([\w$]+)\s*(?:,|from)/g)) names.add(name);
+  // `declare const a: A, b: B;`: every declarator of the list.
+  for (const [, list] of code.matchAll(/^\s*declare\s+(?:const|let|var)\s+([^;\n]*)/gm)) {
+    for (const [, name] of /** @type {string} */ (list).matchAll(/(?:^|,)\s*([\w$]+)\s*:/g)) names.add(name);
+  }
   for (const [, name] of code.matchAll(/\bimport\s*\*\s*as\s+([\w$]+)/g)) names.add(name);
   return names;
 }
