@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The ```ts examples in the doc comments of the package's public modules, as blocks for
+ * The fenced `ts` examples in the doc comments of the package's public modules, as blocks for
  * scripts/check_readme_examples.mjs (which type-checks them like the README's, against the built
  * declarations).
  *
@@ -12,7 +12,7 @@
  * Node entry before Deno's and Bun's). The imports go after the example's last line, so the line
  * numbers of errors stay those of the source file.
  *
- * Info string words after ```ts: `ignore` leaves the example unchecked (say why in the text);
+ * Info string words after the `ts` of the fence: `ignore` leaves the example unchecked (say why in the text);
  * `node`, `browser`, `deno`, `bun` choose where it is checked instead of the automatic choice.
  * Otherwise an example is complete: what it needs besides the package it declares
  * (`declare const server: ContextServer;`).
@@ -64,7 +64,7 @@ function entriesOf(root) {
 }
 
 /**
- * The ```ts blocks of the doc comments in `source`: `{ line, code, info }`, `line` the 1-based line of
+ * The fenced `ts` blocks of the doc comments in `source`: `{ line, code, info }`, `line` the 1-based line of
  * the first code line.
  * @param {string} source
  */
@@ -178,7 +178,7 @@ export function publicModules(root) {
 }
 
 /**
- * Every ```ts example of a public module's doc comments: `{ file, blocks: [{ line, code, targets }] }`,
+ * Every fenced `ts` example of a public module's doc comments: `{ file, blocks: [{ line, code, targets }] }`,
  * `code` with the imports it needs appended, `targets` `[]` for an `ignore`d one or those of its info
  * string, else `undefined` (the caller chooses from what the code uses).
  * @param {string} root
