@@ -43,7 +43,7 @@ const TARGETS = ["node", "browser", "deno", "bun"];
  * lands; each is removed from here once its examples compile (the split moves them). See what fails
  * there with `DOC_EXAMPLES_ALL=1 node scripts/check_readme_examples.mjs`.
  */
-export const DEFERRED = ["src/http/", "src/client/", "src/auth/", "src/server/", "adapters/"];
+export const DEFERRED = ["src/server/", "adapters/"];
 
 /**
  * Every entry's public names: `{ subpath, names: Map<name, declaring file> }`, from the API snapshots.

@@ -122,6 +122,7 @@ export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
  *
  * @example
  * ```ts
+ * declare const server: ContextServer, jwksUrl: string, issuer: string;
  * const handler = requireBearer(createHttpHandler(server), {
  *   verify: jwtVerifier({ jwksUrl, issuer, audience: "https://mcp.example.com/mcp" }),
  *   metadata: { resource: "https://mcp.example.com/mcp", authorization_servers: [issuer], scopes_supported: ["mcp"] },

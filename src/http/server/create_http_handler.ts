@@ -194,6 +194,7 @@ interface InFlight {
  *
  * @example
  * ```ts
+ * declare const server: ContextServer;
  * const handler = createHttpHandler(server, { sessions: true });
  * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, handler);
  * ```
