@@ -39,11 +39,11 @@ const ENTRY_ORDER = [
 const TARGETS = ["node", "browser", "deno", "bun"];
 
 /**
- * Folders whose examples are not checked yet: their files are being split (issue 30) while this check
+ * Folders and files whose examples are not checked yet: they were split or moved (issue 30) while this check
  * lands; each is removed from here once its examples compile (the split moves them). See what fails
  * there with `DOC_EXAMPLES_ALL=1 node scripts/check_readme_examples.mjs`.
  */
-export const DEFERRED = ["src/server/", "adapters/"];
+export const DEFERRED = ["src/server/input_rounds.ts", "src/server/input/", "adapters/"];
 
 /**
  * Every entry's public names: `{ subpath, names: Map<name, declaring file> }`, from the API snapshots.
