@@ -45,6 +45,7 @@ function denoSignals(d: DenoLike): SignalRuntime {
  * @example
  * ```ts
  * import { stdio } from "onemodelcontext/deno";
+ * declare const server: ContextServer;
  * await server.serve(stdio());
  * ```
  */

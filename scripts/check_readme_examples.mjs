@@ -319,9 +319,9 @@ function main() {
           skipped.length
             ? ` (${skipped.map((b) => `${relative(ROOT, DOCS[b.doc])}:${b.line}`).join(", ")})`
             : ""
-        }, ${deferred.length} not checked yet (under ${
-          DEFERRED.join(", ")
-        }); ${internal.length} in internal modules, not checked`,
+        }${
+          DEFERRED.length ? `, ${deferred.length} not checked yet (under ${DEFERRED.join(", ")})` : ""
+        }; ${internal.length} in internal modules, not checked`,
       );
     }
     for (const [doc, file] of DOCS.entries()) {

@@ -44,6 +44,7 @@ interface DenoServeLike {
  *
  * @example
  * ```ts
+ * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * Deno.addSignalListener("SIGTERM", () => void server.close());
  * ```

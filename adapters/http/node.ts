@@ -36,6 +36,7 @@ export type { FetchHandler, HttpServer, ServeOptions } from "./serve_options.ts"
  *
  * @example
  * ```ts
+ * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * console.log(new URL("/mcp", server.url).href);
  * process.once("SIGTERM", () => void server.close());

@@ -120,7 +120,7 @@ describe("doc-comment examples", () => {
       "api/node.d.ts": "// stdio: value, from adapters/node.ts\n",
       "adapters/node.ts": `/**\n * ${fence}ts\n * stdio();\n * ${fence}\n */\nexport const stdio = 1;\n`,
     });
-    const [adapter] = docCommentExamples(dir);
+    const [adapter] = docCommentExamples(dir, ["adapters/"]);
     expect(adapter!.blocks.map((b) => [b.targets, b.deferred])).toEqual([[[], true]]);
   });
 });
