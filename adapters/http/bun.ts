@@ -40,7 +40,6 @@ interface BunServeLike {
  *
  * @example
  * ```ts
- * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * process.once("SIGTERM", () => void server.close());
  * ```

@@ -44,7 +44,6 @@ interface DenoServeLike {
  *
  * @example
  * ```ts
- * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * Deno.addSignalListener("SIGTERM", () => void server.close());
  * ```
