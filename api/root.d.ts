@@ -645,7 +645,7 @@ export declare class JsonRpcError extends Error {
     readonly data?: unknown;
     readonly name: "JsonRpcError";
     constructor(code: number, message: string, data?: unknown);
-    static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T;
+    static [Symbol.hasInstance]<T>(this: new (...a: never[]) => T, value: unknown): value is T;
 }
 
 // JsonRpcReply: type, from src/server/dispatch.ts

@@ -369,14 +369,8 @@ export class JsonRpcError extends Error {
       writable: false,
     });
   }
-  /**
-   * True for a JSON-RPC error from this copy of the package or another. Typed on `this`, so that
-   * `instanceof` a subclass (`RequestStateError`, `TaskStoreFullError`) narrows to that subclass.
-   */
-  static override [Symbol.hasInstance]<T>(
-    this: abstract new (...args: never[]) => T,
-    value: unknown,
-  ): value is T {
+  /** True for a JSON-RPC error from any copy of the package; `instanceof` a subclass narrows to it. */
+  static override [Symbol.hasInstance]<T>(this: new (...a: never[]) => T, value: unknown): value is T {
     if ((this as unknown) !== JsonRpcError) return ordinaryInstanceOf.call(this, value);
     return typeof value === "object" && value !== null &&
       (value as { [JSON_RPC_BRAND]?: unknown })[JSON_RPC_BRAND] === true;
