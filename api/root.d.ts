@@ -665,7 +665,7 @@ export declare class JsonRpcError extends Error {
     readonly data?: unknown;
     readonly name: "JsonRpcError";
     constructor(code: number, message: string, data?: unknown);
-    static [Symbol.hasInstance](value: unknown): value is JsonRpcError;
+    static [Symbol.hasInstance]<T>(this: new (...a: never[]) => T, value: unknown): value is T;
 }
 
 // JsonRpcReply: type, from src/server/dispatch.ts

@@ -21,6 +21,10 @@
 //   fragment unchecked (say why in the text). Prefer complete examples: declare what a fragment needs
 //   (`declare const client: ContextClient;`) rather than skipping it.
 //
+// - The ```ts examples in the doc comments of the public modules (src/, adapters/, testing/) are
+//   checked the same way; how they are found and what they may leave out: scripts/doc_comment_examples.mjs.
+//   A `.ts` argument checks that file's doc-comment examples.
+//
 // Exit status 0 when every checked block compiles, 1 otherwise (each error with its file and line).
 import { spawnSync } from "node:child_process";
 import {
@@ -37,9 +41,15 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFERRED, docCommentExamples, unlistedDocCommentExamples } from "./doc_comment_examples.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-/** The Markdown files whose blocks are checked: the arguments, or the README, CONTRIBUTING and docs/. */
+/** The doc-comment examples of the public modules, by source file (absolute path). */
+const DOC_COMMENTS = new Map(docCommentExamples(ROOT).map((f) => [join(ROOT, f.file), f.blocks]));
+/**
+ * The files whose blocks are checked: the arguments, or the README, CONTRIBUTING, docs/ and the
+ * public modules' doc comments.
+ */
 const DOCS = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : [
   join(ROOT, "README.md"),
   join(ROOT, "CONTRIBUTING.md"),
@@ -48,6 +58,7 @@ const DOCS = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(
       join(ROOT, "docs", f)
     )
     : []),
+  ...DOC_COMMENTS.keys(),
 ].filter((f) => existsSync(f));
 const BIN = join(ROOT, "node_modules", ".bin");
 const TARGETS = ["node", "browser", "deno", "bun"];
@@ -139,6 +150,7 @@ function run(command, args, cwd) {
 }
 
 function link(target, path) {
+  if (existsSync(path)) return; // linked for an earlier block
   mkdirSync(dirname(path), { recursive: true });
   symlinkSync(target, path, "dir");
 }
@@ -284,13 +296,36 @@ function checkTarget(target, blocks, work, built) {
 
 function main() {
   const blocks = DOCS.flatMap((file, doc) =>
-    extractBlocks(readFileSync(file, "utf8")).map((block) => ({ ...block, doc }))
+    file.endsWith(".ts")
+      ? (DOC_COMMENTS.get(file) ?? []).map((block) => ({
+        ...block,
+        targets: block.targets ?? autoTargets(block.code),
+        doc,
+      }))
+      : extractBlocks(readFileSync(file, "utf8")).map((block) => ({ ...block, doc }))
   );
   const work = mkdtempSync(join(tmpdir(), "onemodelcontext-readme-"));
   let failed = 0;
   let errorCount = 0;
   try {
+    const sources = DOCS.filter((f) => f.endsWith(".ts"));
+    if (sources.length) {
+      const mine = blocks.filter((b) => DOCS[b.doc].endsWith(".ts"));
+      const deferred = mine.filter((b) => b.deferred);
+      const skipped = mine.filter((b) => b.targets.length === 0 && !b.deferred);
+      const internal = process.argv.length > 2 ? [] : unlistedDocCommentExamples(ROOT);
+      console.log(
+        `doc comments of ${sources.length} public modules: ${mine.length} TypeScript examples, ${skipped.length} marked ignore${
+          skipped.length
+            ? ` (${skipped.map((b) => `${relative(ROOT, DOCS[b.doc])}:${b.line}`).join(", ")})`
+            : ""
+        }${
+          DEFERRED.length ? `, ${deferred.length} not checked yet (under ${DEFERRED.join(", ")})` : ""
+        }; ${internal.length} in internal modules, not checked`,
+      );
+    }
     for (const [doc, file] of DOCS.entries()) {
+      if (file.endsWith(".ts")) continue;
       const mine = blocks.filter((b) => b.doc === doc);
       const skipped = mine.filter((b) => b.targets.length === 0);
       console.log(
@@ -327,7 +362,7 @@ function main() {
   console.log(
     failed
       ? `README examples: ${errorCount} type errors in ${failed} target(s)`
-      : `README examples: every block of ${DOCS.length} Markdown files compiles`,
+      : `README examples: every block of ${DOCS.length} files (Markdown and doc comments) compiles`,
   );
   process.exitCode = failed ? 1 : 0;
 }

@@ -111,7 +111,7 @@ export interface ProcessAdapter {
  * `terminateTimeout`. Servers still running when this process exits have their groups SIGTERMed.
  *
  * @example
- * ```ts
+ * ```ts ignore (defineProcessAdapter is internal: each runtime entry exports its spawnProcess)
  * const { spawnProcess } = defineProcessAdapter(fakeRuntime);
  * const connection = await spawnProcess("server", [], { timeProvider: new FakeTimeProvider() }).open();
  * ```

@@ -42,6 +42,7 @@ const bunSignals: SignalRuntime = {
  * @example
  * ```ts
  * import { stdio } from "onemodelcontext/bun";
+ * declare const server: ContextServer;
  * await server.serve(stdio());
  * ```
  */

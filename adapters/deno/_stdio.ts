@@ -47,6 +47,7 @@ function denoSignals(d: DenoLike): SignalRuntime {
  * @example
  * ```ts
  * import { stdio } from "onemodelcontext/deno";
+ * declare const server: ContextServer;
  * await server.serve(stdio());
  * ```
  */

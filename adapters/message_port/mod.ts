@@ -32,7 +32,8 @@
  * the wait otherwise.
  *
  * @example
- * ```ts
+ * ```ts browser
+ * declare const worker: Worker, server: ContextServer;
  * // page
  * const { port1, port2 } = new MessageChannel();
  * worker.postMessage({ port: port2 }, [port2]);

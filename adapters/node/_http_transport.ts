@@ -29,7 +29,7 @@ export interface HttpTransportOptions extends WebHttpTransportOptions, UndiciSen
  * import { httpTransport } from "onemodelcontext/node";
  *
  * const client = await ContextClient.connect(httpTransport("http://127.0.0.1:3000/mcp"));
- * const { tools } = await client.request("tools/list", {});
+ * const tools = await client.listTools();
  * await client.close();
  * ```
  */

@@ -29,6 +29,7 @@ export interface FileOAuthLockOptions {
  *
  * @example
  * ```ts
+ * declare const fileStorage: StorageLike; // a Storage-like object kept in a file
  * const store = new WebStorageOAuthStore(fileStorage, { lock: new FileOAuthLock("/home/me/.cache/mcp/locks") });
  * ```
  */

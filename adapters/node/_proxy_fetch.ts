@@ -22,6 +22,7 @@ export function proxyConfigured(env: Record<string, string | undefined> = proces
  *
  * @example
  * ```ts
+ * declare const url: string;
  * const transport = httpTransport(url, { fetch: envProxyFetch() }); // what the Node entry's httpTransport does by default
  * ```
  */

@@ -38,6 +38,7 @@ export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_opti
  *
  * @example
  * ```ts
+ * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * console.log(new URL("/mcp", server.url).href);
  * process.once("SIGTERM", () => void server.close());

@@ -40,6 +40,7 @@ const nodeSignals: SignalRuntime = {
  * @example
  * ```ts
  * import { stdio } from "onemodelcontext/node";
+ * declare const server: ContextServer;
  * await server.serve(stdio());
  * ```
  */

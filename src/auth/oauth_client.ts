@@ -122,6 +122,7 @@ const DEFAULT_MAX_AUTHORIZATIONS = 3;
  *
  * @example
  * ```ts
+ * declare function openAndWait(authorizationUrl: URL): Promise<URL>; // opens a browser, awaits the redirect
  * const oauth = new OAuthClient({ redirectUri: "http://127.0.0.1:8765/callback", redirectTo: openAndWait });
  * const authFetch = withOAuth(fetch, oauth);
  * ```

@@ -43,7 +43,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
  * followed by the guard itself, bounded and checked hop by hop; bodies are capped.
  *
  * @example
- * ```ts
+ * ```ts ignore (OutboundGuard is internal: OAuthClient's `outbound` option configures it)
  * const guard = new OutboundGuard(fetch, () => false, { maxRedirects: 1 });
  * await guard.fetch("http://169.254.169.254/latest"); // rejects: AuthError "outbound_refused"
  * ```

@@ -120,9 +120,9 @@ export function getAuthInfo(request: Request): AccessTokenInfo | undefined {
  * - otherwise the handler runs, and {@linkcode getAuthInfo} returns the token's information.
  * Tokens in the query string are never read. With `metadata`, the metadata document is served too.
  * `OPTIONS` requests (CORS preflights) go to the handler unchecked.
- *
  * @example
  * ```ts
+ * declare const server: ContextServer, jwksUrl: string, issuer: string;
  * const handler = requireBearer(createHttpHandler(server), {
  *   verify: jwtVerifier({ jwksUrl, issuer, audience: "https://mcp.example.com/mcp" }),
  *   metadata: { resource: "https://mcp.example.com/mcp", authorization_servers: [issuer], scopes_supported: ["mcp"] },

@@ -16,7 +16,8 @@ export interface ToolScopesSource {
  *
  * @example
  * ```ts
- * server.tool("delete_file", { requiredScopes: ["files:write"] }, handler);
+ * declare const server: ContextServer, verify: TokenVerifier, metadata: ProtectedResourceMetadata;
+ * server.tool("delete_file", { requiredScopes: ["files:write"] }, () => "deleted");
  * const handler = requireBearer(createHttpHandler(server), { verify, metadata, scopesFor: scopesFromServer(server) });
  * ```
  */

@@ -34,7 +34,8 @@ export interface WebStorageOAuthStoreOptions {
  * instance (after a reload) count as unexpired until the server refuses them, then they are refreshed.
  *
  * @example
- * ```ts
+ * ```ts browser
+ * declare const redirectUri: string;
  * const oauth = new OAuthClient({ store: new WebStorageOAuthStore(sessionStorage), redirectUri, redirectTo: (url) => void location.assign(url) });
  * if (new URL(location.href).searchParams.has("code")) await oauth.finishAuthorization(location.href);
  * ```

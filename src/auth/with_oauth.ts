@@ -27,8 +27,9 @@ export interface OAuthFetch extends FetchLike {
  *
  * @example
  * ```ts
+ * declare const url: string, redirectUri: string, loopback: { waitForCallback(url: URL): Promise<URL> };
  * const authFetch = withOAuth(fetch, { redirectUri, redirectTo: (url) => loopback.waitForCallback(url) });
- * const transport = new HttpClientTransport(url, { fetch: authFetch });
+ * const transport = httpTransport(url, { fetch: authFetch });
  * ```
  */
 export function withOAuth(fetch: FetchLike, oauth: OAuthClient | OAuthClientOptions): OAuthFetch {

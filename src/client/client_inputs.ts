@@ -119,6 +119,8 @@ const INPUT_METHODS = new Set(["elicitation/create", "sampling/createMessage", "
  *
  * @example
  * ```ts
+ * declare const transport: ClientTransport, askUser: (params: unknown) => Promise<Record<string, string>>;
+ * declare const callMyLlm: (params: unknown) => Promise<{ role: "assistant"; content: { type: "text"; text: string }; model: string }>;
  * const inputs = new ClientInputs()
  *   .onElicit(async (params) => ({ action: "accept", content: await askUser(params) }))
  *   .onSample(async (params) => callMyLlm(params))

@@ -21,9 +21,15 @@ export type MountSource = ContextServer | ContextClient | ClientTransport | Exch
 
 /** Options of {@linkcode ComposedServer}: those of `ContextServer`, and the composer's. */
 export interface ComposedServerOptions extends ContextServerOptions {
-  /** List calls to upstreams pending at once, across every mount. Default 8. */
+  /**
+   * List calls to upstreams pending at once, across every mount.
+   * @default 8
+   */
   maxConcurrentLists?: number;
-  /** Options of the clients the composer connects (era, timeouts, bounds). Default: era `"auto"`, no era cache. */
+  /**
+   * Options of the clients the composer connects (era, timeouts, bounds).
+   * @default `{ era: "auto", eraCache: null }` (with the composer's `clientInfo`)
+   */
   client?: Omit<ContextClientOptions, "inputs">;
 }
 
@@ -35,8 +41,9 @@ const MOUNT_NAME = /^[A-Za-z0-9-]{0,64}$/;
  *
  * @example
  * ```ts
+ * declare const weatherServer: ContextServer; // an in-process server
  * const composed = new ComposedServer({ name: "gateway", version: "1.0.0" });
- * await composed.mount("weather", weatherServer); // an in-process ContextServer
+ * await composed.mount("weather", weatherServer);
  * // composed.mount("files", httpTransport("https://example.com/mcp")), or a spawned process…
  * ```
  */
@@ -158,6 +165,7 @@ export class ComposedServer extends ContextServer {
  *
  * @example
  * ```ts
+ * declare const upstreamServer: ContextServer;
  * const proxy = await createProxy(upstreamServer, { name: "proxy", version: "1.0.0" });
  * ```
  */

@@ -24,21 +24,39 @@ import { allowed, listEveryPage, pick, templateVariables, type Wire } from "./up
 
 /** Which upstream tools (and prompts) a mount shows: names as the upstream spells them. */
 export interface MountFilter {
-  /** Only these (exact names). Default: all. */
+  /**
+   * Only these (exact names).
+   * @default every name
+   */
   include?: readonly string[];
-  /** Never these (exact names). Default: none. */
+  /**
+   * Never these (exact names).
+   * @default no name
+   */
   exclude?: readonly string[];
 }
 
 /** How a mount is shown. */
 export interface MountOptions {
-  /** Tools shown (upstream names). Default all. */
+  /**
+   * Tools shown (upstream names).
+   * @default every tool
+   */
   tools?: MountFilter;
-  /** Prompts shown (upstream names). Default all. */
+  /**
+   * Prompts shown (upstream names).
+   * @default every prompt
+   */
   prompts?: MountFilter;
-  /** `true`: resource URIs and templates shown as `{name}+{uri}`; default `false`: unchanged. */
+  /**
+   * `true`: resource URIs and templates shown as `{name}+{uri}`; `false`: unchanged.
+   * @default false
+   */
   prefixResources?: boolean;
-  /** Pages read per list call at most (a server that pages forever stops there, reported). Default 100. */
+  /**
+   * Pages read per list call at most (a server that pages forever stops there, reported).
+   * @default 100
+   */
   maxListPages?: number;
 }
 

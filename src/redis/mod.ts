@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import Redis from "ioredis";
+ * import { Redis } from "ioredis";
  * import { RedisListenBus } from "onemodelcontext/redis";
  *
  * const bus = await RedisListenBus.open({ publisher: new Redis(), subscriber: new Redis() });

@@ -16,13 +16,25 @@ export const DEFAULT_REDIS_MAX_STREAM_BYTES = 4 * 1024 * 1024;
 export interface RedisEventStoreOptions {
   /** A connected node-redis or ioredis client. */
   client: RedisCommandClient;
-  /** Prefix of the keys (`<prefix>events:<stream>`, `…:bytes`, `…:owner`). Default `"onemodelcontext:"`. */
+  /**
+   * Prefix of the keys (`<prefix>events:<stream>`, `…:bytes`, `…:owner`).
+   * @default "onemodelcontext:"
+   */
   keyPrefix?: string;
-  /** Milliseconds a stream's events are kept after its last event. Default 300 000. */
+  /**
+   * Milliseconds a stream's events are kept after its last event.
+   * @default 300_000
+   */
   maxAge?: number;
-  /** Events one stream keeps at most; the oldest go first. Default 10 000. */
+  /**
+   * Events one stream keeps at most; the oldest go first.
+   * @default 10_000
+   */
   maxEventsPerStream?: number;
-  /** Bytes of event data one stream keeps at most; the oldest go first. Default 4 MiB. */
+  /**
+   * Bytes of event data one stream keeps at most; the oldest go first.
+   * @default 4_194_304 (4 MiB)
+   */
   maxStreamBytes?: number;
 }
 
@@ -57,6 +69,7 @@ return 1
  * import { createClient } from "redis";
  * import { RedisEventStore } from "onemodelcontext/redis";
  *
+ * declare const server: ContextServer;
  * const client = await createClient({ url: process.env.REDIS_URL }).connect();
  * const handler = createHttpHandler(server, { sessions: true, resumability: { eventStore: new RedisEventStore({ client }) } });
  * ```

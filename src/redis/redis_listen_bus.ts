@@ -53,15 +53,30 @@ export interface RedisListenBusOptions {
   publisher: RedisPublisher;
   /** Receives events: a connection dedicated to subscribing (node-redis or ioredis). */
   subscriber: NodeRedisSubscriber | IoredisSubscriber;
-  /** The pub/sub channel every replica of one server uses. Default `"onemodelcontext:listen"`. */
+  /**
+   * The pub/sub channel every replica of one server uses.
+   * @default "onemodelcontext:listen"
+   */
   channel?: string;
-  /** This replica's id, the `origin` of what it publishes. Default: a random UUID. */
+  /**
+   * This replica's id, the `origin` of what it publishes.
+   * @default a random UUID
+   */
   replicaId?: string;
-  /** Bound of one message, in UTF-8 bytes, both ways. Default 16 KiB (16384). */
+  /**
+   * Bound of one message, in UTF-8 bytes, both ways.
+   * @default 16_384 (16 KiB)
+   */
   maxMessageBytes?: number;
-  /** How long `publish` waits for Redis before it rejects with `TimeoutError`, in ms. Default 5000. */
+  /**
+   * How long `publish` waits for Redis before it rejects with `TimeoutError`, in ms.
+   * @default 5000
+   */
   publishTimeout?: number;
-  /** The clock of `publishTimeout`. Default: the system clock. */
+  /**
+   * The clock of `publishTimeout`.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Malformed or oversized received messages, and errors thrown by handlers. Never thrown into a handler. */
   onReport?: (error: Error) => void;

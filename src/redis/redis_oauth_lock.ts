@@ -11,18 +11,31 @@ import type { IoredisCommands, NodeRedisCommands } from "./redis_commands.ts";
 
 /** Options of {@linkcode RedisOAuthLock}. Times in milliseconds. */
 export interface RedisOAuthLockOptions {
-  /** Prefix of the lock keys. Default `"onemodelcontext:oauth-lock:"`. */
+  /**
+   * Prefix of the lock keys.
+   * @default "onemodelcontext:oauth-lock:"
+   */
   prefix?: string;
   /**
    * How long the lock lives when its holder dies without releasing it (Redis `PX`); keep it above
-   * the slowest token request. Default 30 000.
+   * the slowest token request.
+   * @default 30_000
    */
   leaseTime?: number;
-  /** How long to wait for the lock before rejecting with `AuthError` code `lock_timeout`. Default 30 000. */
+  /**
+   * How long to wait for the lock before rejecting with `AuthError` code `lock_timeout`.
+   * @default 30_000
+   */
   acquireTimeout?: number;
-  /** How often a waiter tries again. Default 20. */
+  /**
+   * How often a waiter tries again.
+   * @default 20
+   */
   pollInterval?: number;
-  /** The clock of the waits. Default: the system clock. */
+  /**
+   * The clock of the waits.
+   * @default the system clock
+   */
   time?: TimeProvider;
 }
 
@@ -36,6 +49,8 @@ const RELEASE =
  *
  * @example
  * ```ts
+ * declare const sharedStorage: StorageLike; // shared by the replicas
+ * declare const redis: RedisCommandClient; // a connected node-redis or ioredis client
  * const store = new WebStorageOAuthStore(sharedStorage, { lock: new RedisOAuthLock(redis) });
  * ```
  */

@@ -25,9 +25,15 @@ export interface IoredisScriptClient {
 export interface RedisRateLimitStoreOptions {
   /** Any connected client (not one in subscriber mode). */
   client: NodeRedisScriptClient | IoredisScriptClient;
-  /** Prefix of the bucket keys. Default `"onemodelcontext:ratelimit:"`. */
+  /**
+   * Prefix of the bucket keys.
+   * @default "onemodelcontext:ratelimit:"
+   */
   prefix?: string;
-  /** Milliseconds an idle bucket key lives in Redis (it is full again by then). Default: the time to refill it, at least 1 000. */
+  /**
+   * Milliseconds an idle bucket key lives in Redis (it is full again by then).
+   * @default the time to refill the bucket, at least 1000
+   */
   idleTtl?: number;
 }
 

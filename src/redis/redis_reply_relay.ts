@@ -23,9 +23,15 @@ export interface RedisReplyRelayOptions {
   publisher: RedisPublisher;
   /** Receives replies: a connection dedicated to subscribing (node-redis or ioredis). */
   subscriber: NodeRedisSubscriber | IoredisSubscriber;
-  /** The channel every replica uses. Default `"onemodelcontext:replies"`. */
+  /**
+   * The channel every replica uses.
+   * @default "onemodelcontext:replies"
+   */
   channel?: string;
-  /** Bound of one relayed reply, in characters of JSON, both ways. Default 1 MiB. */
+  /**
+   * Bound of one relayed reply, in characters of JSON, both ways.
+   * @default 1_048_576 (1 MiB)
+   */
   maxMessageBytes?: number;
   /** Malformed or oversized received messages. */
   onReport?: (error: Error) => void;

@@ -10,7 +10,10 @@ import { checkCommandClient, redisCommand, type RedisCommandClient } from "./red
 export interface RedisSessionStoreOptions {
   /** A connected node-redis or ioredis client. */
   client: RedisCommandClient;
-  /** Prefix of the keys (`<prefix>session:<id>`). Default `"onemodelcontext:"`. */
+  /**
+   * Prefix of the keys (`<prefix>session:<id>`).
+   * @default "onemodelcontext:"
+   */
   keyPrefix?: string;
 }
 

@@ -24,15 +24,30 @@ export interface IoredisCommandClient {
 export interface RedisTaskStoreOptions {
   /** Any connected client (not one in subscriber mode). The store never closes it. */
   client: NodeRedisCommandClient | IoredisCommandClient;
-  /** Prefix of the task keys. Default `"onemodelcontext:task:"`. */
+  /**
+   * Prefix of the task keys.
+   * @default "onemodelcontext:task:"
+   */
   keyPrefix?: string;
-  /** How long one Redis command may take before the operation rejects with `TimeoutError`, in ms. Default 5000. */
+  /**
+   * How long one Redis command may take before the operation rejects with `TimeoutError`, in ms.
+   * @default 5000
+   */
   commandTimeout?: number;
-  /** Compare-and-set retries of one `update` under concurrent writes. Default 32. */
+  /**
+   * Compare-and-set retries of one `update` under concurrent writes.
+   * @default 32
+   */
   maxUpdateAttempts?: number;
-  /** Largest record, in UTF-16 code units of its JSON. Default 1 048 576. */
+  /**
+   * Largest record, in UTF-16 code units of its JSON.
+   * @default 1_048_576
+   */
   maxRecordLength?: number;
-  /** The clock of `commandTimeout`. Default: the system clock. */
+  /**
+   * The clock of `commandTimeout`.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

@@ -43,6 +43,7 @@ export { nestChannelOptions } from "./connection_options.ts";
  *
  * @example
  * ```ts
+ * declare const duplex: Duplex; // e.g. stdio() of onemodelcontext/node
  * const connection = new JsonRpcConnection(duplex)
  *   .handle("add", ({ a, b }: any) => a + b)
  *   .start();

@@ -33,20 +33,39 @@ export interface JsonSchemaValidatorOptions {
   /**
    * Schemas a `$ref` may name by their `$id` (absolute URIs). Nothing else outside the schema itself
    * resolves: a `$ref` to anything unregistered is a {@linkcode SchemaError} `unresolved_ref` at
-   * compile time, never a fetch. Default: none.
+   * compile time, never a fetch.
+   * @default none
    */
   readonly schemas?: readonly JsonSchemaObject[];
-  /** Check `format` (email, date-time, uri…) instead of treating it as an annotation, as 2020-12 does by default. Default `false`. */
+  /**
+   * Check `format` (email, date-time, uri…) instead of treating it as an annotation, as 2020-12 does by default.
+   * @default false
+   */
   readonly assertFormats?: boolean;
-  /** Collect every failure instead of stopping at the first one. Default `false`. */
+  /**
+   * Collect every failure instead of stopping at the first one.
+   * @default false
+   */
   readonly allErrors?: boolean;
-  /** Issues reported per failed validation. Default 10. */
+  /**
+   * Issues reported per failed validation.
+   * @default 10
+   */
   readonly maxErrors?: number;
-  /** Nesting levels allowed in a schema and in a validated value (at most 1000). Default 128. */
+  /**
+   * Nesting levels allowed in a schema and in a validated value (at most 1000).
+   * @default 128
+   */
   readonly maxDepth?: number;
-  /** Values (objects, arrays, scalars) allowed in one schema. Default 100,000. */
+  /**
+   * Values (objects, arrays, scalars) allowed in one schema.
+   * @default 100_000
+   */
   readonly maxSchemaNodes?: number;
-  /** `$ref` resolutions allowed while validating one value; beyond it the value is reported invalid. Default 100,000. */
+  /**
+   * `$ref` resolutions allowed while validating one value; beyond it the value is reported invalid.
+   * @default 100_000
+   */
   readonly maxRefResolutions?: number;
   /**
    * What to do with a `pattern` that can backtrack catastrophically (`^(a+)+$`: a nested quantifier,
@@ -54,7 +73,8 @@ export interface JsonSchemaValidatorOptions {
    * minutes on one string: `"allow"` it (your own schemas), `"skip"` it (the keyword is not checked:
    * schemas from a peer, as the client's output-schema check does), or `"refuse"` the schema
    * ({@linkcode SchemaError} `unsafe_pattern`). A risky `patternProperties` key is refused unless
-   * `"allow"`. Default `"allow"`.
+   * `"allow"`.
+   * @default "allow"
    */
   readonly riskyPatterns?: "allow" | "skip" | "refuse";
 }

@@ -50,17 +50,29 @@ export type JsonSchemaConverter<S> = (schema: S, context: { readonly role: Schem
 
 /** Options of {@linkcode toolSchema}. */
 export interface ToolSchemaOptions<S = SchemaLike> {
-  /** `input` (tool arguments, the default) or `output` (`structuredContent`); picks the side of a transforming schema. */
+  /**
+   * `input` (tool arguments) or `output` (`structuredContent`); picks the side of a transforming schema.
+   * @default "input"
+   */
   readonly role?: SchemaRole;
-  /** Validates plain JSON Schemas. Default: one shared {@linkcode JsonSchemaValidator} with default options. */
+  /**
+   * Validates plain JSON Schemas.
+   * @default one shared `JsonSchemaValidator` with default options
+   */
   readonly validator?: SchemaValidator;
   /** The JSON Schema to send for a Standard Schema value, instead of deriving one. */
   readonly jsonSchema?: JsonSchemaObject;
   /** Derives the JSON Schema of a Standard Schema value; wins over the library's own converter. */
   readonly converter?: JsonSchemaConverter<S>;
-  /** Issues reported from a Standard Schema failure. Default 10. */
+  /**
+   * Issues reported from a Standard Schema failure.
+   * @default 10
+   */
   readonly maxErrors?: number;
-  /** Nesting levels allowed in a value given to a Standard Schema (at most 1000). Default 128. */
+  /**
+   * Nesting levels allowed in a value given to a Standard Schema (at most 1000).
+   * @default 128
+   */
   readonly maxDepth?: number;
 }
 

@@ -23,7 +23,10 @@ export const HEAD_BYTES = 4096;
 
 /** Options of {@linkcode LineCutter} (and of the splitters built on it). */
 export interface LineSplitterOptions {
-  /** Longest accepted line in UTF-8 bytes, without its `\n` (or `\r\n`). Default {@linkcode DEFAULT_MAX_MESSAGE_BYTES}. */
+  /**
+   * Longest accepted line in UTF-8 bytes, without its `\n` (or `\r\n`).
+   * @default 16_777_216 (16 MiB, `DEFAULT_MAX_MESSAGE_BYTES`)
+   */
   maxMessageBytes?: number;
 }
 
@@ -46,7 +49,7 @@ const EMPTY = new Uint8Array(0);
  * and its remaining bytes are skipped up to its newline.
  *
  * @example
- * ```ts
+ * ```ts ignore (LineCutter is internal: the package does not export it)
  * const cutter = new LineCutter({ maxMessageBytes: 1024 });
  * const events = [...cutter.push(new TextEncoder().encode('{"a":1}\n{"b"')), ...cutter.end()];
  * ```

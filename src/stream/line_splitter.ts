@@ -41,6 +41,7 @@ export class LineSplitter extends TransformStream<Uint8Array, InputLine[]> {
  *
  * @example
  * ```ts
+ * declare const bytes: ReadableStream<Uint8Array>;
  * for await (const event of splitLines(bytes)) {
  *   if (event.kind === "line") console.log(JSON.parse(event.text));
  * }
@@ -73,7 +74,7 @@ export function splitLineBatches(
  * stream pipe in between).
  *
  * @example
- * ```ts
+ * ```ts ignore (LineReader is internal: the package does not export it)
  * const lines = new LineReader(bytes);
  * for (let event = await lines.read(); event; event = await lines.read()) console.log(event);
  * ```

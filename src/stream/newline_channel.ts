@@ -52,6 +52,7 @@ const ACCEPTED: Promise<void> = Promise.resolve();
  *
  * @example
  * ```ts
+ * declare const duplex: Duplex; // e.g. stdio() of onemodelcontext/node
  * const channel = new NewlineChannel(duplex);
  * await channel.send({ jsonrpc: "2.0", method: "ping", id: 1 });
  * const next = await channel.read(); // { kind: "line", text: "…" } | { kind: "error", error } | undefined

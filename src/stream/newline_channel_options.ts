@@ -7,17 +7,35 @@ import type { TimeProvider } from "./time_provider.ts";
 
 /** Options of {@linkcode NewlineChannel}. Every bound is a real, enforced limit. */
 export interface NewlineChannelOptions {
-  /** Output bytes queued (UTF-8) before writers wait. A single larger message still enters an empty queue. Default 1 MiB. */
+  /**
+   * Output bytes queued (UTF-8) before writers wait. A single larger message still enters an empty queue.
+   * @default 1_048_576 (1 MiB)
+   */
   maxQueuedOutputBytes?: number;
-  /** Largest block handed to the stream in one write. Default 16 KiB. */
+  /**
+   * Largest block handed to the stream in one write.
+   * @default 16_384 (16 KiB)
+   */
   writeBlockBytes?: number;
-  /** Longest input line in UTF-8 bytes; a longer one is discarded and reported. Default 16 MiB. */
+  /**
+   * Longest input line in UTF-8 bytes; a longer one is discarded and reported.
+   * @default 16_777_216 (16 MiB)
+   */
   maxMessageBytes?: number;
-  /** While draining on close: the longest wait for a block write to complete. Default 5 000 ms. */
+  /**
+   * While draining on close: the longest wait for a block write to complete.
+   * @default 5000
+   */
   shutdownTimeout?: number;
-  /** While draining on close: the longest the whole drain may take. Default 10 000 ms. */
+  /**
+   * While draining on close: the longest the whole drain may take.
+   * @default 10_000
+   */
   drainTimeout?: number;
-  /** The clock for both drain deadlines. Default: the system clock. */
+  /**
+   * The clock for both drain deadlines.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Failures nobody awaits: releasing the input or destroying the handles failed. */
   onReport?: (error: Error) => void;
@@ -28,9 +46,15 @@ export type DrainOutcome = "drained" | "idle_timeout" | "total_timeout" | "faile
 
 /** Deadlines for one drain, overriding the channel's options. */
 export interface DrainOptions {
-  /** No-progress deadline, reset by every completed block write. */
+  /**
+   * No-progress deadline, reset by every completed block write.
+   * @default the channel's `shutdownTimeout`
+   */
   idleTimeout?: number;
-  /** Total bound of the drain. */
+  /**
+   * Total bound of the drain.
+   * @default the channel's `drainTimeout`
+   */
   totalTimeout?: number;
 }
 

@@ -13,12 +13,16 @@ import { wallClockOf } from "./wall_clock.ts";
 /** Options of {@linkcode MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
   /**
-   * Most tasks kept at once. Default 10 000. A new task past it first evicts expired tasks, then the
+   * Most tasks kept at once. A new task past it first evicts expired tasks, then the
    * oldest finished one; when every kept task is still running, `create` rejects with
    * `TaskStoreFullError`.
+   * @default 10_000
    */
   maxTasks?: number;
-  /** The clock of TTL expiry. Default: the system clock. */
+  /**
+   * The clock of TTL expiry.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
 }
 

@@ -4,7 +4,7 @@
  * cancellation, lost workers, and change events for `notifications/tasks`.
  * @module
  */
-import { CancelledError, ClosedError, InvalidOptionError } from "../wire/errors.ts";
+import { CancelledError, ClosedError } from "../wire/errors.ts";
 import { integerOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
 import { isTerminal, type TaskError, type TaskRecord, type TaskRerun } from "./task_record.ts";
@@ -13,9 +13,12 @@ import { MemoryTaskStore } from "./memory_task_store.ts";
 import { wallClockOf } from "./wall_clock.ts";
 import { LocalTaskRun } from "./local_task_run.ts";
 import { localEvents } from "./local_task_events.ts";
+import { notifyAll, TaskListeners } from "./task_listeners.ts";
+import { reporterOf, ttlOption } from "./task_engine_options.ts";
 import {
   answered,
   awaitingInput,
+  createdTask,
   failedAfterLoss,
   failureOf,
   finished,
@@ -63,25 +66,47 @@ export type TaskWork = (run: TaskRun) => Promise<TaskOutcome>;
 
 /** Options of {@linkcode TaskEngine}. */
 export interface TaskEngineOptions {
-  /** Where tasks live. Default: a new `MemoryTaskStore` (this process only). */
+  /**
+   * Where tasks live.
+   * @default a new `MemoryTaskStore` (this process only)
+   */
   store?: TaskStore;
-  /** Change events between replicas sharing `store`. Default: within this engine only. */
+  /**
+   * Change events between replicas sharing `store`.
+   * @default within this engine only
+   */
   events?: TaskEvents;
   /**
    * How long a running task's lease lasts, in ms; its replica renews it every third of that. A
    * running task whose lease ran out has lost its worker: the next `tasks/get` on any replica reports
-   * it `failed` (or runs it again when it is safe to repeat). Default 30 000.
+   * it `failed` (or runs it again when it is safe to repeat).
+   * @default 30_000
    */
   leaseMs?: number;
-  /** Runs allowed in all for a task of a tool that is safe to repeat, the first included. Default 3. */
+  /**
+   * Runs allowed in all for a task of a tool that is safe to repeat, the first included.
+   * @default 3
+   */
   maxAttempts?: number;
-  /** `pollIntervalMs` suggested to clients. Default 1000. */
+  /**
+   * `pollIntervalMs` suggested to clients.
+   * @default 1000
+   */
   pollIntervalMs?: number;
-  /** `ttlMs` of new tasks (from creation); `null` for unlimited. Default 3 600 000 (one hour). */
+  /**
+   * `ttlMs` of new tasks (from creation); `null` for unlimited.
+   * @default 3_600_000 (one hour)
+   */
   ttlMs?: number | null;
-  /** This replica's id (the owner of the tasks it runs). Default: a random UUID. */
+  /**
+   * This replica's id (the owner of the tasks it runs).
+   * @default a random UUID
+   */
   replicaId?: string;
-  /** The clock of leases, TTLs and timestamps. Default: the system clock. */
+  /**
+   * The clock of leases, TTLs and timestamps.
+   * @default the system clock
+   */
   timeProvider?: TimeProvider;
   /** Failures that are nobody's exception (a lease that could not be renewed, a failed event). */
   onReport?: (error: Error) => void;
@@ -115,7 +140,7 @@ export class TaskEngine {
   readonly #wall: () => number;
   readonly #report: (error: unknown) => void;
   readonly #running = new Map<string, LocalTaskRun>();
-  readonly #listeners = new Map<(record: TaskRecord) => void, ((taskId: string) => boolean) | undefined>();
+  readonly #listeners = new TaskListeners();
   readonly #unsubscribe: () => void;
   #resumer: TaskResumer | undefined;
   #closed = false;
@@ -127,19 +152,9 @@ export class TaskEngine {
     this.leaseMs = integerOption("leaseMs", options.leaseMs, 30_000, 1);
     this.maxAttempts = integerOption("maxAttempts", options.maxAttempts, 3, 1);
     this.pollIntervalMs = integerOption("pollIntervalMs", options.pollIntervalMs, 1000, 1);
-    const ttl = options.ttlMs;
-    if (ttl !== null && ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) {
-      throw new InvalidOptionError(`Option ttlMs must be a positive integer or null, got ${String(ttl)}`);
-    }
-    this.ttlMs = ttl === undefined ? 3_600_000 : ttl;
+    this.ttlMs = ttlOption(options.ttlMs);
     this.replicaId = options.replicaId ?? crypto.randomUUID();
-    this.#report = (error) => {
-      try {
-        options.onReport?.(error instanceof Error ? error : new Error(String(error)));
-      } catch {
-        // Nowhere further to report to.
-      }
-    };
+    this.#report = reporterOf(options.onReport);
     this.#events = options.events ?? localEvents();
     this.#unsubscribe = this.#events.subscribe((taskId) => this.#changed(taskId));
   }
@@ -161,18 +176,7 @@ export class TaskEngine {
   async start(init: { rerun?: TaskRerun }, work: TaskWork): Promise<TaskRecord> {
     if (this.#closed) throw new ClosedError("The task engine is closed: it starts no new tasks");
     const now = this.#wall();
-    const record: TaskRecord = {
-      taskId: crypto.randomUUID(),
-      status: "working",
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: this.ttlMs,
-      pollIntervalMs: this.pollIntervalMs,
-      owner: this.replicaId,
-      leaseExpiresAt: now + this.leaseMs,
-      attempt: 1,
-    };
-    if (init.rerun !== undefined) record.rerun = init.rerun;
+    const record = createdTask(this, init.rerun, now);
     await this.store.create(record);
     this.#launch(record, work);
     return record;
@@ -230,8 +234,7 @@ export class TaskEngine {
    * only of the tasks `wants` accepts (the store is read only for those). Returns the remover.
    */
   onChange(listener: (record: TaskRecord) => void, wants?: (taskId: string) => boolean): () => void {
-    this.#listeners.set(listener, wants);
-    return () => void this.#listeners.delete(listener);
+    return this.#listeners.add(listener, wants);
   }
 
   /** Stops renewing leases and aborts the work running here (its tasks are then lost to other replicas). */
@@ -314,19 +317,13 @@ export class TaskEngine {
   /** A change event: deliver answers to this replica's waiting work, then tell the listeners. */
   #changed(taskId: string): void {
     const local = this.#running.get(taskId);
-    const listeners = [...this.#listeners].filter(([, wants]) => wants === undefined || wants(taskId));
+    const listeners = this.#listeners.wanting(taskId);
     const wanted = (local !== undefined && local.waiting) || listeners.length > 0;
     if (!wanted) return;
     this.store.get(taskId).then((record) => {
       if (record === undefined) return;
       if (local !== undefined && this.#running.get(taskId) === local) this.#deliver(taskId, local, record);
-      for (const [listener] of listeners) {
-        try {
-          listener(record);
-        } catch (error) {
-          this.#report(error);
-        }
-      }
+      notifyAll(listeners, record, this.#report);
     }, (error: unknown) => this.#report(error));
   }
 

@@ -4,11 +4,32 @@
  * @module
  */
 import { ErrorCodes } from "../wire/errors.ts";
-import { isTerminal, type TaskRecord } from "./task_record.ts";
+import { isTerminal, type TaskRecord, type TaskRerun } from "./task_record.ts";
 import type { TaskEngine, TaskOutcome } from "./task_engine.ts";
 
 /** The error of a task whose replica stopped renewing its lease. */
 export const WORKER_LOST_CODE = ErrorCodes.InternalError;
+
+/** A new task, `working` on `engine`'s replica (its first attempt), with `rerun` when safe to repeat. */
+export function createdTask(
+  engine: Pick<TaskEngine, "replicaId" | "leaseMs" | "ttlMs" | "pollIntervalMs">,
+  rerun: TaskRerun | undefined,
+  now: number,
+): TaskRecord {
+  const record: TaskRecord = {
+    taskId: crypto.randomUUID(),
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: engine.ttlMs,
+    pollIntervalMs: engine.pollIntervalMs,
+    owner: engine.replicaId,
+    leaseExpiresAt: now + engine.leaseMs,
+    attempt: 1,
+  };
+  if (rerun !== undefined) record.rerun = rerun;
+  return record;
+}
 
 /** Whether `record` is still running on replica `replicaId` (not finished, not taken over). */
 export function runBy(record: TaskRecord, replicaId: string): boolean {

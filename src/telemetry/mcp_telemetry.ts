@@ -24,11 +24,15 @@ import { RequestTrace } from "./request_trace.ts";
 
 /** Options of the telemetry of a server or a client (`telemetry` in their options). */
 export interface TelemetryOptions {
-  /** `false` records nothing even when an OpenTelemetry SDK is registered. Default `true`. */
+  /**
+   * `false` records nothing even when an OpenTelemetry SDK is registered.
+   * @default true
+   */
   enabled?: boolean;
   /**
    * Notifications (progress, log messages) recorded as events on one request's span; later ones are
-   * only counted, in the span attribute `mcp.events.dropped`. Default 16.
+   * only counted, in the span attribute `mcp.events.dropped`.
+   * @default 16
    */
   maxSpanEvents?: number;
 }

@@ -10,6 +10,7 @@
  *
  * @example
  * ```ts
+ * declare const client: ContextClient;
  * try { await client.request("tools/list", {}); } catch (error) {
  *   if (error instanceof TransportError) {
  *     switch (error.code) {
@@ -368,9 +369,9 @@ export class JsonRpcError extends Error {
       writable: false,
     });
   }
-  /** True for a JSON-RPC error from this copy of the package or another. */
-  static override [Symbol.hasInstance](value: unknown): value is JsonRpcError {
-    if (this !== JsonRpcError) return ordinaryInstanceOf.call(this, value);
+  /** True for a JSON-RPC error from any copy of the package; `instanceof` a subclass narrows to it. */
+  static override [Symbol.hasInstance]<T>(this: new (...a: never[]) => T, value: unknown): value is T {
+    if ((this as unknown) !== JsonRpcError) return ordinaryInstanceOf.call(this, value);
     return typeof value === "object" && value !== null &&
       (value as { [JSON_RPC_BRAND]?: unknown })[JSON_RPC_BRAND] === true;
   }

@@ -89,6 +89,7 @@ export function hasEnvelopeClaim(params: unknown): boolean {
  *
  * @example
  * ```ts
+ * declare const request: { params?: unknown }; // a JSON-RPC request as it arrived
  * const reading = readRequestEnvelope(request.params);
  * if (reading.kind === "envelope") console.log(reading.envelope.protocolVersion);
  * ```

@@ -35,6 +35,8 @@ function keyOf(event: ChangeEvent): string {
  *
  * @example
  * ```ts
+ * declare const client: ContextClient;
+ * let tools = await client.listTools();
  * const changes = client.listen({ tools: true, resourceUris: ["file:///notes.md"] });
  * console.log(await changes.ready); // what the server agreed to report
  * for await (const change of changes) {

@@ -87,6 +87,7 @@ export interface CompleteOptions extends FeatureRequestOptions {
  *
  * @example
  * ```ts
+ * declare const client: ContextClient;
  * const tools = await client.listTools();
  * const result = await client.callTool("weather", { city: "Oslo" }, { onProgress: (p) => console.log(p.progress) });
  * for await (const change of client.listen({ tools: true })) console.log(change.type);

@@ -61,7 +61,7 @@ const LIST_KEYS: Record<ListMethod, string> = {
  * `iterate` asks for a page only when the previous one is used up.
  *
  * @example
- * ```ts
+ * ```ts ignore (ListReader is internal: ContextClient's listTools and friends use it)
  * const reader = new ListReader(context, cache, schemas, { maxPages: 1_000, maxItems: 100_000 });
  * const tools = await reader.list("tools/list", {});
  * ```

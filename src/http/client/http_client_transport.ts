@@ -63,11 +63,12 @@ export interface HttpTransport extends ExchangeTransport {
  *
  * @example
  * ```ts
+ * declare const token: string;
  * const client = await ContextClient.connect(httpTransport("https://example.com/mcp", {
  *   headers: { Authorization: `Bearer ${token}` },
  * }));
  * console.log(client.era, client.protocolVersion);
- * const { tools } = await client.request("tools/list", {});
+ * const tools = await client.listTools();
  * await client.close(); // legacy sessions end with DELETE
  * ```
  */

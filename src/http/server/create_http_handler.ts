@@ -179,6 +179,7 @@ export interface HttpHandler {
  *
  * @example
  * ```ts
+ * declare const server: ContextServer;
  * const handler = createHttpHandler(server, { sessions: true });
  * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, handler);
  * ```

@@ -68,7 +68,7 @@ export type ResumeOutcome =
  * Stores, sends and resumes run one at a time, in call order, so no event is missed or doubled.
  *
  * @example
- * ```ts
+ * ```ts ignore (ResumableStream is internal: createHttpHandler's resumability option uses it)
  * const stream = new ResumableStream({ store: new MemoryEventStore(), sessionId: "s" });
  * const response = stream.response(); // priming event first
  * await stream.write({ jsonrpc: "2.0", method: "notifications/progress", params });

@@ -65,6 +65,7 @@ export interface MemorySessionStoreOptions {
  *
  * @example
  * ```ts
+ * declare const server: ContextServer;
  * const sessionStore = new MemorySessionStore();
  * const a = createHttpHandler(server, { sessions: true, sessionStore });
  * const b = createHttpHandler(server, { sessions: true, sessionStore }); // serves a's sessions too

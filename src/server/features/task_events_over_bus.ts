@@ -13,6 +13,8 @@ import type { ListenBus } from "./listen/listen_bus.ts";
  *
  * @example
  * ```ts
+ * declare const store: TaskStore; // shared by the replicas, e.g. RedisTaskStore
+ * declare const bus: ListenBus;
  * const engine = new TaskEngine({ store, events: taskEventsOverBus(bus) });
  * ```
  */

@@ -50,7 +50,7 @@ const MAX_TEMPLATE_LENGTH = 4096;
  * parameters in any order and ignore unknown ones. Values are percent-decoded.
  *
  * @example
- * ```ts
+ * ```ts ignore (UriTemplate is internal: the package does not export it)
  * const template = new UriTemplate("test://template/{id}/data");
  * template.match("test://template/123/data"); // { id: "123" }
  * template.expand({ id: "a b" }); // "test://template/a%20b/data"

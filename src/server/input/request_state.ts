@@ -80,6 +80,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * declare const params: Record<string, unknown>, retryParams: Record<string, unknown>;
  * const codec = new RequestStateCodec({ key: process.env.MCP_STATE_KEY }); // 64 hex chars
  * const state = await codec.seal({ step: 2 }, { method: "tools/call", params });
  * const payload = await codec.open(state, { method: "tools/call", params: retryParams }); // { step: 2 }

@@ -26,6 +26,7 @@ export type RequestStateErrorReason =
  *
  * @example
  * ```ts
+ * declare const codec: RequestStateCodec, state: string, binding: RequestStateBinding;
  * try { await codec.open(state, binding); } catch (error) {
  *   if (error instanceof RequestStateError && error.reason === "expired") console.log(error.message);
  * }

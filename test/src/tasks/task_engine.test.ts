@@ -6,25 +6,14 @@ import {
   type TaskRun,
 } from "../../../src/tasks/task_engine.ts";
 import { MemoryTaskStore } from "../../../src/tasks/memory_task_store.ts";
+import { localEvents } from "../../../src/tasks/local_task_events.ts";
 import type { TaskRecord } from "../../../src/tasks/task_record.ts";
 import { detailedTaskOf } from "../../../src/tasks/task_record.ts";
 import { InvalidOptionError } from "../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 
-/** Change events shared by engines (replicas) in one test. */
-function sharedEvents(): TaskEvents {
-  const handlers = new Set<(taskId: string) => void>();
-  return {
-    publish(taskId) {
-      for (const handler of handlers) handler(taskId);
-      return Promise.resolve();
-    },
-    subscribe(handler) {
-      handlers.add(handler);
-      return () => void handlers.delete(handler);
-    },
-  };
-}
+/** Change events shared by engines (replicas) in one test: the in-engine events, given to several. */
+const sharedEvents: () => TaskEvents = localEvents;
 
 /** Work that waits until the test settles it. */
 function controlled() {

@@ -173,6 +173,17 @@ describe("the error model", () => {
     expect(new AppRpcError(1, "X") instanceof Built.JsonRpcError).toBe(true);
   });
 
+  it("narrows instanceof a JsonRpcError subclass to that subclass (the compiler checks the field read)", () => {
+    class ReasonedRpcError extends Src.JsonRpcError {
+      readonly reason = "expired" as const;
+    }
+    const caught: unknown = new ReasonedRpcError(-32602, "Invalid params: expired");
+    // Before the `this`-typed hasInstance this narrowed to JsonRpcError, and `.reason` did not compile.
+    const reason: "expired" | undefined = caught instanceof ReasonedRpcError ? caught.reason : undefined;
+    expect(reason).toBe("expired");
+    expect(new Src.JsonRpcError(-32602, "X") instanceof ReasonedRpcError).toBe(false);
+  });
+
   it("keeps cause, and JsonRpcError keeps code, message and data", () => {
     const cause = new Error("disk full");
     expect(new Src.ProtocolError('Era cache set("k") failed: disk full', { cause }).cause).toBe(cause);

@@ -45,7 +45,7 @@ export type ListenEventHandler = (event: ListenBusEvent) => void;
  *
  * @example
  * ```ts
- * const bus = new InProcessListenBus();
+ * declare const bus: ListenBus; // e.g. RedisListenBus.open(…) of onemodelcontext/redis
  * const stop = bus.subscribe((event) => console.log(event.type, event.origin));
  * await bus.publish({ type: "list_changed", list: "tools" });
  * stop();
