@@ -43,6 +43,7 @@ function bunServeRuntime(b: BunLike): ServeRuntime {
  *
  * @example
  * ```ts
+ * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * process.once("SIGTERM", () => void server.close());
  * ```

@@ -45,6 +45,7 @@ function denoServeRuntime(d: DenoLike): ServeRuntime {
  *
  * @example
  * ```ts
+ * declare const mcp: ContextServer;
  * const server = await serve(createHttpHandler(mcp), { port: 8080 });
  * Deno.addSignalListener("SIGTERM", () => void server.close());
  * ```

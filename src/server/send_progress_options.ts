@@ -28,7 +28,7 @@ export function sendProgressOptionsOf(options: unknown): SendProgressOptions {
   if (options === undefined) return {};
   if (!isPlainObject(options)) {
     throw new InvalidOptionError(
-      `sendProgress takes (progress, { total, message }): its second argument must be an object, got ${
+      `The second argument of sendProgress(progress, { total, message }) must be an object, got ${
         options === null ? "null" : typeof options
       }`,
     );

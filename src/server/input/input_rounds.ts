@@ -143,6 +143,7 @@ export interface InputRoundsOptions {
  *
  * @example
  * ```ts
+ * declare const sharedHexKey: string, request: InputRoundRequest;
  * const rounds = new InputRounds({ codec: new RequestStateCodec({ key: sharedHexKey }) });
  * const result = await rounds.run(request, async (input) => {
  *   const ok = await input.elicit({ message: "Delete?", requestedSchema: { type: "object", properties: {} } });

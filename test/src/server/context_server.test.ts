@@ -517,7 +517,9 @@ describe("ContextServer handlers", () => {
       true,
       true,
     ]);
-    expect((outcomes[0] as Error).message).toMatch(/sendProgress takes \(progress, \{ total, message \}\)/);
+    expect((outcomes[0] as Error).message).toMatch(
+      /second argument of sendProgress\(progress, \{ total, message \}\) must be an object/,
+    );
     expect(outcomes[4]).toBe("sent");
   });
 
