@@ -6,7 +6,7 @@
  * @module
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { StreamReply } from "../../src/http/server/stream_reply.ts";
+import type { StreamReply } from "../../src/http/server/sse/stream_reply.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import type { TrackedRequest } from "../_http/in_flight_requests.ts";
 

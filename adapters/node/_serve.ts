@@ -14,7 +14,7 @@ import {
 } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { ACCEPTS_REQUEST_PARTS, TextReply } from "../../src/http/server/request_parts.ts";
-import { StreamReply } from "../../src/http/server/stream_reply.ts";
+import { StreamReply } from "../../src/http/server/sse/stream_reply.ts";
 import { writeStreamReply } from "./_node_stream_reply.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import { InFlightRequests, type TrackedRequest } from "../_http/in_flight_requests.ts";

@@ -18,7 +18,10 @@ import {
   DEFAULT_MAX_STREAMS,
 } from "../../src/http/server/create_http_handler.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/http/server/read_json_body.ts";
-import { DEFAULT_KEEP_ALIVE_INTERVAL, DEFAULT_MAX_BUFFERED_BYTES } from "../../src/http/server/sse_stream.ts";
+import {
+  DEFAULT_KEEP_ALIVE_INTERVAL,
+  DEFAULT_MAX_BUFFERED_BYTES,
+} from "../../src/http/server/sse/sse_stream.ts";
 import { DEFAULT_MAX_URI_LENGTH } from "../../src/server/features/resource_registry.ts";
 import { RequestStateCodec } from "../../src/server/input/request_state.ts";
 import { NewlineChannel } from "../../src/stream/newline_channel.ts";

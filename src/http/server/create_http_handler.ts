@@ -27,7 +27,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./read_json_body.ts";
 import { ACCEPTS_REQUEST_PARTS } from "./request_parts.ts";
 import type { ReplyRelay, SessionStore } from "./session_store.ts";
 import { DEFAULT_RESUME_RETRY, type ResumabilityOptions } from "./resumable_stream.ts";
-import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { SseStream, type SseStreamOptions } from "./sse/sse_stream.ts";
 
 export { DEFAULT_LEGACY_HTTP_VERSION } from "./legacy/stateless_legacy_post.ts";
 

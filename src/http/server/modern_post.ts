@@ -36,7 +36,7 @@ import {
   type TextReply,
 } from "./request_parts.ts";
 import { ResponseChannel } from "./response_channel.ts";
-import type { SseStreamOptions } from "./sse_stream.ts";
+import type { SseStreamOptions } from "./sse/sse_stream.ts";
 
 /** Methods the modern era removed: a modern request for one gets 404/-32601 from the transport. */
 const REMOVED_IN_MODERN = new Set(["initialize", "ping"]);

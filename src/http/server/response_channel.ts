@@ -9,8 +9,8 @@ import { JsonText } from "../../wire/json_text.ts";
 import { messageText } from "../exact_id_text.ts";
 import type { HeaderFields } from "../http_errors.ts";
 import { TextReply } from "./request_parts.ts";
-import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
-import { StreamReply } from "./stream_reply.ts";
+import { SseStream, type SseStreamOptions } from "./sse/sse_stream.ts";
+import { StreamReply } from "./sse/stream_reply.ts";
 import { retryAfterSecondsOf } from "../../server/middleware/rate_limited_error.ts";
 
 /** Options of {@linkcode ResponseChannel}. */

@@ -15,7 +15,7 @@ import {
   newStreamId,
   type StoredEvent,
 } from "./event_store.ts";
-import { SseStream, type SseStreamOptions } from "./sse_stream.ts";
+import { SseStream, type SseStreamOptions } from "./sse/sse_stream.ts";
 
 /** The default {@linkcode ResumableStreamOptions.retry}: 1 s. */
 export const DEFAULT_RESUME_RETRY = 1000;

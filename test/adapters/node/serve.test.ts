@@ -4,8 +4,8 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { serve } from "../../../adapters/node/_serve.ts";
 import type { HttpServer } from "../../../adapters/_http/serve_options.ts";
-import { SseStream } from "../../../src/http/server/sse_stream.ts";
-import { StreamReply } from "../../../src/http/server/stream_reply.ts";
+import { SseStream } from "../../../src/http/server/sse/sse_stream.ts";
+import { StreamReply } from "../../../src/http/server/sse/stream_reply.ts";
 import { ACCEPTS_REQUEST_PARTS, READ_BODY, type ReadBody } from "../../../src/http/server/request_parts.ts";
 import { createHttpHandler } from "../../../src/http/server/create_http_handler.ts";
 import {

@@ -7,7 +7,7 @@
 import { notResumable } from "../endpoint_responses.ts";
 import { type EventStore, parseEventId } from "../event_store.ts";
 import { ResumableStream, type ResumeOutcome, resumeStored } from "../resumable_stream.ts";
-import type { SseStreamOptions } from "../sse_stream.ts";
+import type { SseStreamOptions } from "../sse/sse_stream.ts";
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 
 /**

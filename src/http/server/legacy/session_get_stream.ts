@@ -9,7 +9,7 @@ import { httpError } from "../../http_errors.ts";
 import { conflict, tooManyStreams } from "../endpoint_responses.ts";
 import type { LongStreams } from "../long_streams.ts";
 import { accepts, type RequestParts } from "../request_parts.ts";
-import { SseStream, type SseStreamOptions } from "../sse_stream.ts";
+import { SseStream, type SseStreamOptions } from "../sse/sse_stream.ts";
 import type { LegacySessions } from "./legacy_sessions.ts";
 import type { ResumableSessionStreams } from "./resumable_session_streams.ts";
 

@@ -24,7 +24,7 @@ import {
   type TextReply,
 } from "../request_parts.ts";
 import { ResponseChannel } from "../response_channel.ts";
-import type { SseStreamOptions } from "../sse_stream.ts";
+import type { SseStreamOptions } from "../sse/sse_stream.ts";
 import type { LegacyHttpSession } from "./legacy_http_session.ts";
 import type { LegacySessions } from "./legacy_sessions.ts";
 import type { ResumableSessionStreams } from "./resumable_session_streams.ts";

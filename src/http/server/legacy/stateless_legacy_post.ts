@@ -17,7 +17,7 @@ import {
   type TextReply,
 } from "../request_parts.ts";
 import { ResponseChannel } from "../response_channel.ts";
-import type { SseStreamOptions } from "../sse_stream.ts";
+import type { SseStreamOptions } from "../sse/sse_stream.ts";
 
 /** The version a legacy request without `MCP-Protocol-Version` is taken to speak. */
 export const DEFAULT_LEGACY_HTTP_VERSION = "2025-03-26";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TextReply } from "../../../../src/http/server/request_parts.ts";
 import { ResponseChannel } from "../../../../src/http/server/response_channel.ts";
-import { StreamReply } from "../../../../src/http/server/stream_reply.ts";
+import { StreamReply } from "../../../../src/http/server/sse/stream_reply.ts";
 import { CancelledError } from "../../../../src/wire/errors.ts";
 import { JsonText } from "../../../../src/wire/json_text.ts";
 

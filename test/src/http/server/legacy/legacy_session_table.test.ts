@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LegacySessionTable } from "../../../../../src/http/server/legacy/legacy_session_table.ts";
 import { ResponseChannel } from "../../../../../src/http/server/response_channel.ts";
-import { SseStream } from "../../../../../src/http/server/sse_stream.ts";
+import { SseStream } from "../../../../../src/http/server/sse/sse_stream.ts";
 import { ClosedError, InvalidOptionError } from "../../../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../../testing/fake_time_provider.ts";
 import { SseReader } from "../http_handler_helpers.ts";

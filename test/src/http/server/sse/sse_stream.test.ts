@@ -3,9 +3,9 @@ import {
   DEFAULT_MAX_BUFFERED_BYTES,
   SSE_HEADERS,
   SseStream,
-} from "../../../../src/http/server/sse_stream.ts";
-import { CancelledError, ClosedError, InvalidOptionError } from "../../../../src/wire/errors.ts";
-import { FakeTimeProvider, flushMicrotasks } from "../../../../testing/fake_time_provider.ts";
+} from "../../../../../src/http/server/sse/sse_stream.ts";
+import { CancelledError, ClosedError, InvalidOptionError } from "../../../../../src/wire/errors.ts";
+import { FakeTimeProvider, flushMicrotasks } from "../../../../../testing/fake_time_provider.ts";
 
 const decoder = new TextDecoder();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { encodeSseEvent } from "../../../../src/http/server/encode_sse_event.ts";
-import { SseDecoderStream, type SseEvent } from "../../../../src/http/client/sse_decoder_stream.ts";
-import { ProtocolError } from "../../../../src/wire/errors.ts";
+import { encodeSseEvent } from "../../../../../src/http/server/sse/encode_sse_event.ts";
+import { SseDecoderStream, type SseEvent } from "../../../../../src/http/client/sse_decoder_stream.ts";
+import { ProtocolError } from "../../../../../src/wire/errors.ts";
 
 describe("encodeSseEvent", () => {
   it("writes one data line per line of the payload, whatever the line breaks", () => {

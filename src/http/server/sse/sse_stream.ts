@@ -3,11 +3,11 @@
  * whose writers wait while the client is not reading.
  * @module
  */
-import { type Deferred, deferred } from "../../stream/deferred.ts";
-import { integerOption, numberOption } from "../../stream/options.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../stream/time_provider.ts";
-import { CancelledError, ClosedError } from "../../wire/errors.ts";
-import { JsonText } from "../../wire/json_text.ts";
+import { type Deferred, deferred } from "../../../stream/deferred.ts";
+import { integerOption, numberOption } from "../../../stream/options.ts";
+import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../../stream/time_provider.ts";
+import { CancelledError, ClosedError } from "../../../wire/errors.ts";
+import { JsonText } from "../../../wire/json_text.ts";
 import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
 
 /** The response headers of every SSE stream. */

@@ -5,8 +5,8 @@
  * is most of what an idle listen stream held.
  * @module
  */
-import type { HeaderFields } from "../http_errors.ts";
-import { TextReply } from "./request_parts.ts";
+import type { HeaderFields } from "../../http_errors.ts";
+import { TextReply } from "../request_parts.ts";
 import { SSE_HEADERS, type SseStream } from "./sse_stream.ts";
 
 /** Where a {@linkcode StreamReply}'s frames come from: an {@linkcode SseStream} is one. */

@@ -2,7 +2,7 @@
  * The `text/event-stream` frame of one outgoing event.
  * @module
  */
-import { ProtocolError } from "../../wire/errors.ts";
+import { ProtocolError } from "../../../wire/errors.ts";
 
 /** One event to send. */
 export interface SseEventInit {
