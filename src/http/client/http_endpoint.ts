@@ -26,6 +26,12 @@ export interface HttpReply {
   readonly headers: { get(name: string): string | null };
   readonly body: ReadableStream<Uint8Array> | null;
   text(): Promise<string>;
+  /**
+   * Optional: the body as text, at most `maxBytes` of it (`cut` when there were more: the rest is
+   * dropped and the body released, unread). A sender whose body is no web stream (undici's on Node)
+   * reads a JSON reply this way, without making one; aborting `signal` rejects with its reason.
+   */
+  readText?(maxBytes: number, signal?: AbortSignal): Promise<{ text: string; cut: boolean }>;
 }
 
 /** One request as {@linkcode HttpSend} gets it: header names in lower case, the body as text. */

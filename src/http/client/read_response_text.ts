@@ -31,9 +31,9 @@ export async function readResponseText(
     void response.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
     throw new ResponseTooLargeError(maxBytes, declared);
   }
-  const { bytes, cut } = await readBytes(response, maxBytes, signal);
+  const { text, cut } = await readText(response, maxBytes, signal);
   if (cut) throw new ResponseTooLargeError(maxBytes);
-  return UTF8.decode(bytes);
+  return text;
 }
 
 /**
@@ -45,12 +45,22 @@ export async function readResponseExcerpt(
   maxBytes = ERROR_BODY_EXCERPT_BYTES,
 ): Promise<{ text: string; cut: boolean }> {
   try {
-    const { bytes, cut } = await readBytes(response, maxBytes);
     // A code point cut at the end decodes as U+FFFD: harmless in an excerpt.
-    return { text: UTF8.decode(bytes), cut };
+    return await readText(response, maxBytes);
   } catch {
     return { text: "", cut: false };
   }
+}
+
+/** At most `maxBytes` of the body as text: the reply's own bounded read when it has one (no web stream). */
+async function readText(
+  response: HttpReply,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<{ text: string; cut: boolean }> {
+  if (response.readText !== undefined) return response.readText(maxBytes, signal);
+  const { bytes, cut } = await readBytes(response, maxBytes, signal);
+  return { text: UTF8.decode(bytes), cut };
 }
 
 async function readBytes(
