@@ -63,7 +63,7 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
       if (REDIRECTS.has(data.statusCode) && maxRedirections > 0) {
         data = await follow(dispatcher, new URL(url), init, data, maxRedirections);
       }
-      return new UndiciReply(data);
+      return new UndiciReply(data, signal);
     } catch (error) {
       // As fetch does: an aborted request rejects with the signal's reason.
       if (signal?.aborted) throw signal.reason;
@@ -128,10 +128,13 @@ class UndiciReply implements HttpReply {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
   readonly #data: ResponseData;
+  /** The signal the request was sent with: undici destroys the body with its reason on abort. */
+  readonly #signal: AbortSignal | undefined;
   #body: ReadableStream<Uint8Array> | undefined;
 
-  constructor(data: ResponseData) {
+  constructor(data: ResponseData, signal: AbortSignal | undefined) {
     this.#data = data;
+    this.#signal = signal;
     this.status = data.statusCode;
     this.headers = new ReplyHeaders(data.headers);
   }
@@ -150,7 +153,8 @@ class UndiciReply implements HttpReply {
   }
 
   readText(maxBytes: number, signal?: AbortSignal): Promise<{ text: string; cut: boolean }> {
-    return readBoundedText(this.#data.body, maxBytes, signal);
+    // The request's own signal needs no second listener: undici already destroys the body with its reason.
+    return readBoundedText(this.#data.body, maxBytes, signal, signal === this.#signal);
   }
 }
 
@@ -164,6 +168,7 @@ function readBoundedText(
   body: ResponseData["body"],
   maxBytes: number,
   signal?: AbortSignal,
+  watchedByUndici = false,
 ): Promise<{ text: string; cut: boolean }> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -177,7 +182,7 @@ function readBoundedText(
       body.off("data", onData);
       body.off("end", onEnd);
       body.off("error", onError);
-      signal?.removeEventListener("abort", onAbort);
+      if (!watchedByUndici) signal?.removeEventListener("abort", onAbort);
     };
     const onData = (chunk: Buffer): void => {
       if (total + chunk.byteLength > maxBytes) {
@@ -205,7 +210,7 @@ function readBoundedText(
       release(body);
       reject(signal!.reason);
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (!watchedByUndici) signal?.addEventListener("abort", onAbort, { once: true });
     body.on("error", onError);
     body.on("end", onEnd);
     body.on("data", onData);

@@ -125,6 +125,19 @@ describe.each(SENDERS)("a JSON reply through the $sender sender", ({ options }) 
     expect(served[0]!.closedEarly).toBe(true);
   });
 
+  it("aborting a signal other than the request's while the body streams in rejects with its reason", async () => {
+    const { url, served } = await start(50 * 1024 * 1024);
+    const endpoint = new HttpEndpoint(url, { ...options, maxResponseBytes: 100 * 1024 * 1024 });
+    const response = await post(endpoint);
+    const controller = new AbortController();
+    const reason = new Error("stop reading");
+    const reading = endpoint.read(response, () => {}, controller.signal);
+    controller.abort(reason);
+    await expect(reading).rejects.toBe(reason);
+    await served[0]!.done;
+    expect(served[0]!.closedEarly).toBe(true);
+  });
+
   it("an error page is read only up to its excerpt", async () => {
     const { url, served } = await start(50 * 1024 * 1024, { status: 502 });
     const endpoint = new HttpEndpoint(url, options);
