@@ -46,6 +46,10 @@ export interface HttpReply {
     };
     readonly body: ReadableStream<Uint8Array> | null;
     text(): Promise<string>;
+    readText?(maxBytes: number, signal?: AbortSignal): Promise<{
+        text: string;
+        cut: boolean;
+    }>;
 }
 
 // HttpSend: type, from src/http/client/http_endpoint.ts

@@ -7,6 +7,7 @@
  * so `setGlobalDispatcher(new ProxyAgent(…))` reaches this client as it reaches `fetch`.
  * @module
  */
+import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import { type Dispatcher, getGlobalDispatcher } from "undici";
 import type { HttpReply, HttpSend, HttpSendInit } from "../../src/http/client/http_endpoint.ts";
@@ -62,7 +63,7 @@ export function undiciSend(options: UndiciSendOptions = {}): HttpSend {
       if (REDIRECTS.has(data.statusCode) && maxRedirections > 0) {
         data = await follow(dispatcher, new URL(url), init, data, maxRedirections);
       }
-      return new UndiciReply(data);
+      return new UndiciReply(data, signal);
     } catch (error) {
       // As fetch does: an aborted request rejects with the signal's reason.
       if (signal?.aborted) throw signal.reason;
@@ -127,10 +128,13 @@ class UndiciReply implements HttpReply {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
   readonly #data: ResponseData;
+  /** The signal the request was sent with: undici destroys the body with its reason on abort. */
+  readonly #signal: AbortSignal | undefined;
   #body: ReadableStream<Uint8Array> | undefined;
 
-  constructor(data: ResponseData) {
+  constructor(data: ResponseData, signal: AbortSignal | undefined) {
     this.#data = data;
+    this.#signal = signal;
     this.status = data.statusCode;
     this.headers = new ReplyHeaders(data.headers);
   }
@@ -147,6 +151,82 @@ class UndiciReply implements HttpReply {
   text(): Promise<string> {
     return this.#data.body.text();
   }
+
+  readText(maxBytes: number, signal?: AbortSignal): Promise<{ text: string; cut: boolean }> {
+    // The request's own signal needs no second listener: undici already destroys the body with its reason.
+    return readBoundedText(this.#data.body, maxBytes, signal, signal === this.#signal);
+  }
+}
+
+/**
+ * At most `maxBytes` of `body` as UTF-8 text (a byte order mark dropped, as `TextDecoder` drops it),
+ * collected from the Node stream's own chunks: no web stream, one promise. Past `maxBytes` the body is
+ * destroyed (the connection with it, nothing more is read) and `cut` is set; aborting `signal`
+ * destroys it and rejects with the signal's reason.
+ */
+function readBoundedText(
+  body: ResponseData["body"],
+  maxBytes: number,
+  signal?: AbortSignal,
+  watchedByUndici = false,
+): Promise<{ text: string; cut: boolean }> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      release(body);
+      reject(signal.reason);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (): void => {
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("error", onError);
+      if (!watchedByUndici) signal?.removeEventListener("abort", onAbort);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (total + chunk.byteLength > maxBytes) {
+        const room = maxBytes - total;
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        total += Math.max(0, room);
+        finish();
+        release(body); // stop the download: what is past the cap is never held
+        resolve({ text: utf8(chunks, total), cut: true });
+        return;
+      }
+      chunks.push(chunk);
+      total += chunk.byteLength;
+    };
+    const onEnd = (): void => {
+      finish();
+      resolve({ text: utf8(chunks, total), cut: false });
+    };
+    const onError = (error: Error): void => {
+      finish();
+      reject(signal?.aborted ? signal.reason : error);
+    };
+    const onAbort = (): void => {
+      finish();
+      release(body);
+      reject(signal!.reason);
+    };
+    if (!watchedByUndici) signal?.addEventListener("abort", onAbort, { once: true });
+    body.on("error", onError);
+    body.on("end", onEnd);
+    body.on("data", onData);
+  });
+}
+
+/** Destroys `body` (undici then closes its connection); the abort error it emits is expected. */
+function release(body: ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+/** `chunks` (`total` bytes) decoded as UTF-8, without a leading byte order mark. */
+function utf8(chunks: Buffer[], total: number): string {
+  const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString("utf8");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** undici's header record (names in lower case, repeated fields as arrays) behind `get`. */

@@ -43,9 +43,13 @@ export async function startServer(file, { env } = {}) {
   };
 }
 
-async function connectOurs(url, era, sender = "undici") {
-  const { ContextClient } = await import("onemodelcontext");
-  const { httpTransport } = await import("onemodelcontext/node");
+async function connectOurs(url, era, sender = "undici", dir) {
+  // `dir`: another built checkout (`--baseline=DIR`), whose client is then the one measured.
+  const root = dir === undefined ? undefined : `file://${dir.replace(/\/?$/, "/")}`;
+  const { ContextClient } = await import(root ? new URL("dist/src/mod.js", root).href : "onemodelcontext");
+  const { httpTransport } = await import(
+    root ? new URL("dist/adapters/node/mod.js", root).href : "onemodelcontext/node"
+  );
   // The Node entry's transport sends with undici's dispatcher; given a fetch, with that fetch.
   const options = sender === "fetch" ? { fetch: (input, init) => fetch(input, init) } : {};
   const client = await ContextClient.connect(httpTransport(url, options), { era, eraCache: null });
@@ -96,6 +100,24 @@ export function baselineTargets(dir) {
   return [
     { id: "before", label: "before: onemodelcontext modern", server, era: "modern" },
     { id: "beforeL", label: "before: onemodelcontext legacy", server, era: "legacy" },
+  ];
+}
+
+/** Our client of another built checkout (`--baseline=DIR`) → our server, as "before" pairs. */
+export function baselinePairs(dir) {
+  return [
+    {
+      id: "before",
+      label: "before: our client → our server, modern",
+      server: "ours_server.mjs",
+      connect: (url) => connectOurs(url, "modern", "undici", dir),
+    },
+    {
+      id: "beforeL",
+      label: "before: our client → our server, legacy",
+      server: "ours_server.mjs",
+      connect: (url) => connectOurs(url, "legacy", "undici", dir),
+    },
   ];
 }
 

@@ -22,7 +22,7 @@
 import { ECHO_TEXT } from "../lib/payloads.mjs";
 import { readCpuAndIo } from "../lib/proc_memory.mjs";
 import { median, within } from "../lib/stats.mjs";
-import { baselineTargets, CLIENT_PAIRS, LOAD_TARGETS, startServer } from "./impls.mjs";
+import { baselinePairs, baselineTargets, CLIENT_PAIRS, LOAD_TARGETS, startServer } from "./impls.mjs";
 import { openLoad } from "./load.mjs";
 
 const argv = process.argv.slice(2);
@@ -92,7 +92,9 @@ const started = performance.now();
 const loadTargets = [...LOAD_TARGETS, ...(baselineDir ? baselineTargets(baselineDir) : [])].filter((t) =>
   !only || only.has(t.id)
 );
-const clientPairs = CLIENT_PAIRS.filter((p) => !only || only.has(p.id));
+const clientPairs = [...CLIENT_PAIRS, ...(baselineDir ? baselinePairs(baselineDir) : [])].filter((p) =>
+  !only || only.has(p.id)
+);
 
 if (!skip.has("load")) {
   const entries = [];

@@ -38,9 +38,13 @@ export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    void promise.then((value) => {
+    promise.then((value) => {
       signal.removeEventListener("abort", onAbort);
       resolve(value);
+    }, (error: unknown) => {
+      // After an abort this rejection is the abort's echo (already answered): never unhandled.
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
     });
   });
 }

@@ -26,6 +26,12 @@ export interface HttpReply {
   readonly headers: { get(name: string): string | null };
   readonly body: ReadableStream<Uint8Array> | null;
   text(): Promise<string>;
+  /**
+   * Optional: the body as text, at most `maxBytes` of it (`cut` when there were more: the rest is
+   * dropped and the body released, unread). A sender whose body is no web stream (undici's on Node)
+   * reads a JSON reply this way, without making one; aborting `signal` rejects with its reason.
+   */
+  readText?(maxBytes: number, signal?: AbortSignal): Promise<{ text: string; cut: boolean }>;
 }
 
 /** One request as {@linkcode HttpSend} gets it: header names in lower case, the body as text. */
@@ -103,18 +109,34 @@ export class HttpEndpoint {
   }
 
   /** Sends one HTTP request with the custom headers, then `headers` (which win). */
-  async send(
+  send(
     method: "POST" | "GET" | "DELETE",
     init: { headers: Record<string, string>; body?: string; signal?: AbortSignal },
   ): Promise<HttpReply> {
-    const custom = typeof this.#headers === "function" ? await this.#headers() : this.#headers;
+    const source = this.#headers;
+    // No async layer unless the custom headers are computed: one promise less per request.
+    if (typeof source === "function") {
+      return (async () => this.#sendWith(method, init, await source()))();
+    }
+    try {
+      return this.#sendWith(method, init, source);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #sendWith(
+    method: "POST" | "GET" | "DELETE",
+    init: { headers: Record<string, string>; body?: string; signal?: AbortSignal },
+    custom: HeaderFields | undefined,
+  ): Promise<HttpReply> {
     if (this.#send !== undefined) {
       const headers: Record<string, string> = {};
       if (custom !== undefined) {
         const entries = custom instanceof Headers || Array.isArray(custom) ? custom : Object.entries(custom);
         for (const [name, value] of entries) headers[name.toLowerCase()] = value;
       }
-      for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;
+      for (const name in init.headers) headers[name.toLowerCase()] = init.headers[name]!;
       const sendInit: HttpSendInit = { method, headers, signal: init.signal };
       if (init.body !== undefined) sendInit.body = init.body;
       return this.#send(this.url, sendInit);
@@ -134,16 +156,22 @@ export class HttpEndpoint {
    * and the read error when the stream fails. Aborting `signal` stops reading at
    * once (the body is cancelled, whatever `fetch` produced it) and rejects with its reason.
    */
-  async read(
+  read(
     response: HttpReply,
     onMessage: (message: unknown) => boolean | void,
     signal?: AbortSignal,
     cursor?: SseCursor,
   ): Promise<ReadOutcome> {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type === "text/event-stream") return this.#readSse(response, onMessage, signal, cursor);
-    const text = await readResponseText(response, this.maxResponseBytes, signal);
+    // No async layer of its own for a JSON body: one promise less per reply.
+    return readResponseText(response, this.maxResponseBytes, signal).then((text) =>
+      this.#deliverJson(type, text, onMessage)
+    );
+  }
+
+  #deliverJson(type: string, text: string, onMessage: (message: unknown) => boolean | void): ReadOutcome {
     if (type !== "application/json" && text.trim() === "") return { ended: "eof", lastEventId: "" };
     let message: unknown;
     try {

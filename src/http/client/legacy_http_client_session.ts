@@ -24,6 +24,9 @@ import { type LegacyRequestParts, sendLegacyRequest, SessionExpired } from "./se
 
 export type { ReconnectOptions } from "./legacy_get_stream.ts";
 
+/** Why a request's send is stopped after its reply arrived (another way than its own POST stream). */
+const REQUEST_SETTLED = new ClosedError("The request settled");
+
 /** Options of {@linkcode LegacyHttpClientSession}. */
 export interface LegacyHttpSessionOptions {
   endpoint: HttpEndpoint;
@@ -298,7 +301,9 @@ export class LegacyHttpClientSession implements ClientExchange {
       deadline.cancel();
       signal?.removeEventListener("abort", onAbort);
       this.#pending.delete(key);
-      controller.abort(new ClosedError("The request settled"));
+      // Whatever of the send still runs stops (a POST stream whose reply came another way). The
+      // reason is shared: no error, and no stack trace, made per request.
+      controller.abort(REQUEST_SETTLED);
       if (outcome.ok) return outcome.value;
       throw outcome.error;
     });

@@ -82,7 +82,27 @@ export class ModernHttpExchange implements ClientExchange {
     return this.#paramHeaders.get(tool);
   }
 
-  async request(method: string, params: unknown, options: ExchangeRequestOptions = {}): Promise<unknown> {
+  request(method: string, params: unknown, options: ExchangeRequestOptions = {}): Promise<unknown> {
+    // Not an async function: the first attempt is chained directly (one promise less per request);
+    // only a failure goes through the retries.
+    return this.#once(method, params, options, options.id).then(
+      (result) => method === "tools/list" ? this.#screen(result) : result,
+      (error: unknown) => this.#retry(method, params, options, error),
+    );
+  }
+
+  /**
+   * After a failed first attempt: retries once on -32020 for `tools/call` (after listing the tools
+   * again), once on -32022 with the newest shared version, and once with a new id for an
+   * `idempotent` request whose stream broke or whose proxy answered 502/503/504; else rethrows.
+   */
+  async #retry(
+    method: string,
+    params: unknown,
+    options: ExchangeRequestOptions,
+    first: unknown,
+  ): Promise<unknown> {
+    let error = first;
     let current = params;
     // The caller's id (a listen stream's subscription id) holds for every attempt but a re-issue.
     let id = options.id;
@@ -90,46 +110,37 @@ export class ModernHttpExchange implements ClientExchange {
     let versionRetried = false;
     let reissued = false;
     for (;;) {
+      const shared = !versionRetried && error instanceof JsonRpcError &&
+          error.code === ErrorCodes.UnsupportedProtocolVersion
+        ? sharedVersionOf(error)
+        : undefined;
+      if (
+        error instanceof JsonRpcError && error.code === HEADER_MISMATCH && method === "tools/call" &&
+        !relisted
+      ) {
+        relisted = true;
+        await this.#relist(current, options.signal);
+      } else if (shared !== undefined) {
+        versionRetried = true;
+        this.#version = shared;
+        current = withProtocolVersion(current, shared);
+      } else if (
+        (error instanceof StreamBrokenError || isGatewayFailure(error)) && options.idempotent === true &&
+        !reissued && !this.#isClosed
+      ) {
+        reissued = true;
+        id = undefined;
+        this.#o.report(
+          new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }),
+        );
+      } else {
+        throw error;
+      }
       try {
         const result = await this.#once(method, current, options, id);
         return method === "tools/list" ? this.#screen(result) : result;
-      } catch (error) {
-        if (
-          error instanceof JsonRpcError && error.code === HEADER_MISMATCH && method === "tools/call" &&
-          !relisted
-        ) {
-          relisted = true;
-          await this.#relist(current, options.signal);
-          continue;
-        }
-        if (
-          error instanceof JsonRpcError && error.code === ErrorCodes.UnsupportedProtocolVersion &&
-          !versionRetried
-        ) {
-          const data = isPlainObject(error.data) ? error.data : {};
-          const supported = Array.isArray(data.supported)
-            ? data.supported.filter((v): v is string => typeof v === "string")
-            : [];
-          const shared = newestSharedModern(supported);
-          if (shared !== undefined) {
-            versionRetried = true;
-            this.#version = shared;
-            current = withProtocolVersion(current, shared);
-            continue;
-          }
-        }
-        if (
-          (error instanceof StreamBrokenError || isGatewayFailure(error)) && options.idempotent === true &&
-          !reissued && !this.#isClosed
-        ) {
-          reissued = true;
-          id = undefined;
-          this.#o.report(
-            new ProtocolError(`${error.message}; re-issuing it with a new id (idempotent)`, { cause: error }),
-          );
-          continue;
-        }
-        throw error;
+      } catch (next) {
+        error = next;
       }
     }
   }
@@ -298,6 +309,15 @@ export class ModernHttpExchange implements ClientExchange {
       if (typeof cursor !== "string") return;
     }
   }
+}
+
+/** The newest modern version both sides support, from a -32022 error's `data.supported`. */
+function sharedVersionOf(error: JsonRpcError): string | undefined {
+  const data = isPlainObject(error.data) ? error.data : {};
+  const supported = Array.isArray(data.supported)
+    ? data.supported.filter((v): v is string => typeof v === "string")
+    : [];
+  return newestSharedModern(supported);
 }
 
 function withProtocolVersion(params: unknown, version: string): unknown {

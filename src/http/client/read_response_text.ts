@@ -21,7 +21,7 @@ const UTF8 = new TextDecoder();
  * `Content-Length` declares more than `maxBytes`, and as soon as the bytes that arrive pass it; the
  * body is cancelled either way, so the connection is released and nothing past the cap is held.
  */
-export async function readResponseText(
+export function readResponseText(
   response: HttpReply,
   maxBytes: number,
   signal?: AbortSignal,
@@ -29,11 +29,13 @@ export async function readResponseText(
   const declared = declaredLength(response.headers.get("content-length"));
   if (declared !== undefined && declared > maxBytes) {
     void response.body?.cancel().catch(() => {}); // refused unread; a failing cancel changes nothing
-    throw new ResponseTooLargeError(maxBytes, declared);
+    return Promise.reject(new ResponseTooLargeError(maxBytes, declared));
   }
-  const { bytes, cut } = await readBytes(response, maxBytes, signal);
-  if (cut) throw new ResponseTooLargeError(maxBytes);
-  return UTF8.decode(bytes);
+  // No async layer of its own: one promise less per reply.
+  return readText(response, maxBytes, signal).then(({ text, cut }) => {
+    if (cut) throw new ResponseTooLargeError(maxBytes);
+    return text;
+  });
 }
 
 /**
@@ -45,12 +47,21 @@ export async function readResponseExcerpt(
   maxBytes = ERROR_BODY_EXCERPT_BYTES,
 ): Promise<{ text: string; cut: boolean }> {
   try {
-    const { bytes, cut } = await readBytes(response, maxBytes);
     // A code point cut at the end decodes as U+FFFD: harmless in an excerpt.
-    return { text: UTF8.decode(bytes), cut };
+    return await readText(response, maxBytes);
   } catch {
     return { text: "", cut: false };
   }
+}
+
+/** At most `maxBytes` of the body as text: the reply's own bounded read when it has one (no web stream). */
+function readText(
+  response: HttpReply,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<{ text: string; cut: boolean }> {
+  if (response.readText !== undefined) return response.readText(maxBytes, signal);
+  return readBytes(response, maxBytes, signal).then(({ bytes, cut }) => ({ text: UTF8.decode(bytes), cut }));
 }
 
 async function readBytes(

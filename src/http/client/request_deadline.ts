@@ -14,14 +14,22 @@ export interface RequestDeadlineOptions {
   maxTotalTimeout: number;
 }
 
-/** Aborts `controller` with a {@linkcode TimeoutError} when the request runs out of time. */
+/**
+ * Aborts `controller` with a {@linkcode TimeoutError} when the request runs out of time. One timer
+ * covers both bounds: progress only moves the quiet end forward, and the timer, when it fires before
+ * either end, is armed again for the nearer one (no timer is cancelled and made per progress).
+ */
 export class RequestDeadline {
   readonly #time: TimeProvider;
   readonly #options: RequestDeadlineOptions;
   readonly #expire: (error: TimeoutError) => void;
   readonly #what: string;
-  #quiet: TimerHandle | undefined;
-  #total: TimerHandle | undefined;
+  /** When silence times out (`Infinity`: never). */
+  #quietEnd: number;
+  /** When the request times out in all (`Infinity`: never). */
+  readonly #totalEnd: number;
+  #timer: TimerHandle | undefined;
+  #done = false;
 
   /** `what` names the request in the error; `onExpire` gets the {@linkcode TimeoutError} once. */
   constructor(
@@ -31,46 +39,55 @@ export class RequestDeadline {
     this.#time = time;
     this.#options = options;
     this.#expire = options.onExpire;
-    const what = options.what;
-    this.#what = what;
-    this.#arm();
-    if (Number.isFinite(options.maxTotalTimeout)) {
-      const ms = options.maxTotalTimeout;
-      this.#total = time.setTimer(
-        () => this.#fire(new TimeoutError(`${what} timed out after ${ms} ms in all (maxTotalTimeout)`, ms)),
-        ms,
-      );
-    }
+    this.#what = options.what;
+    const quiet = Number.isFinite(options.timeout);
+    const total = Number.isFinite(options.maxTotalTimeout);
+    const now = quiet || total ? time.now() : 0;
+    this.#quietEnd = quiet ? now + options.timeout : Number.POSITIVE_INFINITY;
+    this.#totalEnd = total ? now + options.maxTotalTimeout : Number.POSITIVE_INFINITY;
+    this.#arm(now);
   }
 
   /** Progress arrived: the quiet timeout starts again. */
   restart(): void {
-    if (this.#quiet === undefined) return;
-    this.#quiet.cancel();
-    this.#arm();
+    if (this.#done || !Number.isFinite(this.#quietEnd)) return;
+    this.#quietEnd = this.#time.now() + this.#options.timeout;
   }
 
   /** The request settled: no timer stays pending. */
   cancel(): void {
-    this.#quiet?.cancel();
-    this.#total?.cancel();
-    this.#quiet = undefined;
-    this.#total = undefined;
+    this.#done = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
   }
 
-  #arm(): void {
-    const ms = this.#options.timeout;
-    if (!Number.isFinite(ms)) return;
-    this.#quiet = this.#time.setTimer(
-      () =>
-        this.#fire(
-          new TimeoutError(
-            `${this.#what} timed out after ${ms} ms without a reply or progress (requestTimeout)`,
-            ms,
-          ),
+  #arm(now: number): void {
+    const end = Math.min(this.#quietEnd, this.#totalEnd);
+    if (!Number.isFinite(end)) return;
+    this.#timer = this.#time.setTimer(() => this.#check(), Math.max(0, end - now));
+  }
+
+  #check(): void {
+    this.#timer = undefined;
+    if (this.#done) return;
+    const now = this.#time.now();
+    // The end reached first wins; at a tie the quiet one (as two timers armed in that order would).
+    const quietDue = now >= this.#quietEnd;
+    const totalDue = now >= this.#totalEnd;
+    if (quietDue && (!totalDue || this.#quietEnd <= this.#totalEnd)) {
+      const ms = this.#options.timeout;
+      this.#fire(
+        new TimeoutError(
+          `${this.#what} timed out after ${ms} ms without a reply or progress (requestTimeout)`,
+          ms,
         ),
-      ms,
-    );
+      );
+    } else if (totalDue) {
+      const ms = this.#options.maxTotalTimeout;
+      this.#fire(new TimeoutError(`${this.#what} timed out after ${ms} ms in all (maxTotalTimeout)`, ms));
+    } else {
+      this.#arm(now);
+    }
   }
 
   #fire(error: TimeoutError): void {
