@@ -14,11 +14,20 @@ import { systemTimeProvider, type TimeProvider } from "../../src/stream/time_pro
 
 /** Options of {@linkcode FileOAuthLock}. Times in milliseconds. */
 export interface FileOAuthLockOptions {
-  /** How long to wait for the lock before rejecting with `AuthError` code `lock_timeout`. Default 30 000. */
+  /**
+   * How long to wait for the lock before rejecting with `AuthError` code `lock_timeout`. Default 30 000.
+   * @default 30000
+   */
   acquireTimeout?: number;
-  /** How often a waiter looks at the lock file again. Default 20. */
+  /**
+   * How often a waiter looks at the lock file again. Default 20.
+   * @default 20
+   */
   pollInterval?: number;
-  /** The clock of both. Default: the system clock. */
+  /**
+   * The clock of both. Default: the system clock.
+   * @default the system clock
+   */
   time?: TimeProvider;
 }
 

@@ -12,16 +12,26 @@ import { AuthError } from "../../src/auth/errors.ts";
 export interface LoopbackRedirectOptions {
   /** Port to listen on; default 0 (a free port chosen by the system). */
   port?: number;
-  /** Path of the redirect URI. Default `/callback`. */
+  /**
+   * Path of the redirect URI. Default `/callback`.
+   * @default /callback
+   */
   path?: string;
   /**
    * Shows the authorization URL to the user: open a browser, or print it. Default: writes
    * "Open this URL to authorize: <url>" to stderr.
+   * @default writes the URL to stderr
    */
   open?: (url: URL) => void | Promise<void>;
-  /** How long to wait for the browser to come back, in ms. Default 300 000 (5 minutes). */
+  /**
+   * How long to wait for the browser to come back, in ms. Default 300 000 (5 minutes).
+   * @default 300000 (5 minutes)
+   */
   callbackTimeout?: number;
-  /** Clock for the timeout. Default: the system clock. */
+  /**
+   * Clock for the timeout. Default: the system clock.
+   * @default the system clock
+   */
   time?: TimeProvider;
   /** The page shown in the browser after the redirect. */
   successPage?: string;

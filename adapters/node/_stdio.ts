@@ -9,9 +9,15 @@ import { nodeReadable, nodeWritable } from "./_node_streams.ts";
 
 /** Options of {@linkcode stdio}. */
 export interface StdioOptions {
-  /** Input stream. Default `process.stdin`. */
+  /**
+   * Input stream. Default `process.stdin`.
+   * @default process.stdin
+   */
   stdin?: Readable;
-  /** Output stream. Default `process.stdout`. */
+  /**
+   * Output stream. Default `process.stdout`.
+   * @default process.stdout
+   */
   stdout?: Writable;
   /**
    * Signals that end input like an EOF instead of killing the process at once: running handlers
@@ -19,6 +25,7 @@ export interface StdioOptions {
    * written, then the process ends by the signal. A second signal, or one after input already ended,
    * ends it at once. Default `["SIGTERM"]` on `process.stdin`, `[]` when `stdin` is given; `[]` turns
    * it off (for a process that handles its signals itself).
+   * @default `["SIGTERM"]` on `process.stdin`
    */
   gracefulSignals?: readonly NodeJS.Signals[];
 }

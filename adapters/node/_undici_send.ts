@@ -18,12 +18,14 @@ export interface UndiciSendOptions {
   /**
    * The undici dispatcher requests go through (an `Agent` with TLS options, a `Pool`, a `ProxyAgent`,
    * a `MockAgent` in tests). Default: undici's global dispatcher, read at each request.
+   * @default undici's global dispatcher
    */
   dispatcher?: Dispatcher;
   /**
    * Redirects followed per request, as `fetch` follows them (301/302 turn a POST into a GET, 303
    * always, 307/308 keep it; `authorization`, `cookie` and `proxy-authorization` stay on their origin). A redirect beyond this many is
    * answered as it came: the client then fails with `HttpStatusError`. Default 20 (fetch's); 0 never follows.
+   * @default 20 (fetch's); 0 never follows
    */
   maxRedirections?: number;
 }

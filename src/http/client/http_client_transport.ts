@@ -20,26 +20,43 @@ export interface HttpTransportOptions {
   /**
    * The `fetch` every request goes through (authentication wrappers, test doubles, undici's `fetch`
    * on Node). Default: the runtime's global `fetch`.
+   * @default the runtime's global `fetch`
    */
   fetch?: FetchLike;
   /**
    * Sends every request in place of `fetch`, when no `fetch` is given: the seam the Node entry's
    * `httpTransport` fills with undici's dispatcher API. Default: none (`fetch` sends).
+   * @default none (`fetch` sends)
    */
   send?: HttpSend;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
   headers?: HeadersSource;
-  /** Milliseconds a request may go without its reply or a progress notification. Default 60 000; `Infinity` turns it off. */
+  /**
+   * Milliseconds a request may go without its reply or a progress notification. Default 60 000; `Infinity` turns it off.
+   * @default 60000
+   */
   requestTimeout?: number;
-  /** Milliseconds a request may take in all, progress or not. Default 600 000; `Infinity` turns it off. */
+  /**
+   * Milliseconds a request may take in all, progress or not. Default 600 000; `Infinity` turns it off.
+   * @default 600000
+   */
   maxTotalTimeout?: number;
-  /** Legacy era: open the GET stream for server-initiated messages after `initialize`. Default true. */
+  /**
+   * Legacy era: open the GET stream for server-initiated messages after `initialize`. Default true.
+   * @default true
+   */
   listen?: boolean;
   /** Legacy era: how the GET stream and interrupted response streams reconnect. */
   reconnect?: ReconnectOptions;
-  /** Largest SSE event accepted, in bytes. Default 4 MiB. */
+  /**
+   * Largest SSE event accepted, in bytes. Default 4 MiB.
+   * @default 4 MiB
+   */
   maxEventBytes?: number;
-  /** Largest `application/json` response body accepted, in bytes; a bigger one fails the request with `ResponseTooLargeError`. Default 4 MiB. */
+  /**
+   * Largest `application/json` response body accepted, in bytes; a bigger one fails the request with `ResponseTooLargeError`. Default 4 MiB.
+   * @default 4 MiB
+   */
   maxResponseBytes?: number;
   /**
    * `"streamable-http"`: only Streamable HTTP. `"sse"`: the deprecated HTTP+SSE transport of

@@ -58,9 +58,15 @@ export interface HttpEndpointOptions {
   /** Sends in place of `fetch` when given (and no `fetch` is). */
   send?: HttpSend;
   headers?: HeadersSource;
-  /** Largest SSE event accepted, in bytes. Default 4 MiB. */
+  /**
+   * Largest SSE event accepted, in bytes. Default 4 MiB.
+   * @default 4 MiB
+   */
   maxEventBytes?: number;
-  /** Largest `application/json` response body accepted, in bytes (`ResponseTooLargeError` past it). Default 4 MiB. */
+  /**
+   * Largest `application/json` response body accepted, in bytes (`ResponseTooLargeError` past it). Default 4 MiB.
+   * @default 4 MiB
+   */
   maxResponseBytes?: number;
 }
 

@@ -13,13 +13,25 @@ import { HttpStatusError } from "./http_client_errors.ts";
 
 /** How the GET stream and resumed response streams reconnect. */
 export interface ReconnectOptions {
-  /** First wait, in ms, when the server sent no `retry:`. Default 1 000. */
+  /**
+   * First wait, in ms, when the server sent no `retry:`. Default 1 000.
+   * @default 1000
+   */
   initialDelay?: number;
-  /** Longest wait, in ms. Default 30 000. */
+  /**
+   * Longest wait, in ms. Default 30 000.
+   * @default 30000
+   */
   maxDelay?: number;
-  /** Each failed attempt multiplies the wait by this. Default 1.5. */
+  /**
+   * Each failed attempt multiplies the wait by this. Default 1.5.
+   * @default 1.5
+   */
   factor?: number;
-  /** Failed attempts in a row before giving up (reported through `onReport`). Default 10. */
+  /**
+   * Failed attempts in a row before giving up (reported through `onReport`). Default 10.
+   * @default 10
+   */
   maxAttempts?: number;
 }
 

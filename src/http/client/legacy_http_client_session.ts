@@ -35,7 +35,10 @@ export interface LegacyHttpSessionOptions {
   reconnect: Required<ReconnectOptions>;
   clientInfo: Implementation;
   capabilities: Capabilities;
-  /** Open the GET stream after `initialize`. Default true. */
+  /**
+   * Open the GET stream after `initialize`. Default true.
+   * @default true
+   */
   listen: boolean;
   report(error: Error): void;
   onNotification(method: string, params: unknown): unknown;

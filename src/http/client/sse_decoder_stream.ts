@@ -27,6 +27,7 @@ export interface SseDecoderStreamOptions {
    * {@linkcode EventTooLargeError}; while lines and events arrive across chunks, no more than about
    * this much is held (a line that cannot matter, such as a comment without `onComment`, is skipped,
    * not held). Default 4 MiB.
+   * @default 4 MiB
    */
   maxEventBytes?: number;
   /** Called with each valid `retry:` value (milliseconds). */
