@@ -9,6 +9,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { StreamReply } from "../../src/http/server/sse/stream_reply.ts";
 import { ClosedError } from "../../src/wire/errors.ts";
 import type { TrackedRequest } from "../_http/in_flight_requests.ts";
+import { drained } from "./_drained.ts";
 
 /**
  * Writes `reply` to `res` until its stream ends (then ends the response) or fails (then cuts it).
@@ -51,17 +52,4 @@ export async function writeStreamReply(
   } finally {
     res.off("close", gone);
   }
-}
-
-/** Resolves at `'drain'`, or when the response closes first. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }

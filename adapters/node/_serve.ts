@@ -29,6 +29,7 @@ import {
   sleep,
 } from "../_http/serve_options.ts";
 import { HealthChecks } from "../_http/health_checks.ts";
+import { drained } from "./_drained.ts";
 
 export type { FetchHandler, HttpServer, ServeOptions } from "../_http/serve_options.ts";
 
@@ -304,17 +305,4 @@ async function writeResponse(
   } finally {
     disconnected.removeEventListener("abort", onDisconnect);
   }
-}
-
-/** Resolves at `'drain'`, or when the response closes first. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }
