@@ -37,10 +37,8 @@ function mainThreadCpuMs(pid) {
 }
 import { median } from "./lib/stats.mjs";
 import { openLoad } from "./http/load.mjs";
+import { option, otelServerEnv } from "./lib/otel_bench.mjs";
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) =>
-  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const reps = Number(option("reps", 5));
 const durationMs = Number(option("duration", 2000));
 const inFlight = Number(option("inflight", 64));
@@ -83,14 +81,7 @@ async function startServer(env) {
 const servers = {};
 const served = Object.fromEntries(MODES.map((m) => [m, 0]));
 for (const mode of MODES) {
-  servers[mode] = await startServer({
-    BENCH_OTEL: mode,
-    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    OTEL_METRIC_EXPORT_INTERVAL: "1000",
-    OTEL_LOGS_EXPORTER: "none",
-    OTEL_SERVICE_NAME: `bench-${mode}`,
-  });
+  servers[mode] = await startServer(otelServerEnv(mode, endpoint));
 }
 const loads = Object.fromEntries(
   MODES.map((m) => [m, openLoad(servers[m].url, { connections: inFlight, era: "modern" })]),

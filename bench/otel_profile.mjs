@@ -19,10 +19,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { openLoad } from "./http/load.mjs";
+import { option, otelServerEnv } from "./lib/otel_bench.mjs";
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) =>
-  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const modes = option("modes", "none,sdk").split(",");
 const durationMs = Number(option("duration", 4000));
 const inFlight = Number(option("inflight", 64));
@@ -50,12 +48,7 @@ async function startProfiled(mode, profileDir) {
       stdio: ["ignore", "pipe", "inherit"],
       env: {
         ...process.env,
-        BENCH_OTEL: mode,
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_METRIC_EXPORT_INTERVAL: "1000",
-        OTEL_LOGS_EXPORTER: "none",
-        OTEL_SERVICE_NAME: `bench-${mode}`,
+        ...otelServerEnv(mode, endpoint),
       },
     },
   );
