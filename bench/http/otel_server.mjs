@@ -6,7 +6,13 @@
 //   ctx: the stock context manager (AsyncLocalStorage) registered and entered once, nothing else:
 //        the library takes its untraced path, so this is the context manager's tax on the process
 //        (on Node 20 AsyncLocalStorage installs async_hooks, paid by every promise and resource).
-//   sdk-notrace: the sdk with OTEL_TRACES_EXPORTER=none (spans still made, not exported).
+//   sdk-notrace: the sdk with OTEL_TRACES_EXPORTER=none (no tracer provider: metrics and the
+//        context manager only).
+//   sdk-nometrics: the sdk with OTEL_METRICS_EXPORTER=none (spans only).
+//   sdk-drop: the sdk with a trace exporter that drops every batch (spans made and batched, never
+//        serialised or sent): what the OTLP export itself costs is sdk minus sdk-drop.
+//   base: no NodeSDK; the providers assembled by hand (BasicTracerProvider + BatchSpanProcessor +
+//        OTLP/HTTP exporter, MeterProvider + periodic OTLP reader, AsyncLocalStorage, W3C propagator).
 // BENCH_OTEL_COUNT=1 counts async resources by type (async_hooks init) and prints them per request
 // on stderr at SIGTERM.
 import { ContextServer, createHttpHandler } from "onemodelcontext";
@@ -22,11 +28,40 @@ if (mode === "ctx") {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   context.with(context.active(), () => {}); // as the SDK's first export does: AsyncLocalStorage is on
 }
-if (mode === "sdk" || mode === "sdk-notrace") {
+if (mode.startsWith("sdk")) {
   if (mode === "sdk-notrace") process.env.OTEL_TRACES_EXPORTER = "none";
+  if (mode === "sdk-nometrics") process.env.OTEL_METRICS_EXPORTER = "none";
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
-  sdk = new NodeSDK({ instrumentations: [] });
+  const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  sdk = new NodeSDK({ instrumentations: [], ...(mode === "sdk-drop" ? { traceExporter: dropping } : {}) });
   sdk.start();
+}
+if (mode === "base") {
+  const { context, metrics, propagation, trace } = await import("@opentelemetry/api");
+  const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+  const { W3CTraceContextPropagator } = await import("@opentelemetry/core");
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
+  const { MeterProvider, PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
+  const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(
+    new BasicTracerProvider({
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))],
+    }),
+  );
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }),
+          exportIntervalMillis: 1000,
+        }),
+      ],
+    }),
+  );
 }
 const counts = new Map();
 if (process.env.BENCH_OTEL_COUNT === "1") {
