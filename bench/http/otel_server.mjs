@@ -9,6 +9,7 @@
 //   sdk-notrace: the sdk with OTEL_TRACES_EXPORTER=none (no tracer provider: metrics and the
 //        context manager only).
 //   sdk-nometrics: the sdk with OTEL_METRICS_EXPORTER=none (spans only).
+//   sdk-sampled: the sdk keeping 1 % of the traces (OTEL_TRACES_SAMPLER=parentbased_traceidratio).
 //   sdk-drop: the sdk with a trace exporter that drops every batch (spans made and batched, never
 //        serialised or sent): what the OTLP export itself costs is sdk minus sdk-drop.
 //   base: no NodeSDK; the providers assembled by hand (BasicTracerProvider + BatchSpanProcessor +
@@ -31,6 +32,10 @@ if (mode === "ctx") {
 if (mode.startsWith("sdk")) {
   if (mode === "sdk-notrace") process.env.OTEL_TRACES_EXPORTER = "none";
   if (mode === "sdk-nometrics") process.env.OTEL_METRICS_EXPORTER = "none";
+  if (mode === "sdk-sampled") {
+    process.env.OTEL_TRACES_SAMPLER = "parentbased_traceidratio";
+    process.env.OTEL_TRACES_SAMPLER_ARG = "0.01";
+  }
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
   const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
   sdk = new NodeSDK({ instrumentations: [], ...(mode === "sdk-drop" ? { traceExporter: dropping } : {}) });
