@@ -22,10 +22,8 @@ import {
 import {
   type Capabilities,
   type Era,
-  eraOf,
   type Implementation,
   LATEST_LEGACY_VERSION,
-  LATEST_MODERN_VERSION,
 } from "../wire/protocol_versions.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import { settlesWithin } from "../stream/time_kit.ts";
@@ -146,28 +144,17 @@ export class EraNegotiator {
   async #negotiate(live: LiveConnection, cached: EraCacheEntry | undefined): Promise<NegotiatedSession> {
     const s = this.#s;
     if (cached?.era === "legacy") {
-      try {
-        return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), {
-          fromCache: true,
-        });
-      } catch (error) {
-        if (error instanceof TimeoutError) throw error;
-        // The server no longer takes what the cache said: forget it and negotiate from scratch once.
-        s.report(
-          new NegotiationFailedError(
-            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`,
-            { cause: error },
-          ),
-        );
-        await this.#record.forget();
-        live = await this.#usableOrRespawn(live, error);
-      }
+      const attempt = await this.#record.tryCachedLegacy(
+        cached,
+        (version) => this.#initialize(live, "cached_legacy", version, { fromCache: true }),
+        (error) => error instanceof TimeoutError,
+      );
+      if (attempt.ok) return attempt.session;
+      live = await this.#usableOrRespawn(live, attempt.error);
     }
 
     let cachedModern = cached?.era === "modern";
-    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
-      ? cached!.protocolVersion!
-      : LATEST_MODERN_VERSION;
+    let version = this.#record.firstProbeVersion(cached);
     let reprobed = false;
     for (;;) {
       const answer = await this.#probe(live, version, !reprobed);
@@ -208,11 +195,7 @@ export class EraNegotiator {
     const s = this.#s;
     if (answer.kind === "verdict") {
       const verdict = answer.verdict as Extract<ProbeVerdict, { kind: "legacy" }>;
-      if (verdict.learn) {
-        const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
-        if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#record.learn(entry);
-      }
+      await this.#record.learnLegacy(verdict);
       if (s.era === "modern") {
         throw new NegotiationFailedError(
           `Server does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
@@ -328,16 +311,7 @@ export class EraNegotiator {
     outcome: NegotiationOutcome,
     extra: SettledNegotiation,
   ): NegotiatedSession {
-    const session: NegotiatedSession = {
-      live,
-      era: "modern",
-      protocolVersion: version,
-      serverCapabilities: discover.capabilities,
-      info: this.#record.info(outcome, extra),
-    };
-    if (discover.serverInfo) session.serverInfo = discover.serverInfo;
-    if (discover.instructions !== undefined) session.instructions = discover.instructions;
-    return session;
+    return { live, ...this.#record.modernSession(version, discover, outcome, extra) };
   }
 
   async #open(): Promise<LiveConnection> {
@@ -389,10 +363,4 @@ export class EraNegotiator {
       clientInfo: this.#s.clientInfo,
     };
   }
-}
-
-function cachedLegacyVersion(entry: EraCacheEntry): string {
-  return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy"
-    ? entry.protocolVersion
-    : LATEST_LEGACY_VERSION;
 }
