@@ -29,28 +29,8 @@ import type { TimeProvider } from "../stream/time_provider.ts";
 import { settlesWithin } from "../stream/time_kit.ts";
 import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
 import type { ClientExchange } from "./client_exchange.ts";
-import { NegotiationRecord, type SettledNegotiation } from "./negotiation_record.ts";
+import { type NegotiationInfo, NegotiationRecord, type SettledNegotiation } from "./negotiation_record.ts";
 import { ConnectDeadline, type Waited } from "./connect_deadline.ts";
-
-/** How a client's era was decided, for diagnostics. */
-export interface NegotiationInfo {
-  /** Which row of the probe-outcome table applied (see {@linkcode NegotiationOutcome}). */
-  outcome: NegotiationOutcome;
-  /** Milliseconds from the start of `connect` until the era was settled (handshake included). */
-  elapsedMs: number;
-  /** `server/discover` probes sent (0, 1, or 2 after a -32022 re-probe; more after a stale cache entry). */
-  probes: number;
-  /** True when the server was started again after it died on the probe. */
-  respawned: boolean;
-  /** True when a cache entry decided the era without a probe verdict. */
-  fromCache: boolean;
-  /** What the era cache learned from this connect, if anything. */
-  learned?: Era;
-  /** True when a cache entry was forgotten because negotiation with it failed. */
-  forgotten: boolean;
-  /** Human-readable account of the deciding probe answer, when there was one. */
-  detail?: string;
-}
 
 /** One opened connection, its exchange and the exchange's JSON-RPC peer. */
 export interface LiveConnection {

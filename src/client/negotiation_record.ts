@@ -6,7 +6,6 @@
  * @module
  */
 import { type EraCacheEntry, type EraCacheStore, forgetEra, readEra, storeEra } from "./era_cache.ts";
-import type { NegotiationInfo } from "./era_negotiation.ts";
 import { type DiscoverInfo, messageOf, type NegotiationOutcome, newestLegacy } from "./probe_classifier.ts";
 import {
   type Capabilities,
@@ -18,6 +17,26 @@ import {
 } from "../wire/protocol_versions.ts";
 import { NegotiationFailedError } from "../wire/errors.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
+
+/** How a client's era was decided, for diagnostics. */
+export interface NegotiationInfo {
+  /** Which row of the probe-outcome table applied (see {@linkcode NegotiationOutcome}). */
+  outcome: NegotiationOutcome;
+  /** Milliseconds from the start of `connect` until the era was settled (handshake included). */
+  elapsedMs: number;
+  /** `server/discover` probes sent (0, 1, or 2 after a -32022 re-probe; more after a stale cache entry). */
+  probes: number;
+  /** True when the server was started again after it died on the probe. */
+  respawned: boolean;
+  /** True when a cache entry decided the era without a probe verdict. */
+  fromCache: boolean;
+  /** What the era cache learned from this connect, if anything. */
+  learned?: Era;
+  /** True when a cache entry was forgotten because negotiation with it failed. */
+  forgotten: boolean;
+  /** Human-readable account of the deciding probe answer, when there was one. */
+  detail?: string;
+}
 
 /** Where a negotiation's clock and era cache come from (a subset of both transports' settings). */
 export interface NegotiationRecordSettings {

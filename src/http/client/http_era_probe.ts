@@ -9,7 +9,7 @@ import { asError, JsonRpcError, NegotiationFailedError, TimeoutError } from "../
 import { LATEST_LEGACY_VERSION } from "../../wire/protocol_versions.ts";
 import { timeoutSignal } from "../../stream/time_kit.ts";
 import { NegotiationRecord } from "../../client/negotiation_record.ts";
-import type { NegotiationInfo } from "../../client/era_negotiation.ts";
+import type { NegotiationInfo } from "../../client/negotiation_record.ts";
 import type { ExchangeConnectSettings, ExchangeSession } from "../../client/exchange_transport.ts";
 import {
   describeRpcError,
