@@ -65,6 +65,7 @@ export interface McpEndpointParts {
  *
  * @example
  * ```ts
+ * declare const parts: McpEndpointParts, request: RequestParts;
  * const endpoint = new McpEndpoint(parts);
  * const response = await endpoint.handle(request);
  * ```
