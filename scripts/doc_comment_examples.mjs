@@ -25,7 +25,7 @@
  * (`declare const server: ContextServer;`).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 
 /** API snapshot file → package subpath, in the order names are looked up. */
 const ENTRY_ORDER = [
