@@ -39,7 +39,7 @@ export interface AuthErrorOptions {
     cause?: unknown;
 }
 
-// AuthorizeOptions: type, from src/auth/oauth_client.ts
+// AuthorizeOptions: type, from src/auth/oauth_client_options.ts
 export interface AuthorizeOptions {
     challenge?: BearerChallenge | undefined;
     stepUp?: boolean;
@@ -161,7 +161,7 @@ export declare class OAuthClient {
     finishAuthorization(callbackUrl: string | URL): Promise<void>;
 }
 
-// OAuthClientOptions: type, from src/auth/oauth_client.ts
+// OAuthClientOptions: type, from src/auth/oauth_client_options.ts
 export interface OAuthClientOptions {
     outbound?: OutboundGuardOptions;
     grantType?: "authorization_code" | "client_credentials";

@@ -28,7 +28,7 @@ export declare class ConcurrencyLimit {
     run<T>(task: () => Promise<T>): Promise<T>;
 }
 
-// MountFilter: type, from src/compose/mounted_server.ts
+// MountFilter: type, from src/compose/upstream_lists.ts
 export interface MountFilter {
     include?: readonly string[];
     exclude?: readonly string[];

@@ -37,7 +37,7 @@ export interface FileOAuthLockOptions {
 // HeadersSource: type, from src/http/client/http_endpoint.ts
 export type HeadersSource = HeaderFields | (() => HeaderFields | Promise<HeaderFields>);
 
-// HttpReply: type, from src/http/client/http_endpoint.ts
+// HttpReply: type, from src/http/client/http_reply.ts
 export interface HttpReply {
     readonly status: number;
     readonly ok: boolean;

@@ -798,7 +798,7 @@ export declare class NegotiationFailedError extends TransportError {
     static [Symbol.hasInstance](value: unknown): value is NegotiationFailedError;
 }
 
-// NegotiationInfo: type, from src/client/era_negotiation.ts
+// NegotiationInfo: type, from src/client/negotiation_record.ts
 export interface NegotiationInfo {
     outcome: NegotiationOutcome;
     elapsedMs: number;
@@ -1181,7 +1181,7 @@ export interface ServerSession {
     notify?(method: string, params?: unknown): Promise<void>;
 }
 
-// ServerToClientRequestOptions: type, from src/server/server_request_context.ts
+// ServerToClientRequestOptions: type, from src/server/dispatch_context.ts
 export interface ServerToClientRequestOptions {
     signal?: AbortSignal;
 }

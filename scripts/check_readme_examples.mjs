@@ -21,8 +21,9 @@
 //   fragment unchecked (say why in the text). Prefer complete examples: declare what a fragment needs
 //   (`declare const client: ContextClient;`) rather than skipping it.
 //
-// - The ```ts examples in the doc comments of the public modules (src/, adapters/, testing/) are
-//   checked the same way; how they are found and what they may leave out: scripts/doc_comment_examples.mjs.
+// - The ```ts examples in the doc comments of the modules under src/, adapters/ and testing/, public and
+//   internal, are checked the same way; how they are found and what they may leave out:
+//   scripts/doc_comment_examples.mjs.
 //   A `.ts` argument checks that file's doc-comment examples.
 //
 // Exit status 0 when every checked block compiles, 1 otherwise (each error with its file and line).
@@ -41,11 +42,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFERRED, docCommentExamples, unlistedDocCommentExamples } from "./doc_comment_examples.mjs";
+import { DEFERRED, docCommentExamples } from "./doc_comment_examples.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-/** The doc-comment examples of the public modules, by source file (absolute path). */
-const DOC_COMMENTS = new Map(docCommentExamples(ROOT).map((f) => [join(ROOT, f.file), f.blocks]));
+/** The doc-comment examples of the public and the internal modules, by source file (absolute path). */
+const EXAMPLE_MODULES = docCommentExamples(ROOT);
+const DOC_COMMENTS = new Map(EXAMPLE_MODULES.map((f) => [join(ROOT, f.file), f.blocks]));
+/** The internal modules among them (absolute paths). */
+const INTERNAL = new Set(EXAMPLE_MODULES.filter((f) => f.internal).map((f) => join(ROOT, f.file)));
 /**
  * The files whose blocks are checked: the arguments, or the README, CONTRIBUTING, docs/ and the
  * public modules' doc comments.
@@ -313,15 +317,14 @@ function main() {
       const mine = blocks.filter((b) => DOCS[b.doc].endsWith(".ts"));
       const deferred = mine.filter((b) => b.deferred);
       const skipped = mine.filter((b) => b.targets.length === 0 && !b.deferred);
-      const internal = process.argv.length > 2 ? [] : unlistedDocCommentExamples(ROOT);
+      const internal = mine.filter((b) => INTERNAL.has(DOCS[b.doc]));
+      const modules = new Set(sources.filter((f) => INTERNAL.has(f)));
       console.log(
-        `doc comments of ${sources.length} public modules: ${mine.length} TypeScript examples, ${skipped.length} marked ignore${
+        `doc comments of ${sources.length} modules (${modules.size} internal): ${mine.length} TypeScript examples (${internal.length} in internal modules), ${skipped.length} marked ignore${
           skipped.length
             ? ` (${skipped.map((b) => `${relative(ROOT, DOCS[b.doc])}:${b.line}`).join(", ")})`
             : ""
-        }${
-          DEFERRED.length ? `, ${deferred.length} not checked yet (under ${DEFERRED.join(", ")})` : ""
-        }; ${internal.length} in internal modules, not checked`,
+        }${DEFERRED.length ? `, ${deferred.length} not checked yet (under ${DEFERRED.join(", ")})` : ""}`,
       );
     }
     for (const [doc, file] of DOCS.entries()) {

@@ -73,7 +73,7 @@ export type {
   ExchangeSession,
   ExchangeTransport,
 } from "./client/exchange_transport.ts";
-export type { NegotiationInfo } from "./client/era_negotiation.ts";
+export type { NegotiationInfo } from "./client/negotiation_record.ts";
 export type { NegotiationOutcome } from "./client/probe_classifier.ts";
 export type {
   KnownMethod,

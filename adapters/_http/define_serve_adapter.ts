@@ -55,6 +55,8 @@ export interface ServeAdapter {
  *
  * @example
  * ```ts
+ * declare const fakeRuntime: ServeRuntime; // a test's listen, stop accepting and end connections
+ * declare const handler: (request: Request) => Promise<Response>;
  * const { serve } = defineServeAdapter(fakeRuntime);
  * const server = await serve(handler, { readinessGrace: 0 });
  * ```

@@ -32,6 +32,7 @@ const MAX_PENDING_CHARS = 64 * 1024;
  *
  * @example
  * ```ts
+ * declare const child: { stderr: ReadableStream<Uint8Array> };
  * const tail = new StderrTail();
  * await tail.drain(child.stderr); // reads until EOF, never stalls the writer
  * console.log(tail.text());

@@ -14,6 +14,7 @@ import { integerOption } from "../../src/stream/options.ts";
  *
  * @example
  * ```ts
+ * declare const signal: AbortSignal, chunk: Uint8Array;
  * const credit = new SendCredit();
  * credit.grant(262_144);                 // the peer's window arrives
  * await credit.wait(signal);             // resolves while credit > 0
@@ -109,6 +110,8 @@ export class SendCredit {
  *
  * @example
  * ```ts
+ * declare function post(message: { credit: number }): void;
+ * declare const data: Uint8Array, chunk: Uint8Array;
  * const window = new ReceiveCredit(262_144);
  * post({ credit: window.initialGrant() });
  * if (!window.accept(data.byteLength)) throw new Error("peer overran its credit");

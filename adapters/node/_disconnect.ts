@@ -11,6 +11,8 @@
  *
  * @example
  * ```ts
+ * import type { ServerResponse } from "node:http";
+ * declare const res: ServerResponse;
  * const disconnect = new Disconnect();
  * res.once("close", () => void (res.writableFinished || disconnect.abort(new ClosedError("Gone"))));
  * ```

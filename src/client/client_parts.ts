@@ -83,6 +83,7 @@ export function assembleClientParts(
       const current = session();
       return current !== undefined && current.live.rpc === undefined;
     },
+    relatedNotification: (method, params) => router.dispatchNotification(method, params),
     answerInputRequest: router.answerInput,
     get stateOnlyRetryDelay() {
       return inputs.stateOnlyRetryDelay;

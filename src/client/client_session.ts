@@ -124,7 +124,7 @@ export class SessionLifecycle {
           timeProvider: time,
           report: this.#report,
           onRequest: (request, context) => router.dispatchRequest(request, context),
-          onNotification: (method, params) => router.dispatchStreamNotification(method, params),
+          onNotification: (method, params) => router.dispatchNotification(method, params),
         }),
       time,
       probeTimeout: s.probeTimeout,

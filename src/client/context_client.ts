@@ -6,7 +6,7 @@
  * @module
  */
 import type { Duplex } from "../stream/duplex.ts";
-import type { NegotiationInfo } from "./era_negotiation.ts";
+import type { NegotiationInfo } from "./negotiation_record.ts";
 import type {
   KnownMethod,
   MethodMap,

@@ -22,37 +22,15 @@ import {
 import {
   type Capabilities,
   type Era,
-  eraOf,
   type Implementation,
   LATEST_LEGACY_VERSION,
-  LATEST_MODERN_VERSION,
 } from "../wire/protocol_versions.ts";
 import type { TimeProvider } from "../stream/time_provider.ts";
 import { settlesWithin } from "../stream/time_kit.ts";
 import type { ClientTransport, TransportConnection } from "../rpc/transport.ts";
 import type { ClientExchange } from "./client_exchange.ts";
-import { NegotiationRecord, type SettledNegotiation } from "./negotiation_record.ts";
+import { type NegotiationInfo, NegotiationRecord, type SettledNegotiation } from "./negotiation_record.ts";
 import { ConnectDeadline, type Waited } from "./connect_deadline.ts";
-
-/** How a client's era was decided, for diagnostics. */
-export interface NegotiationInfo {
-  /** Which row of the probe-outcome table applied (see {@linkcode NegotiationOutcome}). */
-  outcome: NegotiationOutcome;
-  /** Milliseconds from the start of `connect` until the era was settled (handshake included). */
-  elapsedMs: number;
-  /** `server/discover` probes sent (0, 1, or 2 after a -32022 re-probe; more after a stale cache entry). */
-  probes: number;
-  /** True when the server was started again after it died on the probe. */
-  respawned: boolean;
-  /** True when a cache entry decided the era without a probe verdict. */
-  fromCache: boolean;
-  /** What the era cache learned from this connect, if anything. */
-  learned?: Era;
-  /** True when a cache entry was forgotten because negotiation with it failed. */
-  forgotten: boolean;
-  /** Human-readable account of the deciding probe answer, when there was one. */
-  detail?: string;
-}
 
 /** One opened connection, its exchange and the exchange's JSON-RPC peer. */
 export interface LiveConnection {
@@ -146,28 +124,17 @@ export class EraNegotiator {
   async #negotiate(live: LiveConnection, cached: EraCacheEntry | undefined): Promise<NegotiatedSession> {
     const s = this.#s;
     if (cached?.era === "legacy") {
-      try {
-        return await this.#initialize(live, "cached_legacy", cachedLegacyVersion(cached), {
-          fromCache: true,
-        });
-      } catch (error) {
-        if (error instanceof TimeoutError) throw error;
-        // The server no longer takes what the cache said: forget it and negotiate from scratch once.
-        s.report(
-          new NegotiationFailedError(
-            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${messageOf(error)}; probing again`,
-            { cause: error },
-          ),
-        );
-        await this.#record.forget();
-        live = await this.#usableOrRespawn(live, error);
-      }
+      const attempt = await this.#record.tryCachedLegacy(
+        cached,
+        (version) => this.#initialize(live, "cached_legacy", version, { fromCache: true }),
+        (error) => error instanceof TimeoutError,
+      );
+      if (attempt.ok) return attempt.session;
+      live = await this.#usableOrRespawn(live, attempt.error);
     }
 
     let cachedModern = cached?.era === "modern";
-    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
-      ? cached!.protocolVersion!
-      : LATEST_MODERN_VERSION;
+    let version = this.#record.firstProbeVersion(cached);
     let reprobed = false;
     for (;;) {
       const answer = await this.#probe(live, version, !reprobed);
@@ -208,11 +175,7 @@ export class EraNegotiator {
     const s = this.#s;
     if (answer.kind === "verdict") {
       const verdict = answer.verdict as Extract<ProbeVerdict, { kind: "legacy" }>;
-      if (verdict.learn) {
-        const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
-        if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#record.learn(entry);
-      }
+      await this.#record.learnLegacy(verdict);
       if (s.era === "modern") {
         throw new NegotiationFailedError(
           `Server does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
@@ -328,16 +291,7 @@ export class EraNegotiator {
     outcome: NegotiationOutcome,
     extra: SettledNegotiation,
   ): NegotiatedSession {
-    const session: NegotiatedSession = {
-      live,
-      era: "modern",
-      protocolVersion: version,
-      serverCapabilities: discover.capabilities,
-      info: this.#record.info(outcome, extra),
-    };
-    if (discover.serverInfo) session.serverInfo = discover.serverInfo;
-    if (discover.instructions !== undefined) session.instructions = discover.instructions;
-    return session;
+    return { live, ...this.#record.modernSession(version, discover, outcome, extra) };
   }
 
   async #open(): Promise<LiveConnection> {
@@ -389,10 +343,4 @@ export class EraNegotiator {
       clientInfo: this.#s.clientInfo,
     };
   }
-}
-
-function cachedLegacyVersion(entry: EraCacheEntry): string {
-  return entry.protocolVersion !== undefined && eraOf(entry.protocolVersion) === "legacy"
-    ? entry.protocolVersion
-    : LATEST_LEGACY_VERSION;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EraCacheStore } from "./era_cache.ts";
-import type { NegotiationInfo } from "./era_negotiation.ts";
+import type { NegotiationInfo } from "./negotiation_record.ts";
 import type { ClientExchange } from "./client_exchange.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { IncomingRequest } from "../wire/json_rpc_message.ts";

@@ -7,7 +7,8 @@
 import { ProtocolError } from "../wire/errors.ts";
 import { isPlainObject } from "../wire/meta_envelope.ts";
 import type { InputRequiredResult } from "../wire/protocol/v2026_07_28.ts";
-import { delay, type TimeProvider } from "../stream/time_provider.ts";
+import type { TimeProvider } from "../stream/time_provider.ts";
+import { delay } from "../stream/time_kit.ts";
 
 /** Why a round could not go on: the caller's `fail` turns it into its own error type. */
 export interface InputRoundFailure {

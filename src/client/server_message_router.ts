@@ -76,14 +76,11 @@ export class ServerMessageRouter {
     throw new JsonRpcError(ErrorCodes.MethodNotFound, `Method not found: ${quotePeerText(request.method)}`);
   }
 
-  /** A notification an exchange transport (HTTP) passes on: the feature API, then its handler. */
+  /**
+   * A server notification, from any transport (a stream or HTTP): the feature API,
+   * `notifications/elicitation/complete` to `inputs`, then its handler.
+   */
   dispatchNotification(method: string, params: unknown): unknown {
-    this.#options.features(method, params);
-    return this.handlers.notification(method)?.(params);
-  }
-
-  /** A notification on a stream: the feature API, `notifications/elicitation/complete` to `inputs`, then its handler. */
-  dispatchStreamNotification(method: string, params: unknown): unknown {
     this.#options.features(method, params);
     if (method === "notifications/elicitation/complete") this.#options.inputs.elicitationComplete(params);
     return this.handlers.notification(method)?.(params);

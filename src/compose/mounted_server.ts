@@ -20,21 +20,16 @@ import { MetaKeys } from "../wire/protocol_versions.ts";
 import type { ConcurrencyLimit } from "./concurrency_limit.ts";
 import { ASKING_METHODS, forwardWithInputRounds } from "./upstream_input_rounds.ts";
 import { type UpstreamCompleter, upstreamCompleters } from "./upstream_completers.ts";
-import { allowed, listEveryPage, pick, templateVariables, type Wire } from "./upstream_lists.ts";
+import {
+  allowed,
+  listEveryPage,
+  type MountFilter,
+  pick,
+  templateVariables,
+  type Wire,
+} from "./upstream_lists.ts";
 
-/** Which upstream tools (and prompts) a mount shows: names as the upstream spells them. */
-export interface MountFilter {
-  /**
-   * Only these (exact names).
-   * @default every name
-   */
-  include?: readonly string[];
-  /**
-   * Never these (exact names).
-   * @default no name
-   */
-  exclude?: readonly string[];
-}
+export type { MountFilter } from "./upstream_lists.ts";
 
 /** How a mount is shown. */
 export interface MountOptions {

@@ -5,7 +5,20 @@
  */
 import type { ContextClient } from "../client/context_client.ts";
 import type { ConcurrencyLimit } from "./concurrency_limit.ts";
-import type { MountFilter } from "./mounted_server.ts";
+
+/** Which upstream tools (and prompts) a mount shows: names as the upstream spells them. */
+export interface MountFilter {
+  /**
+   * Only these (exact names).
+   * @default every name
+   */
+  include?: readonly string[];
+  /**
+   * Never these (exact names).
+   * @default no name
+   */
+  exclude?: readonly string[];
+}
 
 /** An item of an upstream list as the wire has it. */
 export type Wire = Record<string, unknown>;

@@ -91,7 +91,7 @@ export interface HttpErrorOptions {
  *
  * @example
  * ```ts
- * return httpError("payloadTooLarge", undefined, { message: "Body exceeds 4194304 bytes" });
+ * const tooLarge: Response = httpError("payloadTooLarge", undefined, { message: "Body exceeds 4194304 bytes" });
  * ```
  */
 export function httpError(kind: HttpErrorKind, id: unknown, options: HttpErrorOptions = {}): Response {

@@ -181,6 +181,8 @@ export interface ToolScreening<T> {
  *
  * @example
  * ```ts
+ * declare const result: { tools: unknown[] };
+ * declare function onReport(report: { kind: "warning"; message: string }): void;
  * const { tools, paramHeaders, rejected } = screenTools(result.tools);
  * for (const r of rejected) onReport({ kind: "warning", message: `Dropped tool ${r.name}: ${r.reason}` });
  * ```

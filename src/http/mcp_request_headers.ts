@@ -55,6 +55,7 @@ export interface DeriveRequestHeadersOptions {
  *
  * @example
  * ```ts
+ * const _meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
  * const headers = deriveRequestHeaders(
  *   { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sql", arguments: { region: "eu" }, _meta } },
  *   { paramHeaders: [{ name: "Region", path: ["region"] }] },

@@ -18,7 +18,8 @@ import {
 import { JsonText } from "../wire/json_text.ts";
 import { PEER_TEXT_QUOTE_CHARS, quotePeerText } from "../wire/quote_peer_text.ts";
 import { answerRequest, type Collect } from "./answer_request.ts";
-import { type NotificationHandler, requestContext, type RequestHandler } from "./request_context.ts";
+import type { NotificationHandler, RequestHandler } from "./request_context.ts";
+import { requestContext } from "./stream_request_context.ts";
 import type { SlotFallbacks, SlotHost } from "./slot_host.ts";
 
 export type { NotificationHandler, RequestContext, RequestHandler } from "./request_context.ts";

@@ -1,11 +1,9 @@
 /**
  * What a request handler gets: the {@linkcode RequestContext} of one request from the peer, and the
- * handler types.
+ * handler types. The connection's implementation is `stream_request_context.ts`.
  * @module
  */
-import type { IncomingRequest, RequestId } from "../wire/json_rpc_message.ts";
-import type { InflightRequest } from "./inflight_request.ts";
-import type { SlotHost } from "./slot_host.ts";
+import type { RequestId } from "../wire/json_rpc_message.ts";
 
 /** What a request handler gets besides the params. */
 export interface RequestContext {
@@ -21,46 +19,3 @@ export interface RequestContext {
 export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
 /** Handles one notification. */
 export type NotificationHandler = (params: unknown) => unknown;
-
-/** The context of `request`: its signal is `entry`'s, its notifications go out through `host`. */
-export function requestContext(
-  request: IncomingRequest,
-  options: { entry: InflightRequest; host: SlotHost },
-): RequestContext {
-  return new StreamRequestContext(request, options.entry, options.host);
-}
-
-/** One per request: methods on the prototype, nothing made per request but the object itself. */
-class StreamRequestContext implements RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly #entry: InflightRequest;
-  readonly #host: SlotHost;
-  #notify: ((method: string, params?: unknown) => Promise<void>) | undefined;
-
-  constructor(request: IncomingRequest, entry: InflightRequest, host: SlotHost) {
-    this.id = request.id;
-    this.method = request.method;
-    this.#entry = entry;
-    this.#host = host;
-  }
-
-  get signal(): AbortSignal {
-    return this.#entry.signal;
-  }
-
-  /** A function of its own (made on first use), so that `const { notify } = context` keeps working. */
-  get notify(): (method: string, params?: unknown) => Promise<void> {
-    return (this.#notify ??= (method, params) => this.#send(method, params));
-  }
-
-  async #send(method: string, params?: unknown): Promise<void> {
-    const entry = this.#entry;
-    const host = this.#host;
-    if (entry.done || entry.aborted || host.outputClosed) return;
-    const message: Record<string, unknown> = { jsonrpc: "2.0", method };
-    if (params !== undefined) message.params = params;
-    // A notification lost to a closed output needs no answer; a broken output is a fault.
-    await host.send(message, entry.signal).catch(() => host.sendFailed());
-  }
-}

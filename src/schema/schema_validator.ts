@@ -38,10 +38,13 @@ export interface CompiledSchema {
  *
  * @example Plugging in ajv
  * ```ts
+ * declare class Ajv2020 { // import Ajv2020 from "ajv/dist/2020.js"
+ *   compile(schema: object): ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+ * }
  * const ajv = new Ajv2020();
  * const validator: SchemaValidator = {
  *   compile(schema) {
- *     const check = ajv.compile(schema);
+ *     const check = ajv.compile(schema as object);
  *     return {
  *       validate: (value) => check(value)
  *         ? { valid: true }

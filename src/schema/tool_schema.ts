@@ -86,6 +86,7 @@ let sharedValidator: JsonSchemaValidator | undefined;
  *
  * @example
  * ```ts
+ * import { z } from "zod";
  * const input = toolSchema(z.object({ city: z.string() }));
  * input.jsonSchema; // { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", … }
  * await input.validate({ city: "Oslo" }); // { valid: true, value: { city: "Oslo" } }

@@ -67,15 +67,16 @@ import type { Middleware } from "./middleware.ts";
 import { systemTimeProvider } from "../stream/time_provider.ts";
 
 export type { ContextServerOptions, ServerConnectionOptions } from "./context_server_options.ts";
-export type { DispatchContext, LegacySession, ServerSession } from "./dispatch_context.ts";
+export type {
+  DispatchContext,
+  LegacySession,
+  ServerSession,
+  ServerToClientRequestOptions,
+} from "./dispatch_context.ts";
 export type { JsonRpcReply, ServerNotificationHandler, ServerRequestHandler } from "./dispatch.ts";
 export type { Middleware, MiddlewareContext } from "./middleware.ts";
 export type { SendProgressOptions } from "./send_progress_options.ts";
-export type {
-  RequestEra,
-  ServerRequestContext,
-  ServerToClientRequestOptions,
-} from "./server_request_context.ts";
+export type { RequestEra, ServerRequestContext } from "./server_request_context.ts";
 
 /** How one served connection ended (from its {@linkcode JsonRpcConnection}). */
 export type ServeResult = ConnectionCloseInfo;

@@ -15,8 +15,8 @@ import {
   type RequestId,
 } from "../wire/json_rpc_message.ts";
 import { decorateModernResult, isPlainObject, readRequestEnvelope } from "../wire/meta_envelope.ts";
-import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
-import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
+import type { Implementation } from "../wire/protocol_versions.ts";
+import { invalidParams } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
 import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_text.ts";
@@ -33,7 +33,7 @@ import { extractTraceContext } from "../telemetry/trace_context.ts";
 import { TracedDispatchContext } from "./traced_dispatch_context.ts";
 import { type Middleware, MiddlewareCall, runPipeline } from "./middleware.ts";
 import { internalError } from "./internal_error.ts";
-import { answerInitialize } from "./legacy_initialize.ts";
+import { answerInitialize, type LegacyInitializeServer } from "./legacy_initialize.ts";
 import { RoundInput } from "./round_input.ts";
 
 /**
@@ -52,12 +52,8 @@ export type ServerHandlers = HandlerRegistry<ServerRequestHandler, ServerNotific
 /** A JSON-RPC reply as dispatch produces it: `{ jsonrpc, id, result }` or `{ jsonrpc, id?, error }`. */
 export type JsonRpcReply = Record<string, unknown>;
 
-/** What dispatch needs from its server. */
-export interface ServerDispatchInit {
-  serverInfo: Implementation;
-  capabilities: Capabilities;
-  instructions: string | undefined;
-  versions: ServerVersions;
+/** What dispatch needs from its server (`initialize` reads the part it extends). */
+export interface ServerDispatchInit extends LegacyInitializeServer {
   discover: DiscoverResult;
   unenvelopedRequests: "reject" | "legacy";
   handlers: ServerHandlers;

@@ -6,7 +6,6 @@
  */
 import type { LoggingLevel } from "../wire/meta_envelope.ts";
 import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
-import type { ServerToClientRequestOptions } from "./server_request_context.ts";
 
 /**
  * Set (to `true`) on a {@linkcode DispatchContext} whose driver sends a `JsonText` result as it is
@@ -44,6 +43,12 @@ export interface ServerSession {
    * by a transport that can reach the client at any time (a stream); absent otherwise.
    */
   notify?(method: string, params?: unknown): Promise<void>;
+}
+
+/** Options of `ServerRequestContext.request` (and of a transport's {@linkcode DispatchContext.request}). */
+export interface ServerToClientRequestOptions {
+  /** Aborting cancels the request (legacy: `notifications/cancelled`) and rejects with the reason. */
+  signal?: AbortSignal;
 }
 
 /** What a transport knows about one incoming message, given to {@linkcode ServerDispatch.dispatch}. */

@@ -5,17 +5,18 @@
  */
 import { ErrorCodes, JsonRpcError } from "../wire/errors.ts";
 import { isImplementation, isPlainObject } from "../wire/meta_envelope.ts";
-import type { Capabilities } from "../wire/protocol_versions.ts";
+import type { Capabilities, Implementation } from "../wire/protocol_versions.ts";
 import { TASKS_EXTENSION } from "../tasks/task_record.ts";
-import { invalidParams } from "../wire/server_versions.ts";
+import { invalidParams, type ServerVersions } from "../wire/server_versions.ts";
 import type { ServerSession } from "./dispatch_context.ts";
-import type { ServerDispatchInit } from "./dispatch.ts";
 
 /** What `initialize` reads from its server (read per call: capabilities follow what is registered). */
-export type LegacyInitializeServer = Pick<
-  ServerDispatchInit,
-  "versions" | "capabilities" | "serverInfo" | "instructions"
->;
+export interface LegacyInitializeServer {
+  serverInfo: Implementation;
+  capabilities: Capabilities;
+  instructions: string | undefined;
+  versions: ServerVersions;
+}
 
 /**
  * Answers a legacy `initialize`: throws -32602 on params without a string `protocolVersion` and

@@ -7,7 +7,7 @@ import { ProtocolError } from "../wire/errors.ts";
 import type { RequestId } from "../wire/json_rpc_message.ts";
 import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
-import type { DispatchContext, ServerSession } from "./dispatch_context.ts";
+import type { DispatchContext, ServerSession, ServerToClientRequestOptions } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
 import type { InputContext } from "./input/input_rounds.ts";
 import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
@@ -25,12 +25,6 @@ export interface RequestEra {
   readonly clientCapabilities: Capabilities;
   /** The log level: the modern envelope's, or the legacy session's; `undefined` when none was set. */
   readonly logLevel: LoggingLevel | undefined;
-}
-
-/** Options of {@linkcode ServerRequestContext.request}. */
-export interface ServerToClientRequestOptions {
-  /** Aborting cancels the request (legacy: `notifications/cancelled`) and rejects with the reason. */
-  signal?: AbortSignal;
 }
 
 /**

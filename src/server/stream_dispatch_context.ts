@@ -11,9 +11,13 @@ import {
   type JsonRpcConnectionOptions,
   type RequestContext,
 } from "../rpc/json_rpc_connection.ts";
-import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
+import {
+  type DispatchContext,
+  type ServerSession,
+  type ServerToClientRequestOptions,
+  TEXT_RESULTS,
+} from "./dispatch_context.ts";
 import type { ServerDispatch } from "./dispatch.ts";
-import type { ServerToClientRequestOptions } from "./server_request_context.ts";
 
 /** One request's {@linkcode DispatchContext} on a stream; its signal is made only if read. */
 export class StreamDispatchContext implements DispatchContext {

@@ -4,8 +4,12 @@
  * @module
  */
 import type { RequestTrace } from "../telemetry/request_trace.ts";
-import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
-import type { ServerToClientRequestOptions } from "./server_request_context.ts";
+import {
+  type DispatchContext,
+  type ServerSession,
+  type ServerToClientRequestOptions,
+  TEXT_RESULTS,
+} from "./dispatch_context.ts";
 
 /** The context of one traced request; everything but `notify` is the wrapped context's. */
 export class TracedDispatchContext implements DispatchContext {

@@ -12,6 +12,7 @@ import type { TimeProvider } from "./time_provider.ts";
  *
  * @example
  * ```ts
+ * declare const signal: AbortSignal;
  * await delay(systemTimeProvider, 50, signal);
  * ```
  */
@@ -45,6 +46,7 @@ export interface WithTimeoutOptions {
  *
  * @example
  * ```ts
+ * declare const time: TimeProvider, connection: JsonRpcConnection;
  * const reply = await withTimeout(time, connection.request("ping"), 5_000);
  * ```
  */
@@ -126,6 +128,7 @@ export interface TimeoutSignalOptions {
  *
  * @example
  * ```ts
+ * declare const time: TimeProvider, connection: JsonRpcConnection, callerSignal: AbortSignal;
  * using deadline = timeoutSignal(time, 5_000, { signal: callerSignal });
  * await connection.request("tools/list", {}, { signal: deadline.signal });
  * ```
@@ -170,6 +173,8 @@ export interface Deadline {
  *
  * @example
  * ```ts
+ * declare const time: TimeProvider, writer: { onBlock: (() => void) | undefined };
+ * declare function giveUp(): void;
  * const idle = deadline(time, 5_000, () => giveUp());
  * writer.onBlock = idle.restart;
  * ```

@@ -59,6 +59,3 @@ export class SystemTimeProvider implements TimeProvider {
 
 /** The shared system clock, used wherever no {@linkcode TimeProvider} is injected. */
 export const systemTimeProvider: TimeProvider = new SystemTimeProvider();
-
-// The time kit (delay, withTimeout, timeoutSignal) lives beside the clock it runs on.
-export { delay } from "./time_kit.ts";

@@ -10,7 +10,7 @@ import { type FetchLike, isLoopbackHost } from "../fetch_like.ts";
 import type { OAuthStore, StoredClient, StoredTokens } from "../oauth_store.ts";
 import type { DPoPKey, DPoPProofs } from "../dpop_proofs.ts";
 import { clientAuthentication, type OAuthHttpOptions, resolveClient } from "../client_identity.ts";
-import type { OAuthClientOptions } from "../oauth_client.ts";
+import type { OAuthClientOptions } from "../oauth_client_options.ts";
 
 const DEFAULT_REFRESH_SKEW = 30_000;
 

@@ -4,7 +4,7 @@
  */
 import type * as oauth from "oauth4webapi";
 import type { ProtectedResource } from "../discover_protected_resource.ts";
-import type { AuthorizeOptions, OAuthClientOptions } from "../oauth_client.ts";
+import type { AuthorizeOptions, OAuthClientOptions } from "../oauth_client_options.ts";
 
 /** What {@linkcode selectScope} chooses from. */
 export interface ScopeSources {

@@ -130,7 +130,9 @@ export class ClientFeatures {
       requestTimeout: numberOption("requestTimeout", options.requestTimeout, 60_000),
       maxRequestTimeout: numberOption("maxRequestTimeout", options.maxRequestTimeout, 600_000),
       maxInputRounds: integerOption("maxInputRounds", options.maxInputRounds, 10, 0),
-      related: (method, params) => void this.#fanout.dispatch(method, params),
+      related: host.relatedNotification
+        ? (method, params) => host.relatedNotification!(method, params)
+        : (method, params) => void this.#fanout.dispatch(method, params),
       meta: (level) => this.#log.meta(level),
     };
     this.#log = new ServerLog({
@@ -340,6 +342,7 @@ export class ClientFeatures {
     return openListen({
       host: this.#host,
       fanout: this.#fanout,
+      related: this.#context.related,
       subscriptions: this.#subscriptions,
       nextListenId: () => `omc-listen-${++this.#listens}`,
       watchClose: (onClosed) => this.#signals.watchClose(onClosed),

@@ -20,7 +20,7 @@ export interface HostRequestOptions {
    * Receives the notifications the transport ties to this request (on a stream: its progress; over
    * HTTP: everything on its response stream) instead of the client's notification handlers.
    */
-  onNotification?: (method: string, params: unknown) => void;
+  onNotification?: (method: string, params: unknown) => unknown;
 }
 
 /** What the feature API uses of a connected client. */
@@ -42,6 +42,14 @@ export interface FeatureHost {
    * while the client stays connected: a broken modern listen stream then reopens. Absent: false.
    */
   separateRequests?(): boolean;
+  /**
+   * Where a notification tied to one of the feature API's requests goes (its progress, a listen
+   * stream's events, anything on its HTTP response stream). `ContextClient` passes its router, the
+   * one path of every server notification, so the transport makes no difference to who hears it.
+   * It must hand the notification back to `ClientFeatures.dispatchNotification`; what it returns
+   * goes back to the transport (a rejected promise is reported). Absent: the feature API alone hears it.
+   */
+  relatedNotification?(method: string, params: unknown): unknown;
   /**
    * Answers one server request embedded in a modern `input_required` result (`elicitation/create`,
    * `sampling/createMessage`, `roots/list`; `key` is its `inputRequests` key) with the client's own

@@ -54,7 +54,7 @@ export interface FeatureRequestContext {
   /** `input_required` rounds answered at most before the result goes to the caller as an error. */
   readonly maxInputRounds: number;
   /** Where notifications tied to a request go (the feature API's fan-out: progress, logs, listen events). */
-  readonly related: (method: string, params: unknown) => void;
+  readonly related: (method: string, params: unknown) => unknown;
   /** Extra `_meta` keys for a request (the modern per-request log level; `logLevel` overrides the client's). */
   readonly meta: (logLevel: LoggingLevel | undefined) => Record<string, unknown> | undefined;
 }

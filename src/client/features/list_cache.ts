@@ -16,8 +16,11 @@ interface Entry {
  *
  * @example
  * ```ts
+ * declare const time: TimeProvider, tools: readonly unknown[];
  * const cache = new ListCache(time);
- * cache.store("tools/list", tools, 30_000, startedAt);
+ * const generation = cache.begin("tools/list"); // before the first page is asked for
+ * const startedAt = time.now();
+ * cache.store("tools/list", tools, 30_000, startedAt, generation);
  * cache.get("tools/list"); // the tools, until 30 s after startedAt or until invalidate("tools/list")
  * ```
  */

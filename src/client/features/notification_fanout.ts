@@ -12,6 +12,7 @@ export type NotificationListener = (params: unknown) => void;
  *
  * @example
  * ```ts
+ * declare const cache: ListCache;
  * const fanout = new NotificationFanout((error) => console.error(error));
  * const off = fanout.on("notifications/tools/list_changed", () => cache.invalidate("tools/list"));
  * fanout.dispatch("notifications/tools/list_changed", {});

@@ -48,6 +48,8 @@ export interface ListenOptions {
 export interface ListenContext {
   readonly host: FeatureHost;
   readonly fanout: NotificationFanout;
+  /** Where the notifications on a listen stream's own response go (see `FeatureRequestContext.related`). */
+  readonly related: (method: string, params: unknown) => unknown;
   readonly subscriptions: ResourceSubscriptions;
   /** A fresh JSON-RPC id for a `subscriptions/listen` request. */
   readonly nextListenId: () => string;
@@ -174,7 +176,6 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
     attempt.abort(new CancelledError(`Listen stream ${id} ended by the server`));
   }));
   offs.push(...forward(context, stream, filter, (_method, params) => ours(params)));
-  const related = (method: string, params: unknown): void => void fanout.dispatch(method, params);
   let connectionClosed = false;
   let waiting: AbortController | undefined; // the wait before the next attempt
   const unwatch = reconnect
@@ -197,7 +198,7 @@ function openModern(context: ListenContext, filter: ChangeFilter): ChangeStream 
         await host.request("subscriptions/listen", { notifications: filter }, {
           signal: current.signal,
           id,
-          onNotification: related,
+          onNotification: context.related,
         });
       } catch (error) {
         failure = { error };

@@ -18,6 +18,7 @@ interface Entry {
  *
  * @example
  * ```ts
+ * declare const tools: readonly unknown[], result: unknown;
  * const schemas = new OutputSchemas(new JsonSchemaValidator(), 100_000);
  * schemas.replace(tools);
  * schemas.check("weather", result); // throws StructuredContentError on a mismatch

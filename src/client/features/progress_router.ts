@@ -12,7 +12,7 @@ import type { ProgressUpdate } from "./feature_types.ts";
  *
  * @example
  * ```ts
- * const router = new ProgressRouter(report);
+ * const router = new ProgressRouter((error) => console.error(error));
  * const { token, release } = router.register((update) => console.log(update.progress));
  * // send the request with _meta.progressToken = token, then release() when it settles
  * ```

@@ -14,6 +14,7 @@ export type SubscriptionSender = (uri: string, subscribe: boolean) => Promise<un
  *
  * @example
  * ```ts
+ * declare const client: ContextClient;
  * const subscriptions = new ResourceSubscriptions((uri, on) => client.request(on ? "resources/subscribe" : "resources/unsubscribe", { uri }));
  * await subscriptions.acquire("file:///a"); // sends resources/subscribe
  * await subscriptions.acquire("file:///a"); // count 2, nothing sent

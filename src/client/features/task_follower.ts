@@ -7,7 +7,7 @@
  */
 import { CancelledError, JsonRpcError, ProtocolError } from "../../wire/errors.ts";
 import { isPlainObject } from "../../wire/meta_envelope.ts";
-import { delay } from "../../stream/time_provider.ts";
+import { delay } from "../../stream/time_kit.ts";
 import { InputRequiredError } from "./feature_errors.ts";
 import type { FeatureHost } from "./feature_host.ts";
 

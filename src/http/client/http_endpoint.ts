@@ -12,27 +12,12 @@ import type { JsonRpcError } from "../../wire/errors.ts";
 import type { HeaderFields } from "../http_errors.ts";
 import { integerOption } from "../../stream/options.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES, readResponseExcerpt, readResponseText } from "./read_response_text.ts";
+import type { HttpReply } from "./http_reply.ts";
+
+export type { HttpReply } from "./http_reply.ts";
 
 /** A `fetch` as the web defines it; pass undici's, an authenticated wrapper or a test double. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-/**
- * What the client reads of an HTTP response: a web `Response` is one. A sender without web streams
- * (undici's dispatcher on Node) makes `body` only when it is read, which only an SSE body is.
- */
-export interface HttpReply {
-  readonly status: number;
-  readonly ok: boolean;
-  readonly headers: { get(name: string): string | null };
-  readonly body: ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
-  /**
-   * Optional: the body as text, at most `maxBytes` of it (`cut` when there were more: the rest is
-   * dropped and the body released, unread). A sender whose body is no web stream (undici's on Node)
-   * reads a JSON reply this way, without making one; aborting `signal` rejects with its reason.
-   */
-  readText?(maxBytes: number, signal?: AbortSignal): Promise<{ text: string; cut: boolean }>;
-}
 
 /** One request as {@linkcode HttpSend} gets it: header names in lower case, the body as text. */
 export interface HttpSendInit {

@@ -6,11 +6,10 @@
  * @module
  */
 import { asError, JsonRpcError, NegotiationFailedError, TimeoutError } from "../../wire/errors.ts";
-import { eraOf, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../../wire/protocol_versions.ts";
+import { LATEST_LEGACY_VERSION } from "../../wire/protocol_versions.ts";
 import { timeoutSignal } from "../../stream/time_kit.ts";
-import type { EraCacheEntry } from "../../client/era_cache.ts";
 import { NegotiationRecord } from "../../client/negotiation_record.ts";
-import type { NegotiationInfo } from "../../client/era_negotiation.ts";
+import type { NegotiationInfo } from "../../client/negotiation_record.ts";
 import type { ExchangeConnectSettings, ExchangeSession } from "../../client/exchange_transport.ts";
 import {
   describeRpcError,
@@ -72,28 +71,15 @@ export class HttpEraProbe {
       ? await this.#record.cached()
       : undefined;
     if (cached?.era === "legacy") {
-      try {
-        const version = cached.protocolVersion !== undefined && eraOf(cached.protocolVersion) === "legacy"
-          ? cached.protocolVersion
-          : LATEST_LEGACY_VERSION;
-        return await this.#legacy("cached_legacy", version, { fromCache: true });
-      } catch (error) {
-        if (error instanceof TimeoutError || this.#signal.aborted) throw error;
-        s.report(
-          new NegotiationFailedError(
-            `Cached legacy era failed for ${JSON.stringify(s.cacheKey)}: ${
-              asError(error).message
-            }; probing again`,
-            { cause: error },
-          ),
-        );
-        await this.#record.forget();
-      }
+      const attempt = await this.#record.tryCachedLegacy(
+        cached,
+        (version) => this.#legacy("cached_legacy", version, { fromCache: true }),
+        (error) => error instanceof TimeoutError || this.#signal.aborted,
+      );
+      if (attempt.ok) return attempt.session;
     }
     const cachedModern = cached?.era === "modern";
-    let version = cachedModern && eraOf(cached!.protocolVersion ?? "") === "modern"
-      ? cached!.protocolVersion!
-      : LATEST_MODERN_VERSION;
+    let version = this.#record.firstProbeVersion(cached);
     let reprobed = false;
     for (;;) {
       let verdict: HttpVerdict;
@@ -134,11 +120,7 @@ export class HttpEraProbe {
         });
       }
       if (cachedModern) await this.#record.forget();
-      if (verdict.learn) {
-        const entry: EraCacheEntry = { era: "legacy", learnedAt: s.time.now() };
-        if (verdict.legacyVersions.length > 0) entry.protocolVersion = newestLegacy(verdict.legacyVersions);
-        await this.#record.learn(entry);
-      }
+      await this.#record.learnLegacy(verdict);
       if (s.era === "modern") {
         throw new NegotiationFailedError(
           `Server at ${this.#endpoint.url} does not speak the modern era (era: "modern"): ${verdict.detail}. Use era: "auto" or "legacy" for a legacy server`,
@@ -166,17 +148,11 @@ export class HttpEraProbe {
       report: s.report,
       onNotification: s.onNotification,
     });
-    const session: ExchangeSession = {
+    return {
       exchange,
-      era: "modern",
-      protocolVersion: version,
-      serverCapabilities: discover.capabilities,
-      info: this.#record.info(outcome, extra),
       closed: exchange.closed,
+      ...this.#record.modernSession(version, discover, outcome, extra),
     };
-    if (discover.serverInfo) session.serverInfo = discover.serverInfo;
-    if (discover.instructions !== undefined) session.instructions = discover.instructions;
-    return session;
   }
 
   async #legacy(

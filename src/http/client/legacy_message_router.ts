@@ -53,6 +53,7 @@ export interface LegacyMessageRouterOptions {
  *
  * @example
  * ```ts
+ * declare const options: LegacyMessageRouterOptions;
  * const router = new LegacyMessageRouter(options);
  * router.dispatch({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }, undefined, undefined);
  * ```

@@ -6,7 +6,7 @@
 import { abortable } from "../../stream/deferred.ts";
 import { concatBytes } from "../../stream/concat_bytes.ts";
 import { ResponseTooLargeError } from "../errors.ts";
-import type { HttpReply } from "./http_endpoint.ts";
+import type { HttpReply } from "./http_reply.ts";
 
 /** The default cap of a JSON response body: 4 MiB, like one SSE event and the request body. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;

@@ -52,6 +52,7 @@ const LINE_OVERHEAD = 16;
  *
  * @example
  * ```ts
+ * const response = await fetch("https://mcp.example.com/mcp", { headers: { accept: "text/event-stream" } });
  * const events = response.body!.pipeThrough(new SseDecoderStream({ maxEventBytes: 1 << 20 }));
  * for await (const event of events) console.log(event.type, JSON.parse(event.data));
  * ```

@@ -14,6 +14,7 @@ import type { ResponseChannel } from "./response_channel.ts";
  *
  * @example
  * ```ts
+ * declare const request: Request, channel: ResponseChannel, server: HttpDispatcher, message: unknown;
  * const context = new ChannelDispatchContext(new RequestCancel(request, "Gone"), channel, undefined);
  * void server.dispatch(message, context);
  * ```

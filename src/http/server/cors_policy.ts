@@ -77,10 +77,13 @@ export interface CorsPolicyOptions {
  *
  * @example
  * ```ts
+ * declare const handler: (request: Request) => Promise<Response>;
  * const cors = new CorsPolicy({ origins: ["https://app.example.com"] });
- * const preflight = cors.preflight(request);
- * if (preflight) return preflight;
- * return cors.apply(request, await handler(request));
+ * async function withCors(request: Request): Promise<Response> {
+ *   const preflight = cors.preflight(request);
+ *   if (preflight) return preflight;
+ *   return cors.apply(request, await handler(request));
+ * }
  * ```
  */
 export class CorsPolicy {

@@ -27,6 +27,8 @@ export interface InFlight {
  *
  * @example
  * ```ts
+ * declare const server: HttpDispatcher, context: DispatchContext, channel: ResponseChannel;
+ * declare const id: RequestId, message: unknown, controller: AbortController;
  * const requests = new InFlightRequests(server, (error) => console.error(error));
  * requests.run(id, message, context, channel, controller, false);
  * ```

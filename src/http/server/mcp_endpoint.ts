@@ -4,7 +4,8 @@
  * (modern, stateless legacy, legacy on sessions), and the graceful drain and close.
  * @module
  */
-import { delay, type TimeProvider } from "../../stream/time_provider.ts";
+import type { TimeProvider } from "../../stream/time_provider.ts";
+import { delay } from "../../stream/time_kit.ts";
 import { asError, ClosedError, InvalidUtf8Error, ParseError } from "../../wire/errors.ts";
 import { type ClassifiedMessage, classifyMessage } from "../../wire/json_rpc_message.ts";
 import { hasEnvelopeClaim } from "../../wire/meta_envelope.ts";
@@ -65,6 +66,7 @@ export interface McpEndpointParts {
  *
  * @example
  * ```ts
+ * declare const parts: McpEndpointParts, request: RequestParts;
  * const endpoint = new McpEndpoint(parts);
  * const response = await endpoint.handle(request);
  * ```

@@ -61,6 +61,8 @@ export interface ModernPostParts {
  *
  * @example
  * ```ts
+ * declare const server: HttpDispatcher, requests: InFlightRequests, streams: LongStreams;
+ * declare const request: RequestParts, message: unknown;
  * const modern = new ModernPost({ server, sse: {}, requests, streams, paramHeaders: undefined });
  * const response = modern.post(request, message, classifyMessage(message) as PostedMessage);
  * ```

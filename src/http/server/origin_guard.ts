@@ -43,8 +43,11 @@ export interface OriginGuardOptions {
  * @example
  * ```ts
  * const guard = new OriginGuard({ bindAddress: "127.0.0.1" });
- * const refused = guard.refuse(request); // a 403 Response, or undefined
- * if (refused) return refused;
+ * function guarded(request: Request, handle: (request: Request) => Response): Response {
+ *   const refused = guard.refuse(request); // a 403 Response, or undefined
+ *   if (refused) return refused;
+ *   return handle(request);
+ * }
  * ```
  */
 export class OriginGuard {

@@ -48,12 +48,15 @@ export interface JsonBody {
  *
  * @example
  * ```ts
- * try {
- *   const { value, batch } = await readJsonBody(request);
- * } catch (error) {
- *   if (error instanceof BodyTooLargeError) return payloadTooLarge(error.limitBytes);
- *   if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(error.message);
- *   throw error;
+ * async function readMessage(request: Request): Promise<Response | undefined> {
+ *   try {
+ *     const { value, batch } = await readJsonBody(request);
+ *     return undefined; // dispatch value (a batch when batch is true)
+ *   } catch (error) {
+ *     if (error instanceof BodyTooLargeError) return payloadTooLarge(error.limitBytes);
+ *     if (error instanceof ParseError || error instanceof InvalidUtf8Error) return parseError(error.message);
+ *     throw error;
+ *   }
  * }
  * ```
  */

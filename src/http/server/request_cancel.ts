@@ -13,6 +13,7 @@ import { CancelledError } from "../../wire/errors.ts";
  *
  * @example
  * ```ts
+ * declare const request: Request;
  * const cancel = new RequestCancel(request, "The client closed the response (HTTP disconnect)");
  * const context = { get signal() { return cancel.signal; } };
  * ```

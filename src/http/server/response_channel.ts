@@ -66,9 +66,12 @@ export interface ResponseStream {
  *
  * @example
  * ```ts
- * const channel = new ResponseChannel();
- * void run(channel); // notify(...) then reply(...)
- * return channel.response;
+ * declare function run(channel: ResponseChannel): Promise<void>; // notify(...) then reply(...)
+ * function answer(): Promise<Response | TextReply> {
+ *   const channel = new ResponseChannel();
+ *   void run(channel);
+ *   return channel.response;
+ * }
  * ```
  */
 export class ResponseChannel {

@@ -109,6 +109,127 @@ describe("NegotiationRecord", () => {
   });
 });
 
+describe("NegotiationRecord: the cache steps both negotiators share", () => {
+  const recordWith = (entry: EraCacheEntry | undefined, reported: Error[] = []) => {
+    const counting = countingStore(entry);
+    const record = new NegotiationRecord({
+      time: new FakeTimeProvider(),
+      cache: counting.store,
+      cacheKey: "k",
+      report: (error) => reported.push(error),
+    });
+    return { record, calls: counting.calls };
+  };
+
+  it("tryCachedLegacy starts at the cached legacy version, else the newest legacy one, and keeps the entry", async () => {
+    const { record, calls } = recordWith({ era: "legacy", protocolVersion: "2025-03-26", learnedAt: 0 });
+    const offered: string[] = [];
+    const start = (version: string) => (offered.push(version), Promise.resolve(`session@${version}`));
+    const isFinal = () => false;
+    expect(
+      await record.tryCachedLegacy(
+        { era: "legacy", protocolVersion: "2025-03-26", learnedAt: 0 },
+        start,
+        isFinal,
+      ),
+    )
+      .toEqual({ ok: true, session: "session@2025-03-26" });
+    await record.tryCachedLegacy(
+      { era: "legacy", protocolVersion: "2026-07-28", learnedAt: 0 },
+      start,
+      isFinal,
+    );
+    await record.tryCachedLegacy({ era: "legacy", learnedAt: 0 }, start, isFinal);
+    expect(offered).toEqual(["2025-03-26", "2025-11-25", "2025-11-25"]);
+    expect(calls.forget).toBe(0);
+  });
+
+  it("tryCachedLegacy reports a failure, forgets the entry and hands the failure back; a final one is thrown", async () => {
+    const reported: Error[] = [];
+    const { record, calls } = recordWith({ era: "legacy", learnedAt: 0 }, reported);
+    const refused = new Error("refused");
+    const attempt = await record.tryCachedLegacy(
+      { era: "legacy", learnedAt: 0 },
+      () => Promise.reject(refused),
+      () => false,
+    );
+    expect(attempt).toEqual({ ok: false, error: refused });
+    expect(calls.forget).toBe(1);
+    expect(reported.map((e) => e.message)).toEqual([
+      'Cached legacy era failed for "k": refused; probing again',
+    ]);
+    expect(record.info("discovered_modern").forgotten).toBe(true);
+
+    const late = recordWith({ era: "legacy", learnedAt: 0 });
+    const timeout = new TimeoutError("late", 10);
+    const thrown = await late.record.tryCachedLegacy(
+      { era: "legacy", learnedAt: 0 },
+      () => Promise.reject(timeout),
+      (error) => error instanceof TimeoutError,
+    ).then(() => undefined, (error: unknown) => error);
+    expect(thrown).toBe(timeout);
+    expect(late.calls.forget).toBe(0);
+  });
+
+  it("firstProbeVersion: a cached modern version, else the newest modern one", () => {
+    const { record } = recordWith(undefined);
+    expect(record.firstProbeVersion(undefined)).toBe("2026-07-28");
+    expect(record.firstProbeVersion({ era: "legacy", protocolVersion: "2025-11-25", learnedAt: 0 })).toBe(
+      "2026-07-28",
+    );
+    expect(record.firstProbeVersion({ era: "modern", protocolVersion: "2025-11-25", learnedAt: 0 })).toBe(
+      "2026-07-28",
+    );
+    expect(record.firstProbeVersion({ era: "modern", protocolVersion: "2026-07-28", learnedAt: 0 })).toBe(
+      "2026-07-28",
+    );
+  });
+
+  it("learnLegacy learns only when the verdict may teach, with the newest legacy version named", async () => {
+    const { record, calls } = recordWith(undefined);
+    await record.learnLegacy({ learn: false, legacyVersions: ["2025-11-25"] });
+    expect(calls.set).toEqual([]);
+    await record.learnLegacy({ learn: true, legacyVersions: ["2025-03-26", "2025-06-18"] });
+    await record.learnLegacy({ learn: true, legacyVersions: [] });
+    expect(calls.set).toEqual([
+      { era: "legacy", protocolVersion: "2025-06-18", learnedAt: new FakeTimeProvider().now() },
+      { era: "legacy", learnedAt: new FakeTimeProvider().now() },
+    ]);
+  });
+
+  it("modernSession: the discover answer's capabilities, and server info and instructions only when given", () => {
+    const { record } = recordWith(undefined);
+    expect(
+      record.modernSession(
+        "2026-07-28",
+        { supportedVersions: [], capabilities: { tools: {} } },
+        "discovered_modern",
+        {},
+      ),
+    )
+      .toEqual({
+        era: "modern",
+        protocolVersion: "2026-07-28",
+        serverCapabilities: { tools: {} },
+        info: record.info("discovered_modern"),
+      });
+    const full = record.modernSession(
+      "2026-07-28",
+      {
+        supportedVersions: ["2026-07-28"],
+        capabilities: {},
+        serverInfo: { name: "s", version: "1" },
+        instructions: "",
+      },
+      "cached_modern",
+      { fromCache: true },
+    );
+    expect(full.serverInfo).toEqual({ name: "s", version: "1" });
+    expect(full.instructions).toBe("");
+    expect(full.info.fromCache).toBe(true);
+  });
+});
+
 describe("ConnectDeadline", () => {
   it("a step bound ends the wait without ending the connect; it holds until the step is due", async () => {
     const time = new FakeTimeProvider();

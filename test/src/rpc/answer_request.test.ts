@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerRequest } from "../../../src/rpc/answer_request.ts";
 import { InflightRequest } from "../../../src/rpc/inflight_request.ts";
-import { requestContext } from "../../../src/rpc/request_context.ts";
+import { requestContext } from "../../../src/rpc/stream_request_context.ts";
 import type { SlotHost } from "../../../src/rpc/slot_host.ts";
 import type { IncomingRequest } from "../../../src/wire/json_rpc_message.ts";
 import { JsonRpcError } from "../../../src/wire/errors.ts";

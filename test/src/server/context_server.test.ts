@@ -3,7 +3,7 @@ import { ContextServer } from "../../../src/server/context_server.ts";
 import { ClosedError, InvalidOptionError, JsonRpcError } from "../../../src/wire/errors.ts";
 import { NewlineChannel } from "../../../src/stream/newline_channel.ts";
 import { LEGACY_VERSIONS, MetaKeys } from "../../../src/wire/protocol_versions.ts";
-import { delay } from "../../../src/stream/time_provider.ts";
+import { delay } from "../../../src/stream/time_kit.ts";
 import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../testing/fake_time_provider.ts";
 import { CLIENT_INFO, envelope, initializeParams, type Json, Peer, setup } from "./context_server_helpers.ts";

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  delay,
   MAX_TIMER_DELAY_MS,
   SystemTimeProvider,
   systemTimeProvider,
 } from "../../../src/stream/time_provider.ts";
+import { delay } from "../../../src/stream/time_kit.ts";
 import { FakeTimeProvider } from "../../../testing/fake_time_provider.ts";
 
 describe("SystemTimeProvider", () => {

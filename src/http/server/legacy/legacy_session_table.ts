@@ -47,6 +47,7 @@ export interface LegacySessionTableOptions {
  *
  * @example
  * ```ts
+ * declare const request: Request;
  * const sessions = new LegacySessionTable({ maxSessions: 100, idleTimeout: 60_000 });
  * const session = sessions.create(); // undefined when full
  * sessions.get(request.headers.get("mcp-session-id") ?? "");

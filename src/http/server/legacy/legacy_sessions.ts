@@ -39,6 +39,8 @@ export interface LegacySessionsParts {
  *
  * @example
  * ```ts
+ * declare const server: HttpDispatcher, request: RequestParts;
+ * declare const parts: Omit<LegacySessionsParts, "server" | "table">; // store, relay, eventStore, time, report
  * const sessions = new LegacySessions({ server, table: new LegacySessionTable(), ...parts });
  * const found = sessions.find(request, undefined); // a session, a 400/404 Response, or a promise of either
  * ```

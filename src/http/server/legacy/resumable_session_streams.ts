@@ -15,6 +15,7 @@ import type { LegacyHttpSession } from "./legacy_http_session.ts";
  *
  * @example
  * ```ts
+ * declare const session: LegacyHttpSession;
  * const streams = new ResumableSessionStreams(new MemoryEventStore(), 1000, {});
  * const stream = streams.open(session);
  * const response = await streams.resume(session, "s1_7"); // the events after it, then live

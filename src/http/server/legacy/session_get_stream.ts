@@ -27,6 +27,7 @@ export interface SessionGetStreamParts {
  *
  * @example
  * ```ts
+ * declare const sessions: LegacySessions, streams: LongStreams, request: RequestParts;
  * const getStream = new SessionGetStream({ sessions, streams, sse: {}, resumable: undefined });
  * const response = await getStream.get(request);
  * ```

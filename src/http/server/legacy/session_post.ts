@@ -44,6 +44,7 @@ export interface SessionPostParts {
  *
  * @example
  * ```ts
+ * declare const sessions: LegacySessions, requests: InFlightRequests, request: RequestParts, message: unknown;
  * const sessionPost = new SessionPost({ sessions, requests, sse: {}, resumable: undefined });
  * const response = sessionPost.post(request, message, classifyMessage(message) as PostedMessage, false);
  * ```

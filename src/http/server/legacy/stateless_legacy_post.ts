@@ -28,6 +28,7 @@ export const DEFAULT_LEGACY_HTTP_VERSION = "2025-03-26";
  *
  * @example
  * ```ts
+ * declare const requests: InFlightRequests, request: RequestParts, message: unknown;
  * const stateless = new StatelessLegacyPost({}, requests);
  * const response = stateless.post(request, message, classifyMessage(message) as PostedMessage, null);
  * ```

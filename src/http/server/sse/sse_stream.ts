@@ -62,13 +62,16 @@ const KEEP_ALIVE = ENCODER.encode(":\n\n");
  *
  * @example
  * ```ts
- * const stream = new SseStream({ timeProvider });
- * queueMicrotask(async () => {
- *   await stream.write({ jsonrpc: "2.0", method: "notifications/progress", params });
- *   await stream.write({ jsonrpc: "2.0", id: 1, result: {} });
- *   await stream.close();
- * });
- * return stream.response();
+ * declare const timeProvider: TimeProvider, params: { progressToken: string; progress: number };
+ * function progressThenReply(): Response {
+ *   const stream = new SseStream({ timeProvider });
+ *   queueMicrotask(async () => {
+ *     await stream.write({ jsonrpc: "2.0", method: "notifications/progress", params });
+ *     await stream.write({ jsonrpc: "2.0", id: 1, result: {} });
+ *     await stream.close();
+ *   });
+ *   return stream.response();
+ * }
  * ```
  */
 export class SseStream implements AsyncDisposable {

@@ -27,6 +27,7 @@ export interface ListenBusEventsOptions {
  *
  * @example
  * ```ts
+ * declare const bus: ListenBus, signal: AbortSignal, stream: { write(method: string): Promise<void> };
  * for await (const event of listenBusEvents(bus, { signal })) {
  *   if (event.type === "list_changed") await stream.write(`notifications/${event.list}/list_changed`);
  * }
