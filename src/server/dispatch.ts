@@ -133,13 +133,12 @@ export class ServerDispatch {
     }
   }
 
-  async #reply(id: RequestId, answered: unknown, context: DispatchContext): Promise<JsonRpcReply> {
-    try {
-      const result = await answered;
-      return { jsonrpc: "2.0", id, result: result === undefined ? {} : result };
-    } catch (error) {
-      return this.#failed(id, error, context);
-    }
+  /** Not an async function: a long request (a listen stream) waits as one promise reaction, no suspended frame. */
+  #reply(id: RequestId, answered: unknown, context: DispatchContext): Promise<JsonRpcReply> {
+    return Promise.resolve(answered).then(
+      (result): JsonRpcReply => ({ jsonrpc: "2.0", id, result: result === undefined ? {} : result }),
+      (error: unknown) => this.#failed(id, error, context),
+    );
   }
 
   #failed(id: RequestId, error: unknown, context: DispatchContext): JsonRpcReply {

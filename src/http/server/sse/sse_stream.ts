@@ -44,6 +44,14 @@ export interface SseStreamOptions {
   onCancel?: (reason: Error) => void;
 }
 
+/** What {@linkcode SseStream.pollFrame} returns while no frame is there: the reader is told when one comes. */
+export const NO_FRAME_YET: unique symbol = Symbol("onemodelcontext.sse.noFrameYet");
+
+/** A reader of {@linkcode SseStream.pollFrame}: told once that a frame came, or that the stream ended or failed. */
+export interface FrameReader {
+  frameReady(): void;
+}
+
 const ENCODER = new TextEncoder();
 /** The turn of a stream nobody has written to yet: one settled promise for all. */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -88,6 +96,8 @@ export class SseStream implements AsyncDisposable {
   /** Made when a writer waits for room: an idle stream has none. */
   #room: Deferred<void> | undefined;
   #pullWaiter: Deferred<void> | undefined;
+  /** The reader of {@linkcode SseStream.pollFrame} waiting for a frame: an object, no promise per wait. */
+  #frameReader: FrameReader | undefined;
   #closing = false;
   #ended = false;
   /** The reader saw the end: nothing more can happen to the stream. */
@@ -149,6 +159,19 @@ export class SseStream implements AsyncDisposable {
     if (this.#head < this.#frames.length || this.#ended) return Promise.resolve(this.#takeNow());
     this.#pullWaiter = deferred();
     return this.#pullWaiter.promise.then(() => this.nextFrame());
+  }
+
+  /**
+   * The next frame now, `undefined` once the stream ended after `close()`, or {@linkcode NO_FRAME_YET}
+   * while there is none: then `reader.frameReady()` is called once (synchronously, from the write,
+   * close or cancel that changed the stream) and the reader polls again. Throws the reason once the
+   * stream was cancelled or aborted. An idle stream's reader costs one reference, no promise.
+   */
+  pollFrame(reader: FrameReader): Uint8Array | undefined | typeof NO_FRAME_YET {
+    if (this.#failure) throw this.#failure;
+    if (this.#head < this.#frames.length || this.#ended) return this.#takeNow();
+    this.#frameReader = reader;
+    return NO_FRAME_YET;
   }
 
   /** The reader is gone (the client disconnected): as a cancel of {@linkcode SseStream.readable}. */
@@ -295,6 +318,9 @@ export class SseStream implements AsyncDisposable {
     const waiter = this.#pullWaiter;
     this.#pullWaiter = undefined;
     waiter?.resolve();
+    const reader = this.#frameReader;
+    this.#frameReader = undefined;
+    reader?.frameReady();
   }
 
   /** The next frame (its room given back to writers), `undefined` at the end or once failed (see `#failure`). */

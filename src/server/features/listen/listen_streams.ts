@@ -33,6 +33,14 @@ const FILTER_KEY: Record<ListKind, "toolsListChanged" | "promptsListChanged" | "
   resources: "resourcesListChanged",
 };
 
+/** The URIs or task ids of a stream that asked for none: one empty set for all (an empty `Set` is about 200 bytes). */
+const NONE: ReadonlySet<string> = new Set();
+
+/** `values` as a set; the shared empty one when there are none. */
+function setOf(values: readonly string[] | undefined): ReadonlySet<string> {
+  return values === undefined || values.length === 0 ? NONE : new Set(values);
+}
+
 /** How many URIs one stream may subscribe to. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
 
@@ -141,8 +149,8 @@ export class ListenStreams {
     const stream: Stream = {
       id,
       filter,
-      uris: new Set(filter.resourceSubscriptions),
-      taskIds: new Set(filter.taskIds),
+      uris: setOf(filter.resourceSubscriptions),
+      taskIds: setOf(filter.taskIds),
       notify,
     };
     // Queued before the stream is registered, so it precedes every notification of this subscription.
@@ -153,24 +161,30 @@ export class ListenStreams {
     return this.#hold(stream, acknowledged, context.signal);
   }
 
-  async #hold(
+  /**
+   * Holds `stream` open until `signal` aborts, then resolves with the graceful result. Not an async
+   * function: an idle stream holds one pending promise and one abort listener, no suspended frame.
+   */
+  #hold(
     stream: Stream,
     acknowledged: Promise<void>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    const { id } = stream;
-    if (!signal.aborted) this.#streams.add(stream);
-    try {
-      await acknowledged;
-      if (!signal.aborted) {
-        await new Promise<void>((resolve) =>
-          signal.addEventListener("abort", () => resolve(), { once: true })
-        );
-      }
-    } finally {
-      this.#streams.delete(stream);
-    }
-    return { _meta: { [MetaKeys.subscriptionId]: id } };
+    const streams = this.#streams;
+    if (!signal.aborted) streams.add(stream);
+    return new Promise((resolve, reject) => {
+      const end = (): void => {
+        streams.delete(stream);
+        resolve({ _meta: { [MetaKeys.subscriptionId]: stream.id } });
+      };
+      acknowledged.then(() => {
+        if (signal.aborted) end();
+        else signal.addEventListener("abort", end, { once: true });
+      }, (error: unknown) => {
+        streams.delete(stream);
+        reject(error);
+      });
+    });
   }
 
   /** Sends `notifications/<kind>/list_changed` on every stream that asked for it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MAX_BUFFERED_BYTES,
+  NO_FRAME_YET,
   SSE_HEADERS,
   SseStream,
 } from "../../../../../src/http/server/sse/sse_stream.ts";
@@ -321,5 +322,34 @@ describe("SseStream", () => {
       new SseStream({ timeProvider: time, keepAliveInterval: 0 }).abort();
       expect(time.pendingTimers).toBe(0);
     });
+  });
+
+  it("pollFrame gives frames as they are, says NO_FRAME_YET and tells its reader once when one comes, then ends", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    let ready = 0;
+    const reader = { frameReady: () => void ready++ };
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    await stream.write({ n: 1 });
+    await stream.write({ n: 2 });
+    expect(ready).toBe(1); // once per wait, not per write
+    expect(decoder.decode(stream.pollFrame(reader) as Uint8Array)).toBe('data: {"n":1}\n\n');
+    expect(decoder.decode(stream.pollFrame(reader) as Uint8Array)).toBe('data: {"n":2}\n\n');
+    expect(stream.bufferedBytes).toBe(0);
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    const closed = stream.close();
+    await flushMicrotasks();
+    expect(ready).toBe(2);
+    expect(stream.pollFrame(reader)).toBeUndefined();
+    await closed;
+  });
+
+  it("pollFrame tells a waiting reader of a cancel and then throws the reason", () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    let ready = 0;
+    const reader = { frameReady: () => void ready++ };
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    stream.cancel(new Error("gone"));
+    expect(ready).toBe(1);
+    expect(() => stream.pollFrame(reader)).toThrow(CancelledError);
   });
 });
