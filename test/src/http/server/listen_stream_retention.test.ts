@@ -9,6 +9,8 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../../src/server/context_server.ts";
+import { TAKES_TEXT_REPLY } from "../../../../src/http/server/request_parts.ts";
+import type { StreamReply } from "../../../../src/http/server/sse/stream_reply.ts";
 import { legacyPost, modernRequest, rpc, SseReader } from "./http_handler_helpers.ts";
 
 setFlagsFromString("--expose-gc");
@@ -87,6 +89,40 @@ describe("what an idle listen stream keeps", () => {
       }]);
     }
     await closing;
+  });
+
+  it("makes no AbortController for a stream served as frames (serve() on Node), and still ends it gracefully on close", async () => {
+    const server = serverWithFeatures();
+    const handler = createHttpHandler(server, { keepAliveInterval: 0 });
+    // Made first: a web Request makes its own AbortController.
+    const request = Object.assign(
+      modernRequest(1, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+      { [TAKES_TEXT_REPLY]: true },
+    );
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    let reply: StreamReply;
+    try {
+      reply = (await handler(request)) as unknown as StreamReply;
+      const ack = new TextDecoder().decode(await reply.source.nextFrame());
+      expect(ack).toContain("notifications/subscriptions/acknowledged");
+      expect(server.features.listenStreams).toBe(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    expect(made).toBe(0);
+    const closing = handler.close();
+    const last = new TextDecoder().decode(await reply.source.nextFrame());
+    expect(last).toContain('"result"');
+    expect(await reply.source.nextFrame()).toBeUndefined();
+    await closing;
+    expect(server.features.listenStreams).toBe(0);
   });
 
   it("the test can fail: a stream that kept its request would be seen (the padding itself is retained while held)", () => {
