@@ -5,10 +5,11 @@
  */
 import { type Deferred, deferred } from "../../../stream/deferred.ts";
 import { integerOption, numberOption } from "../../../stream/options.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../../stream/time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "../../../stream/time_provider.ts";
 import { CancelledError, ClosedError } from "../../../wire/errors.ts";
 import { JsonText } from "../../../wire/json_text.ts";
 import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
+import { KEEP_ALIVE_TICK, KeepAliveClock, type KeepAliveTicking } from "./keep_alive_clock.ts";
 
 /** The response headers of every SSE stream. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -79,11 +80,11 @@ const KEEP_ALIVE = ENCODER.encode(":\n\n");
  * return stream.response();
  * ```
  */
-export class SseStream implements AsyncDisposable {
+export class SseStream implements AsyncDisposable, KeepAliveTicking {
   readonly maxBufferedBytes: number;
   #readable: ReadableStream<Uint8Array> | undefined;
-  readonly #time: TimeProvider;
-  readonly #keepAliveInterval: number;
+  /** The keep-alive ticks: one clock (one timer) shared by the streams of a time provider and interval. */
+  #keepAlive: KeepAliveClock | undefined;
   // Made when asked for: an idle stream (a listen stream) should hold as little as it can.
   #abort: AbortController | undefined;
   readonly #onCancel: ((reason: Error) => void) | undefined;
@@ -104,7 +105,6 @@ export class SseStream implements AsyncDisposable {
   #done = false;
   #failure: Error | undefined;
   #wroteSinceTick = false;
-  #timer: TimerHandle | undefined;
   #closed = deferred<void>();
 
   constructor(options: SseStreamOptions = {}) {
@@ -114,14 +114,16 @@ export class SseStream implements AsyncDisposable {
       DEFAULT_MAX_BUFFERED_BYTES,
       1,
     );
-    this.#keepAliveInterval = numberOption(
+    const keepAliveInterval = numberOption(
       "keepAliveInterval",
       options.keepAliveInterval,
       DEFAULT_KEEP_ALIVE_INTERVAL,
     );
     this.#onCancel = options.onCancel;
-    this.#time = options.timeProvider ?? systemTimeProvider;
-    this.#armKeepAlive();
+    if (keepAliveInterval > 0 && Number.isFinite(keepAliveInterval)) {
+      this.#keepAlive = KeepAliveClock.of(options.timeProvider ?? systemTimeProvider, keepAliveInterval);
+      this.#keepAlive.add(this);
+    }
   }
 
   /**
@@ -368,21 +370,15 @@ export class SseStream implements AsyncDisposable {
     this.#closed.resolve();
   }
 
-  #armKeepAlive(): void {
-    if (this.#keepAliveInterval <= 0 || !Number.isFinite(this.#keepAliveInterval)) return;
-    this.#timer = this.#time.setTimer(() => this.#tick(), this.#keepAliveInterval);
-  }
-
-  #tick(): void {
-    this.#timer = undefined;
-    if (this.#failure || this.#ended) return;
+  /** A keep-alive tick (from the shared clock): a comment when nothing was written since the last one and nothing waits to be read. */
+  [KEEP_ALIVE_TICK](): void {
+    if (this.#failure || this.#ended) return this.#stopKeepAlive();
     if (!this.#wroteSinceTick && this.#bufferedBytes === 0) this.#push(KEEP_ALIVE.slice());
     this.#wroteSinceTick = false;
-    this.#armKeepAlive();
   }
 
   #stopKeepAlive(): void {
-    this.#timer?.cancel();
-    this.#timer = undefined;
+    this.#keepAlive?.delete(this);
+    this.#keepAlive = undefined;
   }
 }
