@@ -10,6 +10,7 @@ import { CancelledError, ClosedError } from "../../../wire/errors.ts";
 import { JsonText } from "../../../wire/json_text.ts";
 import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
 import { KEEP_ALIVE_TICK, KeepAliveClock, type KeepAliveTicking } from "./keep_alive_clock.ts";
+import { WHEN_CLOSED } from "../long_streams.ts";
 
 /** The response headers of every SSE stream. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -105,7 +106,10 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
   #done = false;
   #failure: Error | undefined;
   #wroteSinceTick = false;
-  #closed = deferred<void>();
+  /** Made when `closed` is read before the end: an idle stream counted by its endpoint has a callback instead. */
+  #closed: Deferred<void> | undefined;
+  #isClosed = false;
+  #onClosed: (() => void) | undefined;
 
   constructor(options: SseStreamOptions = {}) {
     this.maxBufferedBytes = integerOption(
@@ -201,7 +205,21 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
 
   /** Resolves once the stream ended: everything was pulled after `close()`, or it was cancelled or aborted. */
   get closed(): Promise<void> {
+    if (this.#closed === undefined) {
+      if (this.#isClosed) return SETTLED;
+      this.#closed = deferred();
+    }
     return this.#closed.promise;
+  }
+
+  /** Calls `callback` once the stream ended (at once if it has): as `closed`, with no promise. */
+  [WHEN_CLOSED](callback: () => void): void {
+    if (this.#isClosed) return callback();
+    const earlier = this.#onClosed;
+    this.#onClosed = earlier === undefined ? callback : () => {
+      earlier();
+      callback();
+    };
   }
 
   /**
@@ -246,6 +264,7 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
       this.#wroteSinceTick = true;
     } finally {
       mine.resolve();
+      if (this.#turn === mine.promise) this.#turn = SETTLED; // nobody queued behind: an idle stream keeps no settled turn
     }
   }
 
@@ -263,7 +282,7 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
         this.#wakePull();
       });
     }
-    return this.#closed.promise;
+    return this.closed;
   }
 
   /**
@@ -339,7 +358,7 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
   #takeNow(): Uint8Array | undefined {
     if (this.#head >= this.#frames.length) {
       this.#done = true;
-      this.#closed.resolve();
+      this.#markClosed();
       return undefined;
     }
     const frame = this.#frames[this.#head]!;
@@ -355,6 +374,15 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
     return frame;
   }
 
+  #markClosed(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#closed?.resolve();
+    const onClosed = this.#onClosed;
+    this.#onClosed = undefined;
+    onClosed?.();
+  }
+
   #cancel(error: Error): void {
     if (this.#failure) return;
     this.#failure = error;
@@ -367,7 +395,7 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
     this.#wakePull();
     this.#abort?.abort(error);
     this.#onCancel?.(error);
-    this.#closed.resolve();
+    this.#markClosed();
   }
 
   /** A keep-alive tick (from the shared clock): a comment when nothing was written since the last one and nothing waits to be read. */

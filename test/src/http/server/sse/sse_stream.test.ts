@@ -5,6 +5,7 @@ import {
   SSE_HEADERS,
   SseStream,
 } from "../../../../../src/http/server/sse/sse_stream.ts";
+import { WHEN_CLOSED } from "../../../../../src/http/server/long_streams.ts";
 import { CancelledError, ClosedError, InvalidOptionError } from "../../../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../../testing/fake_time_provider.ts";
 
@@ -351,5 +352,25 @@ describe("SseStream", () => {
     stream.cancel(new Error("gone"));
     expect(ready).toBe(1);
     expect(() => stream.pollFrame(reader)).toThrow(CancelledError);
+  });
+
+  it("tells WHEN_CLOSED callbacks once it ended, in order, and at once after; closed still resolves", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const calls: string[] = [];
+    stream[WHEN_CLOSED](() => calls.push("a"));
+    stream[WHEN_CLOSED](() => calls.push("b"));
+    const closed = track(stream.closed);
+    await stream.writeEvent({ data: "x" });
+    void stream.close();
+    await flushMicrotasks();
+    expect(calls).toEqual([]); // not before the reader took the end
+    expect(decoder.decode(stream.pollFrame({ frameReady: () => {} }) as Uint8Array)).toBe("data: x\n\n");
+    expect(stream.pollFrame({ frameReady: () => {} })).toBeUndefined();
+    expect(calls).toEqual(["a", "b"]);
+    await flushMicrotasks();
+    expect(closed.settled).toBe(true);
+    stream[WHEN_CLOSED](() => calls.push("late"));
+    expect(calls).toEqual(["a", "b", "late"]);
+    await stream.closed;
   });
 });
