@@ -363,7 +363,11 @@ export class SseStream implements AsyncDisposable, KeepAliveTicking {
     }
     const frame = this.#frames[this.#head]!;
     this.#frames[this.#head++] = undefined as unknown as Uint8Array;
-    if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
+    if (this.#head === this.#frames.length) {
+      // Empty again: give back the array's room (an idle stream would keep 17 slots from its first frame).
+      this.#frames.length = 0;
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
       this.#frames = this.#frames.slice(this.#head);
       this.#head = 0;
     }

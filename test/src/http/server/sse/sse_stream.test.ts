@@ -373,4 +373,24 @@ describe("SseStream", () => {
     expect(calls).toEqual(["a", "b", "late"]);
     await stream.closed;
   });
+
+  it("keeps frame order when its queue empties and fills again, over many rounds", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const reader = { frameReady: () => {} };
+    const got: string[] = [];
+    let n = 0;
+    for (let round = 0; round < 50; round++) {
+      const writes = 1 + (round % 7) * 300; // past the 1,024-frame compaction now and then
+      for (let i = 0; i < writes; i++) await stream.writeEvent({ data: String(n++) });
+      const reads = round % 2 === 0 ? writes : Math.floor(writes / 2);
+      for (let i = 0; i < reads; i++) {
+        got.push(decoder.decode(stream.pollFrame(reader) as Uint8Array).slice(6, -2));
+      }
+    }
+    for (let frame = stream.pollFrame(reader); frame !== NO_FRAME_YET; frame = stream.pollFrame(reader)) {
+      got.push(decoder.decode(frame as Uint8Array).slice(6, -2));
+    }
+    expect(got).toEqual(Array.from({ length: n }, (_, i) => String(i)));
+    expect(stream.bufferedBytes).toBe(0);
+  });
 });
