@@ -11,7 +11,7 @@ import { MetaKeys } from "../../../wire/protocol_versions.ts";
 import type { RequestId } from "../../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "../feature_host.ts";
 import { notifierOf, type Notify } from "../../detached_notify.ts";
-import { type CancellableContext, whenCancelled } from "../../when_cancelled.ts";
+import { whenCancelled } from "../../when_cancelled.ts";
 import { detailedTaskOf, type TaskRecord, TASKS_EXTENSION } from "../../../tasks/task_record.ts";
 import { missingTasksCapabilityError } from "../../../tasks/task_errors.ts";
 
