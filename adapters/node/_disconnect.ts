@@ -20,6 +20,7 @@
 export class Disconnect {
   #controller: AbortController | undefined;
   #reason: Error | undefined;
+  #watcher: DisconnectWatcher | undefined;
 
   /** Aborted once the client went away; made on first read. */
   get signal(): AbortSignal {
@@ -30,10 +31,25 @@ export class Disconnect {
     return this.#controller.signal;
   }
 
-  /** The client went away: the signal (now or when made) aborts with `reason`. */
+  /** The client went away: the signal (now or when made) aborts with `reason`, and the watcher is told. */
   abort(reason: Error): void {
     if (this.#reason) return;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    this.#watcher?.disconnected(reason);
   }
+
+  /**
+   * Tells `watcher` when the client goes away (at once if it went already): a response writer
+   * (an SSE stream's) watches this way, with no listener, closure or signal of its own. One watcher.
+   */
+  watch(watcher: DisconnectWatcher): void {
+    this.#watcher = watcher;
+    if (this.#reason) watcher.disconnected(this.#reason);
+  }
+}
+
+/** What {@linkcode Disconnect.watch} tells. */
+export interface DisconnectWatcher {
+  disconnected(reason: Error): void;
 }

@@ -178,7 +178,7 @@ async function handle(
 ): Promise<void> {
   const disconnect = new Disconnect();
   (res as WithDisconnect)[DISCONNECT] = disconnect;
-  res.once("close", onResponseClose);
+  res.on("close", onResponseClose); // 'close' comes once: `on` adds no wrapper, bound function or state per request
   let request: Request | NodeRequest | undefined;
   try {
     request = parts
@@ -192,6 +192,7 @@ async function handle(
     return;
   }
   const tracked = inFlight.track();
+  let handedOver = false; // a stream reply's writer finishes `tracked` itself, after this function returned
   try {
     const response: Response | TextReply = await handler(request as Request);
     request = undefined; // a long response (a listen stream) does not keep the request and its headers alive
@@ -199,8 +200,11 @@ async function handle(
     if (state.draining) res.shouldKeepAlive = false;
     // A body the handler did not read whole (a 413): the answer ends the connection, lingering.
     if (!req.complete) lingerAfterAnswer(res, lingerTimeout);
-    if (response instanceof StreamReply) await writeStreamReply(response, res, tracked);
-    else if (response instanceof TextReply) writeTextReply(response, res);
+    if (response instanceof StreamReply) {
+      // Not awaited: a long stream (a listen stream) keeps no suspended frame of this function.
+      writeStreamReply(response, res, tracked, disconnect);
+      handedOver = true;
+    } else if (response instanceof TextReply) writeTextReply(response, res);
     else await writeResponse(response, res, disconnect.signal, tracked);
   } catch (error) {
     // Only a fault of the handler itself reaches here: answer 500 if nothing was sent yet.
@@ -212,7 +216,7 @@ async function handle(
       res.destroy(error instanceof Error ? error : undefined);
     }
   } finally {
-    tracked.finish();
+    if (!handedOver) tracked.finish();
   }
 }
 

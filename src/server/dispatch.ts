@@ -129,13 +129,12 @@ export class ServerDispatch {
     }
   }
 
-  async #reply(id: RequestId, answered: unknown, context: DispatchContext): Promise<JsonRpcReply> {
-    try {
-      const result = await answered;
-      return { jsonrpc: "2.0", id, result: result === undefined ? {} : result };
-    } catch (error) {
-      return this.#failed(id, error, context);
-    }
+  /** Not an async function: a long request (a listen stream) waits as one promise reaction, no suspended frame. */
+  #reply(id: RequestId, answered: unknown, context: DispatchContext): Promise<JsonRpcReply> {
+    return Promise.resolve(answered).then(
+      (result): JsonRpcReply => ({ jsonrpc: "2.0", id, result: result === undefined ? {} : result }),
+      (error: unknown) => this.#failed(id, error, context),
+    );
   }
 
   #failed(id: RequestId, error: unknown, context: DispatchContext): JsonRpcReply {
@@ -228,13 +227,17 @@ export class ServerDispatch {
     ).catch((error: unknown) => Promise.reject(this.#internal(error, context)));
   }
 
+  /** {@linkcode ServerDispatch.answer} without the pipeline: what `#answer` throws or rejects with is a `JsonRpcError`. */
   #answerChecked(request: IncomingRequest, context: DispatchContext, trace?: RequestTrace): unknown {
-    let result: unknown;
     try {
-      result = this.#answer(request, context, trace);
+      return this.#answer(request, context, trace); // a promise it returns is checked already
     } catch (error) {
       throw this.#internal(error, context);
     }
+  }
+
+  /** `result`, a promise of it rejecting with a `JsonRpcError` only. */
+  #checked(result: unknown, context: DispatchContext): unknown {
     return result instanceof Promise
       ? result.catch((error: unknown) => Promise.reject(this.#internal(error, context)))
       : result;
@@ -254,7 +257,7 @@ export class ServerDispatch {
       if (trace !== undefined && isPlainObject(params) && typeof params.protocolVersion === "string") {
         trace.set("mcp.protocol.version", params.protocolVersion, true);
       }
-      return answerInitialize(this.#s, context.session, params);
+      return this.#checked(answerInitialize(this.#s, context.session, params), context);
     }
     const reading = readRequestEnvelope(params);
     switch (reading.kind) {
@@ -282,8 +285,15 @@ export class ServerDispatch {
           clientCapabilities: envelope.clientCapabilities,
           logLevel: envelope.logLevel,
         });
+        // One reaction decorates and checks (a long request, a listen stream, waits as one link, not two).
         return result instanceof Promise
-          ? result.then((value) => this.#decorate(value, method, context))
+          ? result.then((value) => {
+            try {
+              return this.#decorate(value, method, context);
+            } catch (error) {
+              throw this.#internal(error, context);
+            }
+          }, (error: unknown) => Promise.reject(this.#internal(error, context)))
           : this.#decorate(result, method, context);
       }
       case "none": {
@@ -309,13 +319,16 @@ export class ServerDispatch {
           };
         }
         trace?.set("mcp.protocol.version", legacy.protocolVersion, true);
-        return this.#invoke(request, context, {
-          era: "legacy",
-          protocolVersion: legacy.protocolVersion,
-          clientInfo: legacy.clientInfo,
-          clientCapabilities: legacy.clientCapabilities,
-          logLevel: legacy.logLevel,
-        });
+        return this.#checked(
+          this.#invoke(request, context, {
+            era: "legacy",
+            protocolVersion: legacy.protocolVersion,
+            clientInfo: legacy.clientInfo,
+            clientCapabilities: legacy.clientCapabilities,
+            logLevel: legacy.logLevel,
+          }),
+          context,
+        );
       }
     }
   }

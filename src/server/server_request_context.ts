@@ -9,6 +9,7 @@ import { type LoggingLevel, progressTokenOf } from "../wire/meta_envelope.ts";
 import type { Capabilities, Era, Implementation } from "../wire/protocol_versions.ts";
 import type { DispatchContext, ServerSession, ServerToClientRequestOptions } from "./dispatch_context.ts";
 import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
+import { WHEN_CANCELLED, whenCancelled } from "./when_cancelled.ts";
 import type { InputContext } from "./input/input_rounds.ts";
 import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
 import { type SendProgressOptions, sendProgressOptionsOf } from "./send_progress_options.ts";
@@ -105,6 +106,11 @@ export class ServerContext extends ForwardingInputContext implements ServerReque
   [DETACHED_NOTIFY](): Notify {
     const transport = this.#transport;
     return (method, params) => transport.notify(method, params);
+  }
+
+  /** `whenCancelled` on the transport's context: its hook when it has one, so the signal is not made. */
+  [WHEN_CANCELLED](callback: () => void): void {
+    whenCancelled(this.#transport, callback);
   }
 
   closeSseStream(): boolean {

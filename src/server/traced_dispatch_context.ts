@@ -10,6 +10,7 @@ import {
   type ServerToClientRequestOptions,
   TEXT_RESULTS,
 } from "./dispatch_context.ts";
+import { WHEN_CANCELLED, whenCancelled } from "./when_cancelled.ts";
 
 /** The context of one traced request; everything but `notify` is the wrapped context's. */
 export class TracedDispatchContext implements DispatchContext {
@@ -38,6 +39,10 @@ export class TracedDispatchContext implements DispatchContext {
 
   get principal(): string | undefined {
     return this.#inner.principal;
+  }
+
+  [WHEN_CANCELLED](callback: () => void): void {
+    whenCancelled(this.#inner, callback);
   }
 
   get networkTransport(): string | undefined {

@@ -5,6 +5,7 @@
  * @module
  */
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "../../server/dispatch_context.ts";
+import { WHEN_CANCELLED } from "../../server/when_cancelled.ts";
 import type { RequestCancel } from "./request_cancel.ts";
 import type { ResponseChannel } from "./response_channel.ts";
 
@@ -42,6 +43,11 @@ export class ChannelDispatchContext implements DispatchContext {
 
   get signal(): AbortSignal {
     return this.#cancel.signal;
+  }
+
+  /** The cancel's callback, with no signal made (an idle listen stream waits this way). */
+  [WHEN_CANCELLED](callback: () => void): void {
+    this.#cancel.whenAborted(callback);
   }
 
   notify(method: string, params?: unknown): Promise<void> {

@@ -4,10 +4,14 @@
  * @module
  */
 
-/** A long stream as counted: it ends (`closed`) or is ended (`abort`). */
+/** A stream method: calls the callback once the stream ended (at once if it has), with no promise. */
+export const WHEN_CLOSED: unique symbol = Symbol("onemodelcontext.http.whenClosed");
+
+/** A long stream as counted: it ends (`closed`, or the cheaper {@linkcode WHEN_CLOSED} when it has it) or is ended (`abort`). */
 export interface LongStream {
   readonly closed: Promise<void>;
   abort(reason?: unknown): void;
+  [WHEN_CLOSED]?(callback: () => void): void;
 }
 
 /**
@@ -43,7 +47,10 @@ export class LongStreams {
   /** Counts `stream` until it ends. */
   count(stream: LongStream): void {
     this.#open.add(stream);
-    void stream.closed.then(() => this.#open.delete(stream));
+    const open = this.#open;
+    const uncount = (): void => void open.delete(stream);
+    if (stream[WHEN_CLOSED] !== undefined) stream[WHEN_CLOSED](uncount);
+    else void stream.closed.then(uncount);
   }
 
   /** Ends every long stream still open (their clients do not read their last events). */

@@ -25,6 +25,8 @@ export class RequestCancel {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
+  /** Callbacks of {@linkcode RequestCancel.whenAborted} taken while no signal exists: one, or a list. */
+  #callbacks: (() => void) | (() => void)[] | undefined;
 
   constructor(request: { readonly signal: AbortSignal }, message: string) {
     this.#request = request;
@@ -49,6 +51,25 @@ export class RequestCancel {
   }
 
   /**
+   * Calls `callback` once the work is cancelled (at once if it is). While the request's own signal
+   * is not watched (see {@linkcode RequestCancel.watchStreamOnly}) and no signal was made, it is
+   * kept as it is: no AbortController, no listener.
+   */
+  whenAborted(callback: () => void): void {
+    if (this.#aborted) return callback();
+    if (this.#controller || this.#request) {
+      this.signal.addEventListener("abort", callback, { once: true });
+      return;
+    }
+    const callbacks = this.#callbacks;
+    this.#callbacks = callbacks === undefined
+      ? callback
+      : typeof callbacks === "function"
+      ? [callbacks, callback]
+      : [...callbacks, callback];
+  }
+
+  /**
    * The response's stream reports the client leaving by itself (serve() on Node cancels a
    * `StreamReply`'s stream when its connection closes): the request's own signal is not watched, so
    * a long stream holds no listener and no AbortController of the request's.
@@ -69,6 +90,10 @@ export class RequestCancel {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    const callbacks = this.#callbacks;
+    this.#callbacks = undefined;
+    if (typeof callbacks === "function") callbacks();
+    else if (callbacks !== undefined) { for (const callback of callbacks) callback(); }
   }
 
   #disconnected(signal: AbortSignal): CancelledError {

@@ -230,8 +230,12 @@ export class ResponseChannel {
     if (this.#settled) return;
     this.#settled = true;
     this.#resolve(response);
+    this.#resolve = SETTLED; // a long response (a listen stream) keeps no resolver
   }
 }
+
+/** What `#resolve` becomes once the response is settled: one function for all. */
+const SETTLED = (): void => {};
 
 /** The headers of a JSON reply without extra fields: one frozen record for all. */
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });

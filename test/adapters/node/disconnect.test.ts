@@ -21,4 +21,18 @@ describe("Disconnect", () => {
     expect(disconnect.signal.aborted).toBe(true);
     expect(disconnect.signal.reason).toBe(reason);
   });
+
+  it("tells its watcher once when the client goes away, and at once when watched after it went", () => {
+    const seen: Error[] = [];
+    const disconnect = new Disconnect();
+    disconnect.watch({ disconnected: (reason) => void seen.push(reason) });
+    expect(seen).toEqual([]);
+    const reason = new Error("The client closed the connection");
+    disconnect.abort(reason);
+    disconnect.abort(new Error("second"));
+    expect(seen).toEqual([reason]);
+    const late: Error[] = [];
+    disconnect.watch({ disconnected: (r) => void late.push(r) });
+    expect(late).toEqual([reason]);
+  });
 });

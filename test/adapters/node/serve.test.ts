@@ -132,9 +132,9 @@ describe("serve (node:http)", () => {
     await cancelled.promise;
   });
 
-  it(
-    "holds a producer whose client never reads: memory stays bounded by the stream bound and the socket buffers",
-    async () => {
+  it.each(["a web Response body", "a StreamReply (frames written by serve itself)"])(
+    "holds a producer whose client never reads: memory stays bounded by the stream bound and the socket buffers (%s)",
+    async (form) => {
       const frame = "x".repeat(1024);
       let written = 0;
       let finished = false;
@@ -148,7 +148,7 @@ describe("serve (node:http)", () => {
           finished = true;
           await stream.close();
         })().catch(() => {});
-        return stream.response();
+        return form.startsWith("a web") ? stream.response() : new StreamReply(stream) as unknown as Response;
       });
       // A raw client that sends the request and then stops reading.
       const socket = connect(Number(server.url.port), "127.0.0.1");
@@ -402,6 +402,23 @@ describe("serve (node:http)", () => {
     const reason = await cancelled.promise;
     expect(reason).toBeInstanceOf(Error);
     expect((reason as Error).message).toContain("HTTP disconnect");
+  });
+
+  it("ends a StreamReply still streaming after shutdownTimeout: its stream is cancelled, the client sees the cut", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const server = await serve(() => new StreamReply(stream) as unknown as Response, {
+      idleCloseDelay: 0,
+      shutdownTimeout: 50,
+    });
+    const response = await fetch(server.url);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reading = response.body!.getReader().read().then(
+      (r) => (r.done ? "ended" : "data"),
+      () => "errored",
+    );
+    await server.close();
+    expect(["ended", "errored"]).toContain(await reading);
+    expect(stream.signal.aborted).toBe(true);
   });
 
   it("writes a listen stream's frames straight to the response (a StreamReply: no Response, no web stream, the request's signal never read); a disconnect still cancels its work (issue 25 item 2)", async () => {

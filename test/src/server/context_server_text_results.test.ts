@@ -83,4 +83,16 @@ describe("ContextServer modern results on a stream (pre-serialised decoration)",
     });
     expect(JSON.parse(await nextLine(peer))).toMatchObject({ id: 3, error: { code: -32603 } });
   });
+
+  it("answers -32603 when an async handler's result cannot be written as JSON (a BigInt), sync or async alike", async () => {
+    const reported: Error[] = [];
+    const { server, peer } = setup({ onReport: (error: Error) => void reported.push(error) });
+    server.handle("tools/call", async () => ({ content: [], big: 1n }));
+    server.handle("prompts/get", () => ({ messages: [], big: 1n }));
+    for (const [id, method] of [[1, "tools/call"], [2, "prompts/get"]] as const) {
+      await peer.send({ jsonrpc: "2.0", id, method, params: { name: "x", _meta: envelope() } });
+      expect(JSON.parse(await nextLine(peer))).toMatchObject({ id, error: { code: -32603 } });
+    }
+    expect(reported).toHaveLength(2);
+  });
 });

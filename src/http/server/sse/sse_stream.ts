@@ -5,10 +5,12 @@
  */
 import { type Deferred, deferred } from "../../../stream/deferred.ts";
 import { integerOption, numberOption } from "../../../stream/options.ts";
-import { systemTimeProvider, type TimeProvider, type TimerHandle } from "../../../stream/time_provider.ts";
+import { systemTimeProvider, type TimeProvider } from "../../../stream/time_provider.ts";
 import { CancelledError, ClosedError } from "../../../wire/errors.ts";
 import { JsonText } from "../../../wire/json_text.ts";
 import { encodeSseEvent, type SseEventInit } from "./encode_sse_event.ts";
+import { KEEP_ALIVE_TICK, KeepAliveClock, type KeepAliveTicking } from "./keep_alive_clock.ts";
+import { WHEN_CLOSED } from "../long_streams.ts";
 
 /** The response headers of every SSE stream. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -44,6 +46,14 @@ export interface SseStreamOptions {
   onCancel?: (reason: Error) => void;
 }
 
+/** What {@linkcode SseStream.pollFrame} returns while no frame is there: the reader is told when one comes. */
+export const NO_FRAME_YET: unique symbol = Symbol("onemodelcontext.sse.noFrameYet");
+
+/** A reader of {@linkcode SseStream.pollFrame}: told once that a frame came, or that the stream ended or failed. */
+export interface FrameReader {
+  frameReady(): void;
+}
+
 const ENCODER = new TextEncoder();
 /** The turn of a stream nobody has written to yet: one settled promise for all. */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -74,11 +84,11 @@ const KEEP_ALIVE = ENCODER.encode(":\n\n");
  * }
  * ```
  */
-export class SseStream implements AsyncDisposable {
+export class SseStream implements AsyncDisposable, KeepAliveTicking {
   readonly maxBufferedBytes: number;
   #readable: ReadableStream<Uint8Array> | undefined;
-  readonly #time: TimeProvider;
-  readonly #keepAliveInterval: number;
+  /** The keep-alive ticks: one clock (one timer) shared by the streams of a time provider and interval. */
+  #keepAlive: KeepAliveClock | undefined;
   // Made when asked for: an idle stream (a listen stream) should hold as little as it can.
   #abort: AbortController | undefined;
   readonly #onCancel: ((reason: Error) => void) | undefined;
@@ -91,14 +101,18 @@ export class SseStream implements AsyncDisposable {
   /** Made when a writer waits for room: an idle stream has none. */
   #room: Deferred<void> | undefined;
   #pullWaiter: Deferred<void> | undefined;
+  /** The reader of {@linkcode SseStream.pollFrame} waiting for a frame: an object, no promise per wait. */
+  #frameReader: FrameReader | undefined;
   #closing = false;
   #ended = false;
   /** The reader saw the end: nothing more can happen to the stream. */
   #done = false;
   #failure: Error | undefined;
   #wroteSinceTick = false;
-  #timer: TimerHandle | undefined;
-  #closed = deferred<void>();
+  /** Made when `closed` is read before the end: an idle stream counted by its endpoint has a callback instead. */
+  #closed: Deferred<void> | undefined;
+  #isClosed = false;
+  #onClosed: (() => void) | undefined;
 
   constructor(options: SseStreamOptions = {}) {
     this.maxBufferedBytes = integerOption(
@@ -107,14 +121,16 @@ export class SseStream implements AsyncDisposable {
       DEFAULT_MAX_BUFFERED_BYTES,
       1,
     );
-    this.#keepAliveInterval = numberOption(
+    const keepAliveInterval = numberOption(
       "keepAliveInterval",
       options.keepAliveInterval,
       DEFAULT_KEEP_ALIVE_INTERVAL,
     );
     this.#onCancel = options.onCancel;
-    this.#time = options.timeProvider ?? systemTimeProvider;
-    this.#armKeepAlive();
+    if (keepAliveInterval > 0 && Number.isFinite(keepAliveInterval)) {
+      this.#keepAlive = KeepAliveClock.of(options.timeProvider ?? systemTimeProvider, keepAliveInterval);
+      this.#keepAlive.add(this);
+    }
   }
 
   /**
@@ -154,6 +170,19 @@ export class SseStream implements AsyncDisposable {
     return this.#pullWaiter.promise.then(() => this.nextFrame());
   }
 
+  /**
+   * The next frame now, `undefined` once the stream ended after `close()`, or {@linkcode NO_FRAME_YET}
+   * while there is none: then `reader.frameReady()` is called once (synchronously, from the write,
+   * close or cancel that changed the stream) and the reader polls again. Throws the reason once the
+   * stream was cancelled or aborted. An idle stream's reader costs one reference, no promise.
+   */
+  pollFrame(reader: FrameReader): Uint8Array | undefined | typeof NO_FRAME_YET {
+    if (this.#failure) throw this.#failure;
+    if (this.#head < this.#frames.length || this.#ended) return this.#takeNow();
+    this.#frameReader = reader;
+    return NO_FRAME_YET;
+  }
+
   /** The reader is gone (the client disconnected): as a cancel of {@linkcode SseStream.readable}. */
   cancel(reason?: unknown): void {
     this.#cancel(
@@ -179,7 +208,21 @@ export class SseStream implements AsyncDisposable {
 
   /** Resolves once the stream ended: everything was pulled after `close()`, or it was cancelled or aborted. */
   get closed(): Promise<void> {
+    if (this.#closed === undefined) {
+      if (this.#isClosed) return SETTLED;
+      this.#closed = deferred();
+    }
     return this.#closed.promise;
+  }
+
+  /** Calls `callback` once the stream ended (at once if it has): as `closed`, with no promise. */
+  [WHEN_CLOSED](callback: () => void): void {
+    if (this.#isClosed) return callback();
+    const earlier = this.#onClosed;
+    this.#onClosed = earlier === undefined ? callback : () => {
+      earlier();
+      callback();
+    };
   }
 
   /**
@@ -224,6 +267,7 @@ export class SseStream implements AsyncDisposable {
       this.#wroteSinceTick = true;
     } finally {
       mine.resolve();
+      if (this.#turn === mine.promise) this.#turn = SETTLED; // nobody queued behind: an idle stream keeps no settled turn
     }
   }
 
@@ -241,7 +285,7 @@ export class SseStream implements AsyncDisposable {
         this.#wakePull();
       });
     }
-    return this.#closed.promise;
+    return this.closed;
   }
 
   /**
@@ -298,6 +342,9 @@ export class SseStream implements AsyncDisposable {
     const waiter = this.#pullWaiter;
     this.#pullWaiter = undefined;
     waiter?.resolve();
+    const reader = this.#frameReader;
+    this.#frameReader = undefined;
+    reader?.frameReady();
   }
 
   /** The next frame (its room given back to writers), `undefined` at the end or once failed (see `#failure`). */
@@ -314,12 +361,16 @@ export class SseStream implements AsyncDisposable {
   #takeNow(): Uint8Array | undefined {
     if (this.#head >= this.#frames.length) {
       this.#done = true;
-      this.#closed.resolve();
+      this.#markClosed();
       return undefined;
     }
     const frame = this.#frames[this.#head]!;
     this.#frames[this.#head++] = undefined as unknown as Uint8Array;
-    if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
+    if (this.#head === this.#frames.length) {
+      // Empty again: give back the array's room (an idle stream would keep 17 slots from its first frame).
+      this.#frames.length = 0;
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#frames.length) {
       this.#frames = this.#frames.slice(this.#head);
       this.#head = 0;
     }
@@ -328,6 +379,15 @@ export class SseStream implements AsyncDisposable {
     this.#room = undefined;
     room?.resolve();
     return frame;
+  }
+
+  #markClosed(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#closed?.resolve();
+    const onClosed = this.#onClosed;
+    this.#onClosed = undefined;
+    onClosed?.();
   }
 
   #cancel(error: Error): void {
@@ -342,24 +402,18 @@ export class SseStream implements AsyncDisposable {
     this.#wakePull();
     this.#abort?.abort(error);
     this.#onCancel?.(error);
-    this.#closed.resolve();
+    this.#markClosed();
   }
 
-  #armKeepAlive(): void {
-    if (this.#keepAliveInterval <= 0 || !Number.isFinite(this.#keepAliveInterval)) return;
-    this.#timer = this.#time.setTimer(() => this.#tick(), this.#keepAliveInterval);
-  }
-
-  #tick(): void {
-    this.#timer = undefined;
-    if (this.#failure || this.#ended) return;
+  /** A keep-alive tick (from the shared clock): a comment when nothing was written since the last one and nothing waits to be read. */
+  [KEEP_ALIVE_TICK](): void {
+    if (this.#failure || this.#ended) return this.#stopKeepAlive();
     if (!this.#wroteSinceTick && this.#bufferedBytes === 0) this.#push(KEEP_ALIVE.slice());
     this.#wroteSinceTick = false;
-    this.#armKeepAlive();
   }
 
   #stopKeepAlive(): void {
-    this.#timer?.cancel();
-    this.#timer = undefined;
+    this.#keepAlive?.delete(this);
+    this.#keepAlive = undefined;
   }
 }

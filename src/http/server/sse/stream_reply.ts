@@ -10,11 +10,11 @@ import { TextReply } from "../request_parts.ts";
 import { SSE_HEADERS, type SseStream } from "./sse_stream.ts";
 
 /** Where a {@linkcode StreamReply}'s frames come from: an {@linkcode SseStream} is one. */
-export type FrameSource = Pick<SseStream, "nextFrame" | "cancel" | "response">;
+export type FrameSource = Pick<SseStream, "nextFrame" | "pollFrame" | "cancel" | "response">;
 
 /**
- * An SSE reply whose frames the server takes one at a time from `source` (`undefined` ends it; a
- * rejection cuts the response) and whose reader going away it reports with `source.cancel(reason)`.
+ * An SSE reply whose frames the server takes one at a time from `source` (`nextFrame`, or
+ * `pollFrame` with no promise per wait; `undefined` ends it; a failure cuts the response) and whose reader going away it reports with `source.cancel(reason)`.
  * A {@linkcode TextReply} with no text, so it travels wherever a `TextReply` may; a server that
  * takes one checks for this first.
  */

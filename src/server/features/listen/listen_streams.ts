@@ -11,6 +11,7 @@ import { MetaKeys } from "../../../wire/protocol_versions.ts";
 import type { RequestId } from "../../../wire/json_rpc_message.ts";
 import type { FeatureRequestContext } from "../feature_host.ts";
 import { notifierOf, type Notify } from "../../detached_notify.ts";
+import { whenCancelled } from "../../when_cancelled.ts";
 import { detailedTaskOf, type TaskRecord, TASKS_EXTENSION } from "../../../tasks/task_record.ts";
 import { missingTasksCapabilityError } from "../../../tasks/task_errors.ts";
 
@@ -33,6 +34,14 @@ const FILTER_KEY: Record<ListKind, "toolsListChanged" | "promptsListChanged" | "
   resources: "resourcesListChanged",
 };
 
+/** The URIs or task ids of a stream that asked for none: one empty set for all (an empty `Set` is about 200 bytes). */
+const NONE: ReadonlySet<string> = new Set();
+
+/** `values` as a set; the shared empty one when there are none. */
+function setOf(values: readonly string[] | undefined): ReadonlySet<string> {
+  return values === undefined || values.length === 0 ? NONE : new Set(values);
+}
+
 /** How many URIs one stream may subscribe to. */
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
 
@@ -46,6 +55,45 @@ interface Stream {
   readonly uris: ReadonlySet<string>;
   readonly notify: Notify;
   readonly taskIds: ReadonlySet<string>;
+}
+
+/**
+ * Holds `stream` in `streams` until `cancel()` (its request was cancelled); `ended` then resolves
+ * with the graceful result, not before the acknowledgement was queued. A module function, not a
+ * method taking the request's context: its closures keep the stream and nothing of the request.
+ * Not an async function, and no `AbortSignal`: an idle stream holds one pending promise and one callback.
+ */
+function hold(
+  streams: Set<Stream>,
+  stream: Stream,
+  acknowledged: Promise<void>,
+): { ended: Promise<Record<string, unknown>>; cancel: () => void } {
+  let cancelled = false;
+  let queued = false;
+  let resolve!: (result: Record<string, unknown>) => void;
+  let reject!: (error: unknown) => void;
+  const ended = new Promise<Record<string, unknown>>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  acknowledged.then(() => {
+    queued = true;
+    if (cancelled) end();
+  }, (error: unknown) => {
+    streams.delete(stream);
+    reject(error);
+  });
+  const end = (): void => {
+    streams.delete(stream);
+    resolve({ _meta: { [MetaKeys.subscriptionId]: stream.id } });
+  };
+  streams.add(stream);
+  const cancel = (): void => {
+    cancelled = true;
+    if (queued) end();
+    else streams.delete(stream); // cancelled before its acknowledgement was queued: it ends once it is
+  };
+  return { ended, cancel };
 }
 
 /** The open listen streams of a server, across all its connections. */
@@ -141,8 +189,8 @@ export class ListenStreams {
     const stream: Stream = {
       id,
       filter,
-      uris: new Set(filter.resourceSubscriptions),
-      taskIds: new Set(filter.taskIds),
+      uris: setOf(filter.resourceSubscriptions),
+      taskIds: setOf(filter.taskIds),
       notify,
     };
     // Queued before the stream is registered, so it precedes every notification of this subscription.
@@ -150,27 +198,9 @@ export class ListenStreams {
       _meta: { [MetaKeys.subscriptionId]: id },
       notifications: filter,
     });
-    return this.#hold(stream, acknowledged, context.signal);
-  }
-
-  async #hold(
-    stream: Stream,
-    acknowledged: Promise<void>,
-    signal: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    const { id } = stream;
-    if (!signal.aborted) this.#streams.add(stream);
-    try {
-      await acknowledged;
-      if (!signal.aborted) {
-        await new Promise<void>((resolve) =>
-          signal.addEventListener("abort", () => resolve(), { once: true })
-        );
-      }
-    } finally {
-      this.#streams.delete(stream);
-    }
-    return { _meta: { [MetaKeys.subscriptionId]: id } };
+    const held = hold(this.#streams, stream, acknowledged);
+    whenCancelled(context, held.cancel);
+    return held.ended;
   }
 
   /** Sends `notifications/<kind>/list_changed` on every stream that asked for it. */

@@ -9,6 +9,8 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../../src/server/context_server.ts";
+import { TAKES_TEXT_REPLY } from "../../../../src/http/server/request_parts.ts";
+import type { StreamReply } from "../../../../src/http/server/sse/stream_reply.ts";
 import { legacyPost, modernRequest, rpc, SseReader } from "./http_handler_helpers.ts";
 
 setFlagsFromString("--expose-gc");
@@ -87,6 +89,65 @@ describe("what an idle listen stream keeps", () => {
       }]);
     }
     await closing;
+  });
+
+  it("makes no AbortController for a stream served as frames (serve() on Node), and still ends it gracefully on close", async () => {
+    const server = serverWithFeatures();
+    const handler = createHttpHandler(server, { keepAliveInterval: 0 });
+    // Made first: a web Request makes its own AbortController.
+    const request = Object.assign(
+      modernRequest(1, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+      { [TAKES_TEXT_REPLY]: true },
+    );
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    let reply: StreamReply;
+    try {
+      reply = (await handler(request)) as unknown as StreamReply;
+      const ack = new TextDecoder().decode(await reply.source.nextFrame());
+      expect(ack).toContain("notifications/subscriptions/acknowledged");
+      expect(server.features.listenStreams).toBe(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    expect(made).toBe(0);
+    const closing = handler.close();
+    const last = new TextDecoder().decode(await reply.source.nextFrame());
+    expect(last).toContain('"result"');
+    expect(await reply.source.nextFrame()).toBeUndefined();
+    await closing;
+    expect(server.features.listenStreams).toBe(0);
+  });
+
+  // About 3.3 KiB now; 6.1 KiB before issue 28 item 4 (async frames, an AbortController and a timer per stream).
+  it("keeps under 4.5 KiB of heap per idle stream served as frames, besides what the HTTP server holds (1,000 streams)", async () => {
+    const server = serverWithFeatures();
+    const handler = createHttpHandler(server, { maxStreams: 2_000 }); // the default keep-alive: its timer counts too
+    const open = async (id: number) => {
+      const request = Object.assign(
+        modernRequest(id, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+        { [TAKES_TEXT_REPLY]: true },
+      );
+      const reply = (await handler(request)) as unknown as StreamReply;
+      await reply.source.nextFrame(); // the acknowledgement
+      return reply;
+    };
+    const warm = await open(0);
+    warm.source.cancel(new Error("gone"));
+    const before = retainedHeap();
+    const replies: StreamReply[] = [];
+    for (let id = 1; id <= 1_000; id++) replies.push(await open(id));
+    const perStream = (retainedHeap() - before) / replies.length;
+    expect(server.features.listenStreams).toBe(1_000);
+    expect(perStream).toBeLessThan(4.5 * 1024);
+    for (const reply of replies) reply.source.cancel(new Error("gone"));
+    await handler.close();
   });
 
   it("the test can fail: a stream that kept its request would be seen (the padding itself is retained while held)", () => {

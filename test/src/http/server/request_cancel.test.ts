@@ -59,4 +59,32 @@ describe("RequestCancel", () => {
     cancel.abort(new CancelledError("Stopped reading"));
     expect((cancel.signal.reason as Error).message).toBe("The client left");
   });
+
+  it("whenAborted keeps callbacks without making a signal while only the stream is watched, and calls each once", () => {
+    const r = request();
+    const cancel = new RequestCancel(r, "Gone");
+    cancel.watchStreamOnly();
+    const calls: string[] = [];
+    cancel.whenAborted(() => calls.push("first"));
+    cancel.whenAborted(() => calls.push("second"));
+    expect(r.reads).toBe(0);
+    expect(calls).toEqual([]);
+    cancel.abort(new Error("drained"));
+    cancel.abort(new Error("again"));
+    expect(calls).toEqual(["first", "second"]);
+    cancel.whenAborted(() => calls.push("late")); // already aborted: at once
+    expect(calls).toEqual(["first", "second", "late"]);
+    expect(cancel.signal.reason).toEqual(new Error("drained"));
+  });
+
+  it("whenAborted still sees the request's own disconnect while the request's signal is watched", () => {
+    const r = request();
+    const cancel = new RequestCancel(r, "The client left");
+    let called = 0;
+    cancel.whenAborted(() => called++);
+    expect(called).toBe(0);
+    r.controller.abort(new Error("socket closed"));
+    expect(called).toBe(1);
+    expect(cancel.signal.reason).toBeInstanceOf(CancelledError);
+  });
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MAX_BUFFERED_BYTES,
+  NO_FRAME_YET,
   SSE_HEADERS,
   SseStream,
 } from "../../../../../src/http/server/sse/sse_stream.ts";
+import { WHEN_CLOSED } from "../../../../../src/http/server/long_streams.ts";
 import { CancelledError, ClosedError, InvalidOptionError } from "../../../../../src/wire/errors.ts";
 import { FakeTimeProvider, flushMicrotasks } from "../../../../../testing/fake_time_provider.ts";
 
@@ -321,5 +323,74 @@ describe("SseStream", () => {
       new SseStream({ timeProvider: time, keepAliveInterval: 0 }).abort();
       expect(time.pendingTimers).toBe(0);
     });
+  });
+
+  it("pollFrame gives frames as they are, says NO_FRAME_YET and tells its reader once when one comes, then ends", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    let ready = 0;
+    const reader = { frameReady: () => void ready++ };
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    await stream.write({ n: 1 });
+    await stream.write({ n: 2 });
+    expect(ready).toBe(1); // once per wait, not per write
+    expect(decoder.decode(stream.pollFrame(reader) as Uint8Array)).toBe('data: {"n":1}\n\n');
+    expect(decoder.decode(stream.pollFrame(reader) as Uint8Array)).toBe('data: {"n":2}\n\n');
+    expect(stream.bufferedBytes).toBe(0);
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    const closed = stream.close();
+    await flushMicrotasks();
+    expect(ready).toBe(2);
+    expect(stream.pollFrame(reader)).toBeUndefined();
+    await closed;
+  });
+
+  it("pollFrame tells a waiting reader of a cancel and then throws the reason", () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    let ready = 0;
+    const reader = { frameReady: () => void ready++ };
+    expect(stream.pollFrame(reader)).toBe(NO_FRAME_YET);
+    stream.cancel(new Error("gone"));
+    expect(ready).toBe(1);
+    expect(() => stream.pollFrame(reader)).toThrow(CancelledError);
+  });
+
+  it("tells WHEN_CLOSED callbacks once it ended, in order, and at once after; closed still resolves", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const calls: string[] = [];
+    stream[WHEN_CLOSED](() => calls.push("a"));
+    stream[WHEN_CLOSED](() => calls.push("b"));
+    const closed = track(stream.closed);
+    await stream.writeEvent({ data: "x" });
+    void stream.close();
+    await flushMicrotasks();
+    expect(calls).toEqual([]); // not before the reader took the end
+    expect(decoder.decode(stream.pollFrame({ frameReady: () => {} }) as Uint8Array)).toBe("data: x\n\n");
+    expect(stream.pollFrame({ frameReady: () => {} })).toBeUndefined();
+    expect(calls).toEqual(["a", "b"]);
+    await flushMicrotasks();
+    expect(closed.settled).toBe(true);
+    stream[WHEN_CLOSED](() => calls.push("late"));
+    expect(calls).toEqual(["a", "b", "late"]);
+    await stream.closed;
+  });
+
+  it("keeps frame order when its queue empties and fills again, over many rounds", async () => {
+    const stream = new SseStream({ keepAliveInterval: 0 });
+    const reader = { frameReady: () => {} };
+    const got: string[] = [];
+    let n = 0;
+    for (let round = 0; round < 50; round++) {
+      const writes = 1 + (round % 7) * 300; // past the 1,024-frame compaction now and then
+      for (let i = 0; i < writes; i++) await stream.writeEvent({ data: String(n++) });
+      const reads = round % 2 === 0 ? writes : Math.floor(writes / 2);
+      for (let i = 0; i < reads; i++) {
+        got.push(decoder.decode(stream.pollFrame(reader) as Uint8Array).slice(6, -2));
+      }
+    }
+    for (let frame = stream.pollFrame(reader); frame !== NO_FRAME_YET; frame = stream.pollFrame(reader)) {
+      got.push(decoder.decode(frame as Uint8Array).slice(6, -2));
+    }
+    expect(got).toEqual(Array.from({ length: n }, (_, i) => String(i)));
+    expect(stream.bufferedBytes).toBe(0);
   });
 });
