@@ -6,6 +6,7 @@
  */
 import { JsonText } from "../wire/json_text.ts";
 import { LargeTextLine } from "./large_text_line.ts";
+import { jsonParts } from "./json_parts.ts";
 
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
@@ -28,7 +29,15 @@ export type QueuedLine = Uint8Array | string | LargeTextLine;
 
 /** One message as a line for the queue; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
 export function encodeLine(message: unknown): QueuedLine {
-  const json: string | undefined = message instanceof JsonText ? message.text : JSON.stringify(message);
+  let json: string | undefined;
+  if (message instanceof JsonText) {
+    json = message.text;
+  } else {
+    // A long string is escaped and encoded as it is written, never stringified whole.
+    const parts = jsonParts(message);
+    if (parts !== undefined) return new LargeTextLine(parts);
+    json = JSON.stringify(message);
+  }
   if (typeof json !== "string") {
     throw new TypeError(
       `Cannot send ${
