@@ -8,9 +8,10 @@
  * CPU time (this process as the client plus the server process, from /proc) are both reported: on a
  * shared machine the CPU figures swing less.
  *
- *   node bench/large_messages.mjs [--reps=7] [--baseline=DIR] [--only=ours,before,floor]
+ *   node bench/large_messages.mjs [--reps=7] [--baseline=DIR] [--only=ours,before,floor] [--modern]
  *                                 [--server-flags="--cpu-prof --cpu-prof-dir=/tmp/prof"] (ours only)
  *
+ * `--modern` adds our pair (and the baseline's) in the modern era, as oursM and beforeM.
  * Needs a built dist/ (`npm run build`).
  */
 import os from "node:os";
@@ -40,6 +41,14 @@ const candidates = [
   ...(baselineDir ? [baselineImpl(baselineDir)] : []),
   floor,
 ];
+if (argv.includes("--modern")) {
+  // Our pair in the modern era too (and the baseline's), beside the legacy one.
+  candidates.splice(1, 0, { ...ours, id: "oursM", connect: () => ours.connect({ era: "modern" }) });
+  if (baselineDir) {
+    const before = baselineImpl(baselineDir);
+    candidates.splice(3, 0, { ...before, id: "beforeM", connect: () => before.connect({ era: "modern" }) });
+  }
+}
 const only = new Set(option("only", candidates.map((i) => i.id).join(",")).split(","));
 const impls = candidates.filter((i) => only.has(i.id));
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
