@@ -55,9 +55,11 @@ describe("LineCutter line buffer", () => {
     // 600-byte chunks: the first is held, the second crosses the limit.
     for (let at = 0; at < bytes.byteLength; at += 600) events.push(...cutter.push(bytes.slice(at, at + 600)));
     expect(events).toHaveLength(1);
-    const [event] = events;
-    expect(event!.kind === "error" && event!.error instanceof MessageTooLargeError && event!.head.idLiteral)
-      .toBe("42");
+    const event = events[0]!;
+    if (event.kind !== "error" || !(event.error instanceof MessageTooLargeError)) {
+      throw new Error("expected too large");
+    }
+    expect(event.head?.idLiteral).toBe("42");
   });
 
   it("keeps a large buffer through 15 much smaller lines and lets it go at the 16th", () => {
