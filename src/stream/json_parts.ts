@@ -12,6 +12,8 @@ export const LONG_STRING_UNITS = 256 * 1024;
 const ESCAPE_PIECE_UNITS = 64 * 1024;
 /** Values looked at, per message, for a long string before giving up (and stringifying it whole). */
 const SEARCH_BUDGET = 32;
+/** Members of an object or array written member by member at most; a larger one is stringified whole. */
+const MAX_SPINE_MEMBERS = 256;
 
 /** A long string, kept raw, that is written as a JSON string literal. */
 export class LongString {
@@ -103,12 +105,19 @@ function holdsLongString(value: unknown): boolean {
   return false;
 }
 
-/** A plain object or array without `toJSON`: what JSON.stringify writes member by member. */
+/**
+ * A plain object or array without `toJSON`, of at most {@linkcode MAX_SPINE_MEMBERS} members: what is
+ * written member by member (each other member stringified on its own), so not a long list of them.
+ */
 function isPlainContainer(value: unknown): value is object {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);
-  if (Array.isArray(value) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
-    return false;
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype || value.length > MAX_SPINE_MEMBERS) return false;
+  } else {
+    if (proto !== Object.prototype && proto !== null) return false;
+    let members = 0;
+    for (const _ in value) if (++members > MAX_SPINE_MEMBERS) return false;
   }
   return typeof (value as { toJSON?: unknown }).toJSON !== "function";
 }

@@ -43,6 +43,18 @@ describe("jsonParts", () => {
     expect(jsonParts({ items: Array.from({ length: 40 }, (_, i) => i), text: LONG })).toBeUndefined();
   });
 
+  it("writes a container of up to 256 members member by member, and stringifies a larger one whole", () => {
+    const list = (n: number) => [LONG, ...Array.from({ length: n - 1 }, (_, i) => i)];
+    const record = (n: number) => Object.fromEntries(list(n).map((v, i) => [`k${i}`, v]));
+    for (const message of [{ list: list(256) }, record(256)]) {
+      const parts = jsonParts(message)!;
+      expect(parts.some((p) => p instanceof LongString)).toBe(true);
+      expect(joined(parts)).toBe(JSON.stringify(message));
+    }
+    expect(jsonParts({ list: list(257) })).toBeUndefined();
+    expect(jsonParts(record(257))).toBeUndefined();
+  });
+
   it("splits a message at its long strings, which stay raw", () => {
     const parts = jsonParts({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: LONG }] } })!;
     expect(parts).toHaveLength(3);
