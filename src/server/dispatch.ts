@@ -20,6 +20,7 @@ import { invalidParams } from "../wire/server_versions.ts";
 import type { HandlerRegistry } from "../rpc/handler_registry.ts";
 import { type DispatchContext, type ServerSession, TEXT_RESULTS } from "./dispatch_context.ts";
 import { decoratedResultText, serverInfoMembersText } from "../wire/envelope_text.ts";
+import { mayHoldLongString } from "../stream/json_parts.ts";
 import { JsonText } from "../wire/json_text.ts";
 import { type RequestEra, ServerContext, type ServerRequestContext } from "./server_request_context.ts";
 import { acceptsInputRequests } from "./input/input_capabilities.ts";
@@ -348,7 +349,8 @@ export class ServerDispatch {
    */
   #decorate(result: unknown, method: string, context: DispatchContext): unknown {
     const serverInfo = this.#s.serverInfo;
-    if ((context as { [TEXT_RESULTS]?: boolean })[TEXT_RESULTS] === true) {
+    // A result holding a long string goes as an object: the channel writes that string piece by piece.
+    if ((context as { [TEXT_RESULTS]?: boolean })[TEXT_RESULTS] === true && !mayHoldLongString(result)) {
       let members = this.#resultMembers;
       if (members?.serverInfo !== serverInfo) {
         members = this.#resultMembers = { serverInfo, text: serverInfoMembersText(serverInfo) };

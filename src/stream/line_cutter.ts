@@ -6,7 +6,6 @@
  */
 import { InvalidUtf8Error, MessageTooLargeError } from "../wire/errors.ts";
 import { type MessageHead, scanMessageHead } from "../wire/scan_message_head.ts";
-import { concatBytes } from "./concat_bytes.ts";
 
 /**
  * One event of the input: a line's text with its size in UTF-8 bytes, or a typed error that stands in
@@ -36,6 +35,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const EMPTY = new Uint8Array(0);
+/** The line buffer starts at this size, and is kept at up to this size whatever lines come. */
+const SMALL_BUFFER = 64 * 1024;
+/** Lines in a row that each fill less than a quarter of a larger line buffer before it is let go. */
+const SMALL_LINES_BEFORE_RELEASE = 16;
 
 /**
  * Cuts bytes on `\n`, caps each line at `maxMessageBytes` while the line arrives (an oversize line is
@@ -46,7 +49,11 @@ const EMPTY = new Uint8Array(0);
  *
  * Memory: the unfinished line is held up to `maxMessageBytes` + 1 bytes (the extra byte may be the
  * `\r` of a `\r\n`); past that the line is reported at once as a {@linkcode MessageTooLargeError}
- * and its remaining bytes are skipped up to its newline.
+ * and its remaining bytes are skipped up to its newline. A line cut across chunks is copied into one
+ * buffer that grows (doubling, never past `maxMessageBytes` + 1) and is kept for the next lines, so a
+ * stream of large lines reuses memory already in place rather than allocating (and faulting in)
+ * fresh pages for every line; a buffer over 64 KiB is let go after 16 lines in a row that each fill
+ * less than a quarter of it.
  *
  * @example
  * ```ts ignore (LineCutter is internal: the package does not export it)
@@ -62,8 +69,11 @@ export class LineCutter {
   readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   readonly #headDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   #firstLine = true;
-  /** Pieces of the unfinished line carried over from earlier chunks (copies, not views). */
-  #parts: Uint8Array[] = [];
+  /** The unfinished line carried over from earlier chunks: a copy, in `#buffer[0, #held)`. */
+  #buffer: Uint8Array = EMPTY;
+  #held = 0;
+  /** Lines in a row that filled less than a quarter of a buffer larger than `SMALL_BUFFER`. */
+  #smallLines = 0;
   #lineBytes = 0;
   #discarding = false;
   #batch: InputLine[] = [];
@@ -85,15 +95,40 @@ export class LineCutter {
       start = nl + 1;
     }
     if (start < chunk.byteLength && this.#fits(chunk, start, chunk.byteLength)) {
-      this.#parts.push(chunk.slice(start));
+      this.#hold(chunk, start, chunk.byteLength);
     }
     return this.#take();
   }
 
   /** The end of input: the event of an unfinished last line, if any. */
   end(): InputLine[] {
-    if (this.#parts.length > 0) this.#endLine(EMPTY, 0, 0);
+    if (this.#held > 0) this.#endLine(EMPTY, 0, 0);
     return this.#take();
+  }
+
+  /** Copies `chunk[start, end)` after the held bytes, growing the buffer (within the limit, which `#fits` checked). */
+  #hold(chunk: Uint8Array, start: number, end: number): void {
+    const needed = this.#held + end - start;
+    if (needed > this.#buffer.byteLength) {
+      const size = Math.min(this.#max + 1, Math.max(needed, SMALL_BUFFER, this.#buffer.byteLength * 2));
+      const grown = new Uint8Array(size);
+      grown.set(this.#buffer.subarray(0, this.#held));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(chunk.subarray(start, end), this.#held);
+    this.#held = needed;
+  }
+
+  /** After a line of `bytes`: lets a large buffer go once lines have long been much smaller than it. */
+  #keepOrRelease(bytes: number): void {
+    const size = this.#buffer.byteLength;
+    if (size <= SMALL_BUFFER) return;
+    if (bytes * 4 >= size) {
+      this.#smallLines = 0;
+    } else if (++this.#smallLines >= SMALL_LINES_BEFORE_RELEASE) {
+      this.#buffer = EMPTY;
+      this.#smallLines = 0;
+    }
   }
 
   #take(): InputLine[] {
@@ -102,11 +137,11 @@ export class LineCutter {
     return batch;
   }
 
-  /** Discards the current line, whose bytes so far are the parts and then `chunk[start, end)`. */
+  /** Discards the current line, whose bytes so far are the held ones and then `chunk[start, end)`. */
   #tooLarge(chunk: Uint8Array, start: number, end: number): void {
     this.#discarding = true;
-    const pieces = [...this.#parts, chunk.subarray(start, end)];
-    this.#parts = [];
+    const pieces = [this.#buffer.subarray(0, this.#held), chunk.subarray(start, end)];
+    this.#held = 0;
     const headBytes = new Uint8Array(Math.min(HEAD_BYTES, this.#lineBytes));
     let at = 0;
     for (const piece of pieces) {
@@ -140,17 +175,17 @@ export class LineCutter {
   /** Ends the current line, whose last piece is `chunk[start, end)`. */
   #endLine(chunk: Uint8Array, start: number, end: number): void {
     if (this.#fits(chunk, start, end)) {
-      const parts = this.#parts;
       let bytes: Uint8Array;
-      if (parts.length === 0) {
+      if (this.#held === 0) {
         bytes = chunk.subarray(start, end);
       } else {
-        parts.push(chunk.subarray(start, end));
-        bytes = concatBytes(parts, this.#lineBytes);
+        this.#hold(chunk, start, end);
+        bytes = this.#buffer.subarray(0, this.#held);
       }
       this.#emitLine(bytes);
     }
-    if (this.#parts.length > 0) this.#parts = [];
+    this.#held = 0;
+    this.#keepOrRelease(this.#lineBytes);
     this.#lineBytes = 0;
     this.#discarding = false;
     this.#firstLine = false;

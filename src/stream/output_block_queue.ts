@@ -5,25 +5,39 @@
  * @module
  */
 import { JsonText } from "../wire/json_text.ts";
+import { LargeTextLine } from "./large_text_line.ts";
+import { jsonParts } from "./json_parts.ts";
 
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
 // deno-lint-ignore no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
-/** Longest JSON text kept as text in the queue; a longer one is encoded at once, to be cut into views. */
+/**
+ * Longest JSON text queued as a short line (a string, or encoded at once); a longer one is queued as
+ * a {@linkcode LargeTextLine} and encoded block by block.
+ */
 const MAX_TEXT_LINE = 64 * 1024;
 
 /**
- * One message as queued: its UTF-8 line, or, for a short pure-ASCII message (the common case), its
- * JSON text with the `\n` implied, whose length is then its byte count. Text is encoded straight into
- * the block it is written in: no array per message, no second copy.
+ * One message as queued: its UTF-8 line; or, for a short pure-ASCII message (the common case), its
+ * JSON text with the `\n` implied, whose length is then its byte count; or, for a long message, a
+ * {@linkcode LargeTextLine}. Text is encoded straight into the block it is written in: no array per
+ * message, no second copy, and no single array the size of a large message.
  */
-export type QueuedLine = Uint8Array | string;
+export type QueuedLine = Uint8Array | string | LargeTextLine;
 
 /** One message as a line for the queue; a `TypeError` when JSON has no text for it (or `JSON.stringify` throws). */
 export function encodeLine(message: unknown): QueuedLine {
-  const json: string | undefined = message instanceof JsonText ? message.text : JSON.stringify(message);
+  let json: string | undefined;
+  if (message instanceof JsonText) {
+    json = message.text;
+  } else {
+    // A long string is escaped and encoded as it is written, never stringified whole.
+    const parts = jsonParts(message);
+    if (parts !== undefined) return new LargeTextLine(parts);
+    json = JSON.stringify(message);
+  }
   if (typeof json !== "string") {
     throw new TypeError(
       `Cannot send ${
@@ -31,17 +45,21 @@ export function encodeLine(message: unknown): QueuedLine {
       }: JSON has no representation for it`,
     );
   }
-  if (json.length < MAX_TEXT_LINE && ASCII.test(json)) return json;
-  return encoder.encode(json + "\n");
+  if (json.length >= MAX_TEXT_LINE) return new LargeTextLine(json);
+  return ASCII.test(json) ? json : encoder.encode(json + "\n");
 }
 
 /** The UTF-8 bytes of a queued line, its `\n` included. */
 export function lineBytes(line: QueuedLine): number {
-  return typeof line === "string" ? line.length + 1 : line.byteLength;
+  return typeof line === "string"
+    ? line.length + 1
+    : line instanceof LargeTextLine
+    ? line.bytes
+    : line.byteLength;
 }
 
-/** Copies bytes `[from, from + n)` of `line` into `block` at `at`. */
-function copyLine(line: QueuedLine, from: number, n: number, block: Uint8Array, at: number): void {
+/** Copies bytes `[from, from + n)` of a short `line` into `block` at `at`. */
+function copyLine(line: Uint8Array | string, from: number, n: number, block: Uint8Array, at: number): void {
   if (typeof line !== "string") {
     block.set(line.subarray(from, from + n), at);
     return;
@@ -110,7 +128,7 @@ export class OutputBlockQueue {
 
   push(line: QueuedLine): void {
     this.#segments.push(line);
-    this.#bytes += typeof line === "string" ? line.length + 1 : this.#strategy.size(line);
+    this.#bytes += line instanceof Uint8Array ? this.#strategy.size(line) : lineBytes(line);
   }
 
   /** The size of a block as the queue counts it; measure before writing (a transport may detach it). */
@@ -162,9 +180,18 @@ export class OutputBlockQueue {
     this.#bytes = 0;
   }
 
-  /** The next block of at most `limit` bytes: a view into a large encoded message, or lines gathered (and text encoded) into a new one. */
+  /**
+   * The next block of at most `limit` bytes: a view into a large encoded message, the next block of
+   * a {@linkcode LargeTextLine}, or short lines gathered (and text encoded) into a new one. A large
+   * text line is never gathered with others: its blocks are its own.
+   */
   take(limit: number): Uint8Array {
     const first = this.#segments[this.#head]!;
+    if (first instanceof LargeTextLine) {
+      const block = first.take(limit);
+      this.#consume(block.byteLength);
+      return block;
+    }
     const available = lineBytes(first) - this.#headOffset;
     if (typeof first !== "string" && (available >= limit || this.#head === this.#segments.length - 1)) {
       const n = Math.min(available, limit);
@@ -174,11 +201,13 @@ export class OutputBlockQueue {
     }
     let size = available;
     for (let i = this.#head + 1; i < this.#segments.length && size < limit; i++) {
-      size += lineBytes(this.#segments[i]!);
+      const segment = this.#segments[i]!;
+      if (segment instanceof LargeTextLine) break;
+      size += lineBytes(segment);
     }
     const block = new Uint8Array(Math.min(size, limit));
     for (let at = 0; at < block.byteLength;) {
-      const segment = this.#segments[this.#head]!;
+      const segment = this.#segments[this.#head] as Uint8Array | string;
       const n = Math.min(lineBytes(segment) - this.#headOffset, block.byteLength - at);
       copyLine(segment, this.#headOffset, n, block, at);
       at += n;

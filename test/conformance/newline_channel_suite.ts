@@ -53,6 +53,32 @@ export function newlineChannelSuite(api: TestApi, runtime: string): void {
     await right.close();
   });
 
+  api.test(
+    name("writes long texts encoded block by block exactly as JSON.stringify and TextEncoder would"),
+    async () => {
+      const [a, b] = createDuplexPair();
+      // An odd block size, so code points and escapes are cut at every kind of place.
+      const left = new NewlineChannel(a, { writeBlockBytes: 1001 });
+      const right = new NewlineChannel(b);
+      const tricky = 'a "q" \\ \n \u0001 é€😀 \ud83d lone \ude00 ';
+      const messages = [
+        { text: tricky.repeat(2_600) }, // about 78,000 UTF-16 units: encoded block by block
+        { id: 1, result: { content: [{ type: "text", text: tricky.repeat(9_000) }] } }, // a long string: escaped piece by piece
+      ];
+      for (const message of messages) {
+        const sent = left.send(message);
+        const got = await right.read();
+        await sent;
+        assert(got?.kind === "line", `Expected a line, got ${got?.kind}`);
+        const expected = JSON.stringify(message);
+        assertStrictEquals(got.text, expected);
+        assertStrictEquals(got.bytes, encoder.encode(expected).byteLength);
+      }
+      assertStrictEquals(await left.close(), "drained");
+      await right.close();
+    },
+  );
+
   api.test(name("reassembles a line split inside a UTF-8 code point"), async () => {
     const [a, b] = createDuplexPair();
     const right = new NewlineChannel(b);

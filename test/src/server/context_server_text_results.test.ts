@@ -72,6 +72,37 @@ describe("ContextServer modern results on a stream (pre-serialised decoration)",
     expect(JSON.parse(line).result).toEqual(decorateModernResult({ content: [] }, SERVER_INFO, "tools/call"));
   });
 
+  it("writes a result holding a long string as the JSON of the object form, the string escaped exactly", async () => {
+    const { server, peer } = setup();
+    const text = 'a "quoted" \\ line\n é€😀 \u0001'.repeat(20_000); // 520,000 UTF-16 units: a long string
+    server.handle("tools/call", () => ({ content: [{ type: "text", text }] }));
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "x", _meta: envelope() },
+    });
+    expect(await nextLine(peer)).toBe(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 8,
+        result: decorateModernResult({ content: [{ type: "text", text }] }, SERVER_INFO, "tools/call"),
+      }),
+    );
+  });
+
+  it("answers -32603 for a result JSON cannot serialize, also beside a long string", async () => {
+    const { server, peer } = setup({ onReport: () => {} });
+    server.handle("tools/call", () => ({ text: "x".repeat(300_000), n: 1n }));
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "x", _meta: envelope() },
+    });
+    expect(JSON.parse(await nextLine(peer))).toMatchObject({ id: 4, error: { code: -32603 } });
+  });
+
   it("answers -32603 for a result JSON cannot serialize, as before", async () => {
     const { server, peer } = setup({ onReport: () => {} });
     server.handle("tools/call", () => ({ n: 1n }));

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { encodeLine, lineBytes, OutputBlockQueue } from "../../../src/stream/output_block_queue.ts";
+import { LargeTextLine } from "../../../src/stream/large_text_line.ts";
 
 const bytes = (n: number, fill = 0x61) => new Uint8Array(n).fill(fill);
+const encoder = new TextEncoder();
 
 describe("OutputBlockQueue", () => {
   it("counts queued bytes against the high-water mark until a block is reported written", () => {
@@ -145,8 +147,57 @@ describe("encodeLine", () => {
     expect(encodeLine({ a: "b" })).toBe('{"a":"b"}');
     expect(lineBytes(encodeLine({ a: "b" }))).toBe(10);
     expect(lineBytes(encodeLine({ a: "é" }))).toBe(new TextEncoder().encode('{"a":"é"}\n').byteLength);
-    const long = encodeLine("x".repeat(100_000));
-    expect(long).toBeInstanceOf(Uint8Array); // encoded at once, to be cut into views
+  });
+
+  it("queues a message of 64 Ki UTF-16 units or more as text to encode block by block, counted in UTF-8", () => {
+    const long = encodeLine("é".repeat(65_534)); // 65,536 units with the quotes
+    expect(long).toBeInstanceOf(LargeTextLine);
+    expect(lineBytes(long)).toBe(2 * 65_534 + 2 + 1);
+    expect(encodeLine("é".repeat(65_533))).toBeInstanceOf(Uint8Array); // one unit shorter: encoded at once
+  });
+});
+
+describe("OutputBlockQueue with a large text line", () => {
+  const big = "é".repeat(50_000) + "😀".repeat(10_000); // 70,002 UTF-16 units with the quotes
+
+  it("counts its exact UTF-8 size, writes it in blocks of the limit, and never gathers it with others", () => {
+    const queue = new OutputBlockQueue(1 << 20);
+    queue.push(encodeLine({ a: 1 }));
+    queue.push(encodeLine(big));
+    queue.push(encodeLine({ b: "é" }));
+    const expected = encoder.encode(
+      [{ a: 1 }, big, { b: "é" }].map((m) => JSON.stringify(m) + "\n").join(""),
+    );
+    expect(queue.bytes).toBe(expected.byteLength);
+    const sizes: number[] = [];
+    const out: Uint8Array[] = [];
+    while (queue.hasBlock) {
+      const block = queue.take(16 * 1024);
+      sizes.push(block.byteLength);
+      out.push(block);
+      queue.written(queue.size(block));
+    }
+    expect(sameBytes(concat(out), expected)).toBe(true);
+    expect(queue.bytes).toBe(0);
+    const bigBytes = 2 * 50_000 + 4 * 10_000 + 3; // quotes and newline
+    // The short line alone, then the large one in full blocks and its rest, then the last line alone.
+    expect(sizes).toEqual([
+      8,
+      ...Array(Math.floor(bigBytes / (16 * 1024))).fill(16 * 1024),
+      bigBytes % (16 * 1024),
+      lineBytes(encodeLine({ b: "é" })),
+    ]);
+  });
+
+  it("enters a non-empty queue only with room for all its UTF-8 bytes, and any empty queue", () => {
+    const line = encodeLine("é".repeat(70_000)); // 140,003 bytes
+    const roomy = new OutputBlockQueue(140_010);
+    roomy.push(encodeLine("abcdef")); // 9 bytes: room 140,001
+    expect(roomy.fits(line)).toBe(false);
+    const exact = new OutputBlockQueue(140_012);
+    exact.push(encodeLine("abcdef")); // room 140,003
+    expect(exact.fits(line)).toBe(true);
+    expect(new OutputBlockQueue(10).fits(line)).toBe(true);
   });
 });
 
@@ -182,6 +233,10 @@ describe("OutputBlockQueue with text lines", () => {
     expect(queue.fits(encodeLine("abcdefg"))).toBe(false); // 10 bytes
   });
 });
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
+}
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
