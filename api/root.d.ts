@@ -477,6 +477,7 @@ export interface HandlerContext extends InputContext {
     sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
     log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
     closeSseStream(): boolean;
+    elicitationComplete(elicitationId: string): Promise<boolean>;
     runAsTask(): Promise<void>;
     readonly taskId: string | undefined;
 }
@@ -561,7 +562,7 @@ export interface InputCallOptions {
 
 // InputContext: type, from src/server/input/input_rounds.ts
 export interface InputContext {
-    elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
+    elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
     listRoots(options?: InputCallOptions): Promise<ListRootsResult>;
     canElicit(mode?: "form" | "url"): boolean;
@@ -1170,6 +1171,7 @@ export interface ServerRequestContext extends RequestEra, InputContext {
     notify(method: string, params?: unknown): Promise<void>;
     request(method: string, params?: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
     closeSseStream(): boolean;
+    elicitationComplete(elicitationId: string): Promise<boolean>;
 }
 
 // ServerRequestHandler: type, from src/server/dispatch.ts

@@ -12,6 +12,7 @@ import { DETACHED_NOTIFY, type Notify } from "./detached_notify.ts";
 import type { InputContext } from "./input/input_rounds.ts";
 import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
 import { type SendProgressOptions, sendProgressOptionsOf } from "./send_progress_options.ts";
+import { sendElicitationComplete } from "./input/elicitation_complete.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -57,6 +58,12 @@ export interface ServerRequestContext extends RequestEra, InputContext {
    * (2025-11-25 polling). True when done: a legacy HTTP session whose handler has `resumability`.
    */
   closeSseStream(): boolean;
+  /**
+   * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` for a URL-mode elicitation
+   * (on this request's stream, while it is open) and resolves true. Modern: sends nothing (2026-07-28
+   * removed the notification) and resolves false. Rejects with `InvalidOptionError` for an empty id.
+   */
+  elicitationComplete(elicitationId: string): Promise<boolean>;
 }
 
 /** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
@@ -109,6 +116,10 @@ export class ServerContext extends ForwardingInputContext implements ServerReque
 
   closeSseStream(): boolean {
     return this.#transport.closeStream?.() ?? false;
+  }
+
+  elicitationComplete(elicitationId: string): Promise<boolean> {
+    return sendElicitationComplete(this, elicitationId);
   }
 
   sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {

@@ -8,10 +8,10 @@ import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
 } from "../../wire/protocol/v2026_07_28.ts";
+import type { ElicitParams } from "./elicit_params.ts";
 import {
   acceptsInputRequests,
   type InputMethod,
@@ -38,7 +38,7 @@ export abstract class BaseInput implements InputContext {
     this.request = request;
   }
 
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
     return this.#ask("elicitation/create", "elicit", params, options) as Promise<ElicitResult>;
   }
 

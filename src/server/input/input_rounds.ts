@@ -31,11 +31,11 @@ import type { Capabilities, Era } from "../../wire/protocol_versions.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestParams,
   ElicitResult,
   InputRequests,
   ListRootsResult,
 } from "../../wire/protocol/v2026_07_28.ts";
+import type { ElicitParams } from "./elicit_params.ts";
 import { numberOption } from "../../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../../stream/time_provider.ts";
 import { LegacyInput } from "./legacy_input.ts";
@@ -63,7 +63,7 @@ export interface InputCallOptions {
 /** What a handler uses to ask the client; the same in both eras. */
 export interface InputContext {
   /** Asks the user (form or URL mode). Needs the client's `elicitation` capability (`elicitation.url` for URL mode), else -32021. */
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
   /** Asks the client's LLM. Needs `sampling` (`sampling.tools` with tools, `sampling.context` with includeContext), else -32021. */
   sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
   /** Asks for the client's roots. Needs `roots`, else -32021. */
