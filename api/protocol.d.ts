@@ -1346,13 +1346,13 @@ export interface TaskError {
     data?: unknown;
 }
 
-// TaskEvents: type, from src/tasks/task_engine.ts
+// TaskEvents: type, from src/tasks/task_events.ts
 export interface TaskEvents {
     publish(taskId: string): Promise<void>;
     subscribe(handler: (taskId: string) => void): () => void;
 }
 
-// TaskOutcome: type, from src/tasks/task_engine.ts
+// TaskOutcome: type, from src/tasks/task_record.ts
 export type TaskOutcome = {
     status: "completed";
     result: Record<string, unknown>;
