@@ -290,12 +290,12 @@ export type InputAnswerer = (method: string, params: unknown, context: {
     signal: AbortSignal;
 }) => Promise<unknown> | undefined;
 
-// InputCallOptions: type, from src/server/input/input_rounds.ts
+// InputCallOptions: type, from src/server/input/input_context.ts
 export interface InputCallOptions {
     key?: string;
 }
 
-// InputContext: type, from src/server/input/input_rounds.ts
+// InputContext: type, from src/server/input/input_context.ts
 export interface InputContext {
     elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
@@ -335,7 +335,7 @@ export interface InputRequestOptions {
     answer?: InputAnswerer;
 }
 
-// InputRequiredOutcome: type, from src/server/input/input_rounds.ts
+// InputRequiredOutcome: type, from src/server/input/input_context.ts
 export interface InputRequiredOutcome {
     resultType: "input_required";
     inputRequests: InputRequests;
@@ -349,7 +349,7 @@ export declare class InputRequiredSignal extends Error {
     static [Symbol.hasInstance](value: unknown): value is InputRequiredSignal;
 }
 
-// InputRoundRequest: type, from src/server/input/input_rounds.ts
+// InputRoundRequest: type, from src/server/input/input_context.ts
 export interface InputRoundRequest {
     era: Era;
     method: string;
@@ -1244,7 +1244,7 @@ export interface SampleHandlerOptions {
     context?: boolean;
 }
 
-// SendClientRequest: type, from src/server/input/input_rounds.ts
+// SendClientRequest: type, from src/server/input/input_context.ts
 export type SendClientRequest = (method: string, params: unknown, options: {
     signal: AbortSignal;
 }) => Promise<unknown>;

@@ -555,12 +555,12 @@ export type InputAnswerer = (method: string, params: unknown, context: {
     signal: AbortSignal;
 }) => Promise<unknown> | undefined;
 
-// InputCallOptions: type, from src/server/input/input_rounds.ts
+// InputCallOptions: type, from src/server/input/input_context.ts
 export interface InputCallOptions {
     key?: string;
 }
 
-// InputContext: type, from src/server/input/input_rounds.ts
+// InputContext: type, from src/server/input/input_context.ts
 export interface InputContext {
     elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
@@ -591,7 +591,7 @@ export declare class InputRequiredError extends ClientFeatureError {
     static [Symbol.hasInstance](value: unknown): value is InputRequiredError;
 }
 
-// InputRequiredOutcome: type, from src/server/input/input_rounds.ts
+// InputRequiredOutcome: type, from src/server/input/input_context.ts
 export interface InputRequiredOutcome {
     resultType: "input_required";
     inputRequests: InputRequests;

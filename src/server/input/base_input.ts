@@ -19,7 +19,7 @@ import {
   missingCapabilityError,
   supportsElicitation,
 } from "./input_capabilities.ts";
-import type { InputCallOptions, InputContext, InputRoundRequest } from "./input_rounds.ts";
+import type { InputCallOptions, InputContext, InputRoundRequest } from "./input_context.ts";
 
 const MAX_KEY_LENGTH = 256;
 
