@@ -1257,10 +1257,10 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
     safeToRepeat?: boolean;
 }
 
-// ToolHandler: type, from src/server/features/tool_registry.ts
+// ToolHandler: type, from src/server/features/tool_handler.ts
 export type ToolHandler<A> = (args: A, context: HandlerContext) => ToolResult | string | Promise<ToolResult | string>;
 
-// ToolResult: type, from src/server/features/tool_registry.ts
+// ToolResult: type, from src/server/features/tool_handler.ts
 export interface ToolResult {
     content?: ContentBlock[];
     structuredContent?: unknown;
