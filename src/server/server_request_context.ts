@@ -60,7 +60,7 @@ export interface ServerRequestContext extends RequestEra, InputContext {
   closeSseStream(): boolean;
   /**
    * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` for a URL-mode elicitation
-   * (on this request's stream, while it is open) and resolves true. Modern: sends nothing (2026-07-28
+   * on this request's stream (nothing is sent once the request is answered) and resolves true. Modern: sends nothing (2026-07-28
    * removed the notification) and resolves false. Rejects with `InvalidOptionError` for an empty id.
    */
   elicitationComplete(elicitationId: string): Promise<boolean>;

@@ -59,8 +59,8 @@ export interface HandlerContext extends InputContext {
   closeSseStream(): boolean;
   /**
    * Reports a URL-mode elicitation done: the user finished the interaction at its `url` (2025-11-25
-   * `notifications/elicitation/complete`, on this request's stream while the request is open). Resolves
-   * true once sent in a legacy session. In a modern request it sends nothing and resolves false: the
+   * `notifications/elicitation/complete`, on this request's stream: call it before the handler returns,
+   * as nothing is sent once the request is answered). Resolves true in a legacy session. In a modern request it sends nothing and resolves false: the
    * 2026-07-28 era has no such notification, the client retries and the handler decides (from
    * `ctx.state` or its own store) whether the interaction is done. Rejects with `InvalidOptionError`
    * when `elicitationId` is not a non-empty string.
