@@ -324,6 +324,7 @@ export interface DispatchContext {
     readonly session?: ServerSession;
     readonly signal: AbortSignal;
     notify(method: string, params?: unknown): Promise<void>;
+    readonly answered?: boolean;
     request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
     closeStream?(): boolean;
     readonly principal?: string;
@@ -1000,6 +1001,7 @@ export interface RequestContext {
     readonly method: string;
     readonly signal: AbortSignal;
     notify(method: string, params?: unknown): Promise<void>;
+    readonly done?: boolean;
 }
 
 // RequestEra: type, from src/server/server_request_context.ts

@@ -60,8 +60,10 @@ export interface ServerRequestContext extends RequestEra, InputContext {
   closeSseStream(): boolean;
   /**
    * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` for a URL-mode elicitation
-   * on this request's stream (nothing is sent once the request is answered) and resolves true. Modern: sends nothing (2026-07-28
-   * removed the notification) and resolves false. Rejects with `InvalidOptionError` for an empty id.
+   * on this request's stream while it is open, on its session once it is answered (a stream
+   * connection; an HTTP session's GET stream), and resolves true; false when nothing can carry it.
+   * Modern: sends nothing (2026-07-28 removed the notification) and resolves false. Rejects with
+   * `InvalidOptionError` for an empty id.
    */
   elicitationComplete(elicitationId: string): Promise<boolean>;
 }
@@ -119,7 +121,16 @@ export class ServerContext extends ForwardingInputContext implements ServerReque
   }
 
   elicitationComplete(elicitationId: string): Promise<boolean> {
-    return sendElicitationComplete(this, elicitationId);
+    const transport = this.#transport;
+    const session = transport.session;
+    return sendElicitationComplete({
+      era: this.era,
+      notify: (method, params) => transport.notify(method, params),
+      answered: transport.answered,
+      sessionNotify: session?.notify === undefined
+        ? undefined
+        : (method, params) => session.notify!(method, params),
+    }, elicitationId);
   }
 
   sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {

@@ -59,11 +59,13 @@ export interface HandlerContext extends InputContext {
   closeSseStream(): boolean;
   /**
    * Reports a URL-mode elicitation done: the user finished the interaction at its `url` (2025-11-25
-   * `notifications/elicitation/complete`, on this request's stream: call it before the handler returns,
-   * as nothing is sent once the request is answered). Resolves true in a legacy session. In a modern request it sends nothing and resolves false: the
-   * 2026-07-28 era has no such notification, the client retries and the handler decides (from
-   * `ctx.state` or its own store) whether the interaction is done. Rejects with `InvalidOptionError`
-   * when `elicitationId` is not a non-empty string.
+   * `notifications/elicitation/complete`). Legacy: sent on this request's stream while it is open, on
+   * its session once it is answered (a stream connection; an HTTP session's GET stream, so a context
+   * kept past the reply still reaches the client), and resolves true; false when nothing can carry
+   * it (answered on stateless HTTP). Modern: sends nothing and resolves false, as 2026-07-28 has no
+   * such notification: the client retries and the handler decides (from `ctx.state` or its own store)
+   * whether the interaction is done. Rejects with `InvalidOptionError` when `elicitationId` is not a
+   * non-empty string.
    *
    * @example
    * ```ts ignore
@@ -159,7 +161,8 @@ export class RequestHandlerContext extends ForwardingInputContext implements Han
   }
 
   elicitationComplete(elicitationId: string): Promise<boolean> {
-    return sendElicitationComplete(this.#request, elicitationId);
+    return this.#request.elicitationComplete?.(elicitationId) ??
+      sendElicitationComplete(this.#request, elicitationId);
   }
 
   /**

@@ -7,16 +7,25 @@
 import { InvalidOptionError } from "../../wire/errors.ts";
 import type { Era } from "../../wire/protocol_versions.ts";
 
+/** Sends one notification. */
+type Send = (method: string, params?: unknown) => Promise<void>;
+
 /** What {@linkcode sendElicitationComplete} needs of a request context. */
 export interface ElicitationCompleteTarget {
   readonly era: Era;
-  notify(method: string, params?: unknown): Promise<void>;
+  /** Sends on the request's stream while it is open. */
+  notify: Send;
+  /** True once the request is answered (its stream carries nothing more); absent where unknown. */
+  readonly answered?: boolean;
+  /** Reaches the session outside any request (a stream connection, an HTTP session's GET stream), if it can be. */
+  readonly sessionNotify?: Send | undefined;
 }
 
 /**
- * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` on `target` and resolves true.
- * Modern: sends nothing and resolves false. Rejects with `InvalidOptionError` when `elicitationId` is
- * not a non-empty string.
+ * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` on the request's stream while
+ * the request is open, on its session once it is answered, and resolves true; resolves false when
+ * nothing can carry it (answered, no reachable session). Modern: sends nothing and resolves false.
+ * Rejects with `InvalidOptionError` when `elicitationId` is not a non-empty string.
  */
 export function sendElicitationComplete(
   target: ElicitationCompleteTarget,
@@ -32,5 +41,7 @@ export function sendElicitationComplete(
     );
   }
   if (target.era === "modern") return Promise.resolve(false);
-  return target.notify("notifications/elicitation/complete", { elicitationId }).then(() => true);
+  const send = target.answered === true ? target.sessionNotify : target.notify;
+  if (send === undefined) return Promise.resolve(false);
+  return send("notifications/elicitation/complete", { elicitationId }).then(() => true);
 }

@@ -2,7 +2,8 @@
  * URL-mode elicitation from the server's side (2025-11-25 client/elicitation): a handler asks with a
  * typed `{ mode: "url", url, elicitationId }` and reports the interaction done with
  * `ctx.elicitationComplete(id)`. In a legacy session the client's `inputs.onElicitationComplete`
- * hears the id, over a stream (stdio framing) and a Streamable HTTP session. In the modern era
+ * hears the id, over a stream (stdio framing) and a Streamable HTTP session, during the request and
+ * after its reply (then through the session). In the modern era
  * (2026-07-28 removed the notification) the call sends nothing and resolves false.
  */
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { ContextClient } from "../../../../src/client/context_client.ts";
 import { httpTransport } from "../../../../src/http/client/http_client_transport.ts";
 import { createHttpHandler } from "../../../../src/http/server/create_http_handler.ts";
 import { ContextServer } from "../../../../src/server/context_server.ts";
+import type { HandlerContext } from "../../../../src/server/features/handler_context.ts";
 import type { ElicitUrlParams } from "../../../../src/server/input/elicit_params.ts";
 import type { Era } from "../../../../src/wire/protocol_versions.ts";
 import { InvalidOptionError } from "../../../../src/wire/errors.ts";
@@ -51,6 +53,22 @@ async function connect(server: ContextServer, net: "stdio" | "http", era: Era, i
     eraCache: null,
     inputs,
   });
+}
+
+/** A server whose `sign-in-later` tool replies at once and keeps its context to report the elicitation done later. */
+function laterServer() {
+  const server = new ContextServer({ name: "sign-in-later", version: "1.0.0" });
+  const kept: HandlerContext[] = [];
+  server.tool("sign-in-later", {}, async (_args, ctx) => {
+    const answer = await ctx.elicit(SIGN_IN);
+    kept.push(ctx);
+    return answer.action;
+  });
+  server.tool("keep", {}, (_args, ctx) => {
+    kept.push(ctx);
+    return "kept";
+  });
+  return { server, kept };
 }
 
 /** A client that accepts URL elicitations and records what it was asked and told. */
@@ -104,6 +122,37 @@ describe("ctx.elicitationComplete", () => {
       await client.close();
     });
   }
+
+  for (const net of ["stdio", "http"] as const) {
+    it(`over ${net} (legacy), after the reply: the session carries it`, async () => {
+      const { server, kept } = laterServer();
+      const { inputs, completed } = recordingInputs();
+      const heard = new Promise<string>((resolve) => inputs.onElicitationComplete(resolve));
+      const client = await connect(server, net, "legacy", inputs);
+      expect(textOf(await client.callTool("sign-in-later", {}))).toBe("accept");
+      expect(completed).toEqual([]);
+      expect(await kept[0].elicitationComplete("sign-in-1")).toBe(true);
+      expect(await heard).toBe("sign-in-1");
+      expect(completed).toEqual(["sign-in-1"]);
+      await client.close();
+    });
+  }
+
+  it("after the reply on stateless HTTP (legacy): nothing can carry it, resolves false", async () => {
+    const { server, kept } = laterServer();
+    const handler = createHttpHandler(server, { keepAliveInterval: 0, sessions: false });
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init));
+    const { inputs, completed } = recordingInputs();
+    const client = await ContextClient.connect(httpTransport("http://127.0.0.1/mcp", { fetch }), {
+      era: "legacy",
+      eraCache: null,
+      inputs,
+    });
+    expect(textOf(await client.callTool("keep", {}))).toBe("kept");
+    expect(await kept[0].elicitationComplete("sign-in-1")).toBe(false);
+    expect(completed).toEqual([]);
+    await client.close();
+  });
 
   it("a low-level handle() context sends it too (legacy)", async () => {
     const server = new ContextServer({ name: "raw", version: "1.0.0", capabilities: { tools: {} } });
