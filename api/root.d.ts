@@ -324,6 +324,7 @@ export interface DispatchContext {
     readonly session?: ServerSession;
     readonly signal: AbortSignal;
     notify(method: string, params?: unknown): Promise<void>;
+    readonly answered?: boolean;
     request?(method: string, params: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
     closeStream?(): boolean;
     readonly principal?: string;
@@ -477,6 +478,7 @@ export interface HandlerContext extends InputContext {
     sendProgress(progress: number, options?: SendProgressOptions): Promise<void>;
     log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
     closeSseStream(): boolean;
+    elicitationComplete(elicitationId: string): Promise<boolean>;
     runAsTask(): Promise<void>;
     readonly taskId: string | undefined;
 }
@@ -554,14 +556,14 @@ export type InputAnswerer = (method: string, params: unknown, context: {
     signal: AbortSignal;
 }) => Promise<unknown> | undefined;
 
-// InputCallOptions: type, from src/server/input/input_rounds.ts
+// InputCallOptions: type, from src/server/input/input_context.ts
 export interface InputCallOptions {
     key?: string;
 }
 
-// InputContext: type, from src/server/input/input_rounds.ts
+// InputContext: type, from src/server/input/input_context.ts
 export interface InputContext {
-    elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult>;
+    elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult>;
     sample(params: CreateMessageRequestParams, options?: InputCallOptions): Promise<CreateMessageResult>;
     listRoots(options?: InputCallOptions): Promise<ListRootsResult>;
     canElicit(mode?: "form" | "url"): boolean;
@@ -590,7 +592,7 @@ export declare class InputRequiredError extends ClientFeatureError {
     static [Symbol.hasInstance](value: unknown): value is InputRequiredError;
 }
 
-// InputRequiredOutcome: type, from src/server/input/input_rounds.ts
+// InputRequiredOutcome: type, from src/server/input/input_context.ts
 export interface InputRequiredOutcome {
     resultType: "input_required";
     inputRequests: InputRequests;
@@ -999,6 +1001,7 @@ export interface RequestContext {
     readonly method: string;
     readonly signal: AbortSignal;
     notify(method: string, params?: unknown): Promise<void>;
+    readonly done?: boolean;
 }
 
 // RequestEra: type, from src/server/server_request_context.ts
@@ -1170,6 +1173,7 @@ export interface ServerRequestContext extends RequestEra, InputContext {
     notify(method: string, params?: unknown): Promise<void>;
     request(method: string, params?: unknown, options?: ServerToClientRequestOptions): Promise<unknown>;
     closeSseStream(): boolean;
+    elicitationComplete(elicitationId: string): Promise<boolean>;
 }
 
 // ServerRequestHandler: type, from src/server/dispatch.ts
@@ -1255,10 +1259,10 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
     safeToRepeat?: boolean;
 }
 
-// ToolHandler: type, from src/server/features/tool_registry.ts
+// ToolHandler: type, from src/server/features/tool_handler.ts
 export type ToolHandler<A> = (args: A, context: HandlerContext) => ToolResult | string | Promise<ToolResult | string>;
 
-// ToolResult: type, from src/server/features/tool_registry.ts
+// ToolResult: type, from src/server/features/tool_handler.ts
 export interface ToolResult {
     content?: ContentBlock[];
     structuredContent?: unknown;

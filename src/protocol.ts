@@ -67,6 +67,7 @@ export {
   type InputRoundsOptions,
   type SendClientRequest,
 } from "./server/input/input_rounds.ts";
+export type { ElicitParams, ElicitUrlParams } from "./server/input/elicit_params.ts";
 export {
   acceptsInputRequests,
   INPUT_REQUIRED_METHODS,

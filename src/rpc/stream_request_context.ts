@@ -35,6 +35,10 @@ class StreamRequestContext implements RequestContext {
     return this.#entry.signal;
   }
 
+  get done(): boolean {
+    return this.#entry.done || this.#entry.aborted;
+  }
+
   /** A function of its own (made on first use), so that `const { notify } = context` keeps working. */
   get notify(): (method: string, params?: unknown) => Promise<void> {
     return (this.#notify ??= (method, params) => this.#send(method, params));

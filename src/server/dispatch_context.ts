@@ -68,6 +68,11 @@ export interface DispatchContext {
    */
   notify(method: string, params?: unknown): Promise<void>;
   /**
+   * True once this request is answered (or cancelled): `notify` sends nothing from then on. Absent
+   * where the transport cannot tell.
+   */
+  readonly answered?: boolean;
+  /**
    * Sends a request to the client and resolves with its reply. Present where the transport has a
    * way back (a stream; a sessionful HTTP GET stream); absent on stateless HTTP, where a handler's
    * server-to-client request then fails at once.

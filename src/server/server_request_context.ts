@@ -13,6 +13,7 @@ import { WHEN_CANCELLED, whenCancelled } from "./when_cancelled.ts";
 import type { InputContext } from "./input/input_rounds.ts";
 import { ForwardingInputContext } from "./input/forwarding_input_context.ts";
 import { type SendProgressOptions, sendProgressOptionsOf } from "./send_progress_options.ts";
+import { sendElicitationComplete } from "./input/elicitation_complete.ts";
 
 /** The era facts of one request, derived by dispatch from the `_meta` envelope or the legacy session. */
 export interface RequestEra {
@@ -58,6 +59,14 @@ export interface ServerRequestContext extends RequestEra, InputContext {
    * (2025-11-25 polling). True when done: a legacy HTTP session whose handler has `resumability`.
    */
   closeSseStream(): boolean;
+  /**
+   * Legacy: sends `notifications/elicitation/complete` `{elicitationId}` for a URL-mode elicitation
+   * on this request's stream while it is open, on its session once it is answered (a stream
+   * connection; an HTTP session's GET stream), and resolves true; false when nothing can carry it.
+   * Modern: sends nothing (2026-07-28 removed the notification) and resolves false. Rejects with
+   * `InvalidOptionError` for an empty id.
+   */
+  elicitationComplete(elicitationId: string): Promise<boolean>;
 }
 
 /** The context of one request; the transport's `AbortSignal` is read only if the handler reads it. */
@@ -115,6 +124,19 @@ export class ServerContext extends ForwardingInputContext implements ServerReque
 
   closeSseStream(): boolean {
     return this.#transport.closeStream?.() ?? false;
+  }
+
+  elicitationComplete(elicitationId: string): Promise<boolean> {
+    const transport = this.#transport;
+    const session = transport.session;
+    return sendElicitationComplete({
+      era: this.era,
+      notify: (method, params) => transport.notify(method, params),
+      answered: transport.answered,
+      sessionNotify: session?.notify === undefined
+        ? undefined
+        : (method, params) => session.notify!(method, params),
+    }, elicitationId);
   }
 
   sendProgress(progress: number, options?: SendProgressOptions): Promise<void> {

@@ -67,6 +67,10 @@ export class StreamDispatchContext implements DispatchContext {
     return this.#rpc.notify(method, params);
   }
 
+  get answered(): boolean {
+    return this.#rpc.done ?? false;
+  }
+
   request(method: string, params: unknown, options: ServerToClientRequestOptions = {}): Promise<unknown> {
     return this.#connection.request(method, params, { signal: options.signal });
   }

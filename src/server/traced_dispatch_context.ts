@@ -49,6 +49,10 @@ export class TracedDispatchContext implements DispatchContext {
     return this.#inner.networkTransport;
   }
 
+  get answered(): boolean | undefined {
+    return this.#inner.answered;
+  }
+
   notify(method: string, params?: unknown): Promise<void> {
     this.#trace.event(method, params);
     return this.#inner.notify(method, params);

@@ -2,7 +2,7 @@
  * The default {@linkcode TaskEvents} of a `TaskEngine`: change events within one engine.
  * @module
  */
-import type { TaskEvents } from "./task_engine.ts";
+import type { TaskEvents } from "./task_events.ts";
 
 /** Change events within one engine: handlers are called synchronously. */
 export function localEvents(): TaskEvents {

@@ -7,12 +7,13 @@
 import { CancelledError, ClosedError } from "../wire/errors.ts";
 import { integerOption } from "../stream/options.ts";
 import { systemTimeProvider, type TimeProvider } from "../stream/time_provider.ts";
-import { isTerminal, type TaskError, type TaskRecord, type TaskRerun } from "./task_record.ts";
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskRerun } from "./task_record.ts";
 import type { TaskStore } from "./task_store.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import { wallClockOf } from "./wall_clock.ts";
 import { LocalTaskRun } from "./local_task_run.ts";
 import { localEvents } from "./local_task_events.ts";
+import type { TaskEvents } from "./task_events.ts";
 import { notifyAll, TaskListeners } from "./task_listeners.ts";
 import { reporterOf, ttlOption } from "./task_engine_options.ts";
 import {
@@ -30,19 +31,8 @@ import {
 } from "./task_transitions.ts";
 
 export { WORKER_LOST_CODE } from "./task_transitions.ts";
-
-/** "Task X changed: re-read it", carried between the replicas sharing a store. */
-export interface TaskEvents {
-  /** Tells every replica (this one included, synchronously) that task `taskId` changed. */
-  publish(taskId: string): Promise<void>;
-  /** Adds a handler; returns the function that removes it. */
-  subscribe(handler: (taskId: string) => void): () => void;
-}
-
-/** How a task's work ended. */
-export type TaskOutcome =
-  | { status: "completed"; result: Record<string, unknown> }
-  | { status: "failed"; error: TaskError };
+export type { TaskEvents } from "./task_events.ts";
+export type { TaskOutcome } from "./task_record.ts";
 
 /** What the work of one task gets. */
 export interface TaskRun {

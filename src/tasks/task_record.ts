@@ -18,6 +18,11 @@ export interface TaskError {
   data?: unknown;
 }
 
+/** How a task's work ended. */
+export type TaskOutcome =
+  | { status: "completed"; result: Record<string, unknown> }
+  | { status: "failed"; error: TaskError };
+
 /** What a tool that is safe to repeat needs to run again on another replica when its worker is lost. */
 export interface TaskRerun {
   /** The tool's name. */

@@ -1,18 +1,29 @@
 /**
- * The record transitions of {@linkcode TaskEngine}: pure functions from the stored task to the next
+ * The record transitions of `TaskEngine`: pure functions from the stored task to the next
  * one, applied inside `TaskStore.update`. `undefined` means "leave the task as it is".
  * @module
  */
 import { ErrorCodes } from "../wire/errors.ts";
-import { isTerminal, type TaskRecord, type TaskRerun } from "./task_record.ts";
-import type { TaskEngine, TaskOutcome } from "./task_engine.ts";
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskRerun } from "./task_record.ts";
+
+/** What the transitions read of their engine (`TaskEngine` fits). Declared here so this module need not import it. */
+export interface TransitionSettings {
+  /** The replica that owns the leases it takes. */
+  readonly replicaId: string;
+  /** How long a lease lasts, in milliseconds. */
+  readonly leaseMs: number;
+  /** The `ttlMs` of new tasks; `null` for unlimited. */
+  readonly ttlMs: number | null;
+  /** The `pollIntervalMs` suggested to clients. */
+  readonly pollIntervalMs: number;
+}
 
 /** The error of a task whose replica stopped renewing its lease. */
 export const WORKER_LOST_CODE = ErrorCodes.InternalError;
 
 /** A new task, `working` on `engine`'s replica (its first attempt), with `rerun` when safe to repeat. */
 export function createdTask(
-  engine: Pick<TaskEngine, "replicaId" | "leaseMs" | "ttlMs" | "pollIntervalMs">,
+  engine: TransitionSettings,
   rerun: TaskRerun | undefined,
   now: number,
 ): TaskRecord {
@@ -139,7 +150,7 @@ export function withoutResponses(current: TaskRecord, taken: readonly string[]):
 /** `current` claimed by `engine`'s replica for its next attempt after its worker was lost. */
 export function restartedAfterLoss(
   current: TaskRecord,
-  engine: Pick<TaskEngine, "replicaId" | "leaseMs">,
+  engine: Pick<TransitionSettings, "replicaId" | "leaseMs">,
   now: number,
 ): TaskRecord {
   const restarted: TaskRecord = {

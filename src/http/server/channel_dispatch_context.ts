@@ -53,6 +53,10 @@ export class ChannelDispatchContext implements DispatchContext {
   notify(method: string, params?: unknown): Promise<void> {
     return this.#channel.notify(notificationOf(method, params));
   }
+
+  get answered(): boolean {
+    return this.#channel.replied;
+  }
 }
 
 /** A JSON-RPC notification message (no `params` member when there are none). */

@@ -42,6 +42,8 @@ export interface FeatureRequestContext extends InputContext {
   notify(method: string, params?: unknown): Promise<void>;
   /** Ends the request's SSE connection early so the client resumes it (legacy HTTP with resumability). */
   closeSseStream?(): boolean;
+  /** Sends `notifications/elicitation/complete` (legacy; see `HandlerContext.elicitationComplete`). */
+  elicitationComplete?(elicitationId: string): Promise<boolean>;
 }
 
 /** Answers one request for the feature layer. */

@@ -10,6 +10,7 @@ import type { FeatureRequestContext } from "./feature_host.ts";
 import type { InputContext } from "../input/input_rounds.ts";
 import { ForwardingInputContext } from "../input/forwarding_input_context.ts";
 import type { SendProgressOptions } from "../send_progress_options.ts";
+import { sendElicitationComplete } from "../input/elicitation_complete.ts";
 import { isLoggingLevel, type LogLevels, passesLevel } from "./log_levels.ts";
 
 /**
@@ -56,6 +57,24 @@ export interface HandlerContext extends InputContext {
    * done (legacy HTTP session, handler with `resumability`); false elsewhere, where it does nothing.
    */
   closeSseStream(): boolean;
+  /**
+   * Reports a URL-mode elicitation done: the user finished the interaction at its `url` (2025-11-25
+   * `notifications/elicitation/complete`). Legacy: sent on this request's stream while it is open, on
+   * its session once it is answered (a stream connection; an HTTP session's GET stream, so a context
+   * kept past the reply still reaches the client), and resolves true; false when nothing can carry
+   * it (answered on stateless HTTP). Modern: sends nothing and resolves false, as 2026-07-28 has no
+   * such notification: the client retries and the handler decides (from `ctx.state` or its own store)
+   * whether the interaction is done. Rejects with `InvalidOptionError` when `elicitationId` is not a
+   * non-empty string.
+   *
+   * @example
+   * ```ts ignore
+   * await ctx.elicit({ mode: "url", message: "Sign in", url, elicitationId: "e1" });
+   * await signInDone; // the out-of-band interaction
+   * await ctx.elicitationComplete("e1");
+   * ```
+   */
+  elicitationComplete(elicitationId: string): Promise<boolean>;
   /**
    * Tools with `taskStart: "manual"`: ends the synchronous part of the call. The request answers a
    * `CreateTaskResult` and the rest of the handler runs as the task (asks become the task's
@@ -139,6 +158,11 @@ export class RequestHandlerContext extends ForwardingInputContext implements Han
 
   closeSseStream(): boolean {
     return this.#request.closeSseStream?.() ?? false;
+  }
+
+  elicitationComplete(elicitationId: string): Promise<boolean> {
+    return this.#request.elicitationComplete?.(elicitationId) ??
+      sendElicitationComplete(this.#request, elicitationId);
   }
 
   /**

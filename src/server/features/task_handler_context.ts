@@ -9,10 +9,10 @@ import type { LoggingLevel } from "../../wire/meta_envelope.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
 } from "../../wire/protocol/v2026_07_28.ts";
+import type { ElicitParams } from "../input/elicit_params.ts";
 import type { TaskRun } from "../../tasks/task_engine.ts";
 import {
   type InputMethod,
@@ -55,7 +55,7 @@ export class TaskHandlerContext extends RequestHandlerContext {
     return this.#run === undefined ? super.roundSignal : NEVER_ABORTED;
   }
 
-  override elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+  override elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
     if (this.#run === undefined) return super.elicit(params, options);
     return this.#ask("elicitation/create", "elicit", params, options) as Promise<ElicitResult>;
   }

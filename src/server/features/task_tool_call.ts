@@ -12,7 +12,20 @@ import { missingTasksCapabilityError } from "../../tasks/task_errors.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import { supportsElicitation } from "../input/input_capabilities.ts";
 import type { TaskHandlerContext } from "./task_handler_context.ts";
-import type { TaskSupport, ToolConfig, ToolHandler, ToolResult } from "./tool_registry.ts";
+import type { ToolHandler, ToolResult } from "./tool_handler.ts";
+
+/** A tool's `taskSupport`. */
+export type TaskSupport = "forbidden" | "optional" | "required";
+
+/**
+ * The task fields of a tool's config, as {@linkcode taskSettingsOf} reads them (`ToolConfig` fits;
+ * see it for their meaning). Declared here so this module need not import the registry that calls it.
+ */
+export interface ToolTaskConfig {
+  taskSupport?: TaskSupport;
+  taskStart?: "immediate" | "manual";
+  safeToRepeat?: boolean;
+}
 
 /** A tool's task settings, checked. */
 export interface TaskToolSettings {
@@ -26,7 +39,7 @@ const SUPPORT: readonly string[] = ["forbidden", "optional", "required"];
 /** The task settings of tool `name` from its config; throws `InvalidOptionError` for a bad value. */
 export function taskSettingsOf(
   name: string,
-  config: Pick<ToolConfig, "taskSupport" | "taskStart" | "safeToRepeat">,
+  config: ToolTaskConfig,
 ): TaskToolSettings {
   const { taskSupport = "forbidden", taskStart = "immediate", safeToRepeat = false } = config;
   if (!SUPPORT.includes(taskSupport)) {

@@ -11,7 +11,6 @@ import type { StandardOutput, StandardSchemaV1 } from "../../schema/standard_sch
 import { type SchemaLike, type ToolSchema, toolSchema } from "../../schema/tool_schema.ts";
 import type { FeatureRequestContext } from "./feature_host.ts";
 import { describeIssues, FeatureRegistry, type FeatureRegistryOptions } from "./feature_registry.ts";
-import type { HandlerContext } from "./handler_context.ts";
 import type { TaskEngine, TaskWork } from "../../tasks/task_engine.ts";
 import type { TaskRecord } from "../../tasks/task_record.ts";
 import { TaskHandlerContext } from "./task_handler_context.ts";
@@ -21,8 +20,13 @@ import {
   outcomeOfError,
   taskModeOf,
   taskSettingsOf,
+  type TaskSupport,
   type TaskToolSettings,
 } from "./task_tool_call.ts";
+import type { ToolHandler, ToolResult } from "./tool_handler.ts";
+
+export type { TaskSupport } from "./task_tool_call.ts";
+export type { ToolHandler, ToolResult } from "./tool_handler.ts";
 
 /** A tool's input or output schema: JSON Schema, a Standard Schema value (zod 4, valibot, arktype), or a ready {@linkcode ToolSchema}. */
 export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
@@ -31,16 +35,6 @@ export type ToolSchemaInput = SchemaLike | ToolSchema<unknown>;
 export type ToolArguments<S> = S extends StandardSchemaV1 ? StandardOutput<S>
   : S extends ToolSchema<infer T> ? T
   : Record<string, unknown>;
-
-/** What a tool handler returns: a `CallToolResult` (with `content` optional), or a string (one text block). */
-export interface ToolResult {
-  content?: ContentBlock[];
-  /** Checked against the tool's output schema when it has one. */
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-  [key: string]: unknown;
-}
 
 /** Describes a tool. */
 export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
@@ -82,15 +76,6 @@ export interface ToolConfig<S extends ToolSchemaInput | undefined = undefined> {
    */
   safeToRepeat?: boolean;
 }
-
-/** A tool's `taskSupport`. */
-export type TaskSupport = "forbidden" | "optional" | "required";
-
-/** Runs one tool call. A thrown error becomes an `isError` result; a thrown `JsonRpcError` stays a protocol error. */
-export type ToolHandler<A> = (
-  args: A,
-  context: HandlerContext,
-) => ToolResult | string | Promise<ToolResult | string>;
 
 /** A registered tool; `remove()` takes it off the server (clients are told the list changed). */
 export interface RegisteredTool {

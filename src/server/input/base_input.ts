@@ -8,10 +8,10 @@ import { isPlainObject } from "../../wire/meta_envelope.ts";
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
 } from "../../wire/protocol/v2026_07_28.ts";
+import type { ElicitParams } from "./elicit_params.ts";
 import {
   acceptsInputRequests,
   type InputMethod,
@@ -19,7 +19,7 @@ import {
   missingCapabilityError,
   supportsElicitation,
 } from "./input_capabilities.ts";
-import type { InputCallOptions, InputContext, InputRoundRequest } from "./input_rounds.ts";
+import type { InputCallOptions, InputContext, InputRoundRequest } from "./input_context.ts";
 
 const MAX_KEY_LENGTH = 256;
 
@@ -38,7 +38,7 @@ export abstract class BaseInput implements InputContext {
     this.request = request;
   }
 
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
     return this.#ask("elicitation/create", "elicit", params, options) as Promise<ElicitResult>;
   }
 

@@ -9,10 +9,10 @@
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
 } from "../../wire/protocol/v2026_07_28.ts";
+import type { ElicitParams } from "./elicit_params.ts";
 import type { InputCallOptions, InputContext } from "./input_rounds.ts";
 
 /** Forwards every {@linkcode InputContext} member to the input context it is built on. */
@@ -30,7 +30,7 @@ export abstract class ForwardingInputContext implements InputContext {
     this.#transparent = transparent;
   }
 
-  elicit(params: ElicitRequestParams, options?: InputCallOptions): Promise<ElicitResult> {
+  elicit(params: ElicitParams, options?: InputCallOptions): Promise<ElicitResult> {
     return this.#input.elicit(params, options);
   }
 

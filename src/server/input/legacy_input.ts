@@ -7,7 +7,7 @@ import { ErrorCodes, JsonRpcError, ProtocolError, TimeoutError } from "../../wir
 import type { TimeProvider } from "../../stream/time_provider.ts";
 import { type InputMethod, invalidAnswer } from "./input_capabilities.ts";
 import { BaseInput } from "./base_input.ts";
-import type { InputRoundRequest } from "./input_rounds.ts";
+import type { InputRoundRequest } from "./input_context.ts";
 
 /** A legacy call: real server-to-client requests, bounded. */
 export class LegacyInput extends BaseInput {

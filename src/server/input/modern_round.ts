@@ -9,7 +9,7 @@ import type { InputRequests } from "../../wire/protocol/v2026_07_28.ts";
 import { type InputMethod, invalidAnswer } from "./input_capabilities.ts";
 import { BaseInput, handled } from "./base_input.ts";
 import { InputRequiredSignal } from "./input_required_signal.ts";
-import type { InputContext, InputRequiredOutcome, InputRoundRequest, InputRounds } from "./input_rounds.ts";
+import type { InputContext, InputRequiredOutcome, InputRoundRequest } from "./input_context.ts";
 import type { RequestStateBinding, RequestStateCodec } from "./request_state.ts";
 import { RequestStateError } from "./request_state_error.ts";
 
@@ -48,12 +48,26 @@ export function endRound<T>(
 }
 
 /**
+ * What {@linkcode runModernRound} uses of its `InputRounds` (which fits): declared here so this module
+ * need not import the engine that builds its rounds.
+ */
+export interface RoundRunner {
+  /** Seals the state of a round that needs input. */
+  readonly codec: RequestStateCodec;
+  /** Runs `body` for `request` the general way (a retry, or a legacy request). */
+  run<T>(
+    request: InputRoundRequest,
+    body: (input: InputContext) => T | Promise<T>,
+  ): Promise<T | InputRequiredOutcome>;
+}
+
+/**
  * `rounds.run(request, body)` for a modern request, without a promise when nothing needs one: a first
  * round (no `requestState`, no `inputResponses`) whose body returns a value, not a promise, and asks
  * nothing. Otherwise the same outcome, as a promise. Internal: the stream's hot path (see dispatch).
  */
 export function runModernRound<T>(
-  rounds: InputRounds,
+  rounds: RoundRunner,
   request: InputRoundRequest,
   body: (input: InputContext) => T | Promise<T>,
 ): T | InputRequiredOutcome | Promise<T | InputRequiredOutcome> {

@@ -16,8 +16,7 @@ import { createDuplexPair } from "../../../testing/duplex_pair.ts";
 function urlElicitingServer(): ContextServer {
   const server = new ContextServer({ name: "url-eliciting", version: "1.0.0", capabilities: { tools: {} } });
   server.handle("tools/call", async (_params, ctx) => {
-    // The elicitation type of `ctx.elicit` has no `elicitationId` (the modern era has none); a legacy
-    // request keeps the one given, so the server can name it in the completion notification.
+    // `ctx.notify` rather than `ctx.elicitationComplete`, to also send an unknown id and a repeat.
     const urlElicitation = {
       mode: "url" as const,
       message: "Sign in",

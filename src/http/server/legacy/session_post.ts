@@ -151,6 +151,9 @@ export class SessionPost {
       signal: controller.signal,
       notify: (notification, notificationParams) =>
         channel.notify(notificationOf(notification, notificationParams)),
+      get answered() {
+        return channel.replied;
+      },
       request: (method, params, options) => live.request(channel, method, params, options?.signal),
       closeStream: () => channel.detach(),
     };
