@@ -80,7 +80,11 @@ describe("doc-comment examples", () => {
       "src/internal.ts": `/**\n * ${fence}ts\n * hidden();\n * ${fence}\n */\nexport const y = 1;\n`,
     });
     const examples = docCommentExamples(dir);
-    expect(examples.map((e) => e.file)).toEqual(["src/server.ts"]); // internal.ts declares no public name
+    // internal.ts declares no public name: its example is checked as an internal module's, after the public ones
+    expect(examples.map((e) => [e.file, e.internal])).toEqual([["src/server.ts", false], [
+      "src/internal.ts",
+      true,
+    ]]);
     const [block] = examples[0]!.blocks;
     expect(block!.line).toBe(3);
     expect(block!.targets).toBeUndefined();
