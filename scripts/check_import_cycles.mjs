@@ -7,30 +7,13 @@
  *
  *   node scripts/check_import_cycles.mjs [ROOT]     # ROOT: the project folder (default: this script's project)
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tsFilesUnder, withoutComments } from "./source_text.mjs";
 
 const ROOT = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
 const SRC = join(ROOT, "src");
-
-/** @param {string} dir @returns {string[]} */
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .flatMap((entry) =>
-      entry.isDirectory()
-        ? walk(join(dir, entry.name))
-        : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : []
-    );
-}
-
-/** Source without comments (a doc comment's example imports are not imports). */
-function withoutComments(/** @type {string} */ text) {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
-}
 
 /** The relative specifiers of `import … from "x"`, `import "x"` and `export … from "x"`. */
 function importsOf(/** @type {string} */ text) {
@@ -42,7 +25,7 @@ function importsOf(/** @type {string} */ text) {
   return specifiers;
 }
 
-const files = walk(SRC);
+const files = tsFilesUnder(SRC);
 /** @type {Map<string, string[]>} */
 const graph = new Map();
 for (const file of files) {

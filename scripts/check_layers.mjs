@@ -8,9 +8,10 @@
  *
  *   node scripts/check_layers.mjs [ROOT]     # ROOT: the project folder (default: this script's project)
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tsFilesUnder, withoutComments } from "./source_text.mjs";
 
 const ROOT = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
 const SRC = join(ROOT, "src");
@@ -61,22 +62,6 @@ const CLOCK = [
   [/\bAbortSignal\.timeout\s*\(/, "AbortSignal.timeout"],
 ];
 
-/** @param {string} dir @returns {string[]} */
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? walk(join(dir, entry.name))
-      : entry.name.endsWith(".ts")
-      ? [join(dir, entry.name)]
-      : []
-  );
-}
-
-/** Source without comments (a doc comment's example imports are not imports). */
-function withoutComments(/** @type {string} */ text) {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
-}
-
 /** Source without comments and string contents (template text included), so words there never count. */
 function codeOnly(/** @type {string} */ text) {
   return withoutComments(text)
@@ -92,7 +77,7 @@ function floorOf(/** @type {string} */ fileInSrc) {
 }
 
 const breaches = [];
-for (const file of walk(SRC)) {
+for (const file of tsFilesUnder(SRC)) {
   const rel = relative(SRC, file).replaceAll("\\", "/");
   const text = withoutComments(readFileSync(file, "utf8"));
   if (rel.startsWith("wire/protocol/v20")) continue; // generated types: no code
